@@ -1,0 +1,43 @@
+# Two commands for a fresh machine (each installs what it needs):
+#   make serve   build the site and serve it at http://127.0.0.1:8000/
+#   make test    run every test (unit, property, build, Pyodide, headless Chromium)
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+CHROMIUM ?= /usr/bin/chromium
+export NO_MKDOCS_2_WARNING := 1
+export C9_CHROMIUM := $(CHROMIUM)
+
+.PHONY: serve build test bench deps chromium clean
+
+serve: deps
+	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
+
+build: deps
+	$(VENV)/bin/mkdocs build --strict
+
+test: deps chromium
+	$(PY) -m pytest
+
+bench: deps chromium
+	$(PY) bench/bench_codecs.py
+	$(PY) bench/bench_site.py
+
+deps: $(VENV)/.installed node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# Debian's Chromium for the browser tests (Playwright cannot download browsers here).
+chromium:
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium"; apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+clean:
+	rm -rf site build .pytest_cache

@@ -1,0 +1,144 @@
+"""Lesson 5's stacked memory bar: model states plus activations for one training step.
+
+``view(params)`` returns plain data (numbers, a Chinese summary, a Plotly figure spec as a dict), so
+the same call runs at build time (default state, validated by the plotly package) and in the browser.
+"""
+from __future__ import annotations
+
+from .activations import MODES, activation_memory
+from .errors import InputError
+from .items import Item
+from .ledger import model_states
+from .models import card_bytes, load_facts, model, model_keys
+from . import units
+
+S_MIN, S_MAX = 5, 131072
+B_MIN, B_MAX = 1, 8
+# The sequence-length slider's stops: 5 (the running sentence), then 2^k and 3·2^k up to 2^17.
+S_STOPS = [S_MIN] + sorted({m << k for k in range(3, 18) for m in (1, 3) if (m << k) <= S_MAX})
+
+DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1, "mode": "store_all", "s2_full_only": False,
+            "recipe": "bf16_mixed_adamw"}
+
+COLORS = {
+    "weights": "#1f4e8c", "gradients": "#3a78c2", "master_weights": "#6f9fd8",
+    "adam_m": "#8e6cc1", "adam_v": "#b79be0",
+    "act_linear": "#e08a1e", "act_scores": "#c8372d",
+}
+
+
+def normalise(params: dict | None) -> dict:
+    """Defaults filled in and every value checked. Raises InputError with a Chinese message."""
+    p = {**DEFAULTS, **(params or {})}
+    unknown = set(p) - set(DEFAULTS)
+    if unknown:
+        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    if p["model"] not in model_keys():
+        raise InputError(f"没有这个模型:{p['model']}")
+    p["s"] = _integer(p["s"], "序列长度 s", S_MIN, S_MAX)
+    p["b"] = _integer(p["b"], "batch b", B_MIN, B_MAX)
+    if p["mode"] not in MODES:
+        raise InputError(f"没有这种存储方式:{p['mode']}")
+    if not isinstance(p["s2_full_only"], bool):
+        raise InputError("「只有全注意力层带 s²」只能是开或关")
+    return p
+
+
+def _integer(v, name: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool):
+        raise InputError(f"{name} 要是整数")
+    if isinstance(v, str):
+        try:
+            v = int(v.strip().replace(",", ""))
+        except ValueError:
+            raise InputError(f"{name} 要是整数,收到的是「{v}」") from None
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")) or v != int(v):
+            raise InputError(f"{name} 要是整数,收到的是 {v}")
+        v = int(v)
+    if not isinstance(v, int):
+        raise InputError(f"{name} 要是整数")
+    if not lo <= v <= hi:
+        raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是 {units.number(v)}")
+    return v
+
+
+def ledger(p: dict) -> Item:
+    """The step's memory tree: ``step`` → ``model_states`` (by recipe) and ``activations``."""
+    m = model(p["model"])
+    s2_layers = m.full_attention_layers if p["s2_full_only"] else None
+    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers)
+    return Item.group("step", "训练一步", [model_states(m.param_total, p["recipe"]), act])
+
+
+def view(params: dict | None = None) -> dict:
+    """Numbers, a Chinese summary and a Plotly bar spec for the given controls.
+
+    params keys: model (a key of anchor-model.json), s (5…131,072 tokens), b (1…8), mode
+    (store_all | selective | flash | full_recompute), s2_full_only (bool), recipe (widgets.ledger.RECIPES).
+    Raises InputError (Chinese message) on any bad value.
+    """
+    p = normalise(params)
+    m = model(p["model"])
+    tree = ledger(p)
+    states, act = tree.children
+    card = card_bytes()
+    segments = [
+        {"key": it.key, "label": it.label, "bytes": it.bytes, "gib": it.bytes / units.GiB,
+         "text": _both(it.bytes), "formula": it.formula, "note": it.note, "group": group.label}
+        for group in tree.children for it in group.leaves()
+    ]
+    scores = act.find("act_scores").bytes
+    share = units.percent(scores, act.bytes) if act.bytes else "0%"
+    over = tree.bytes / card
+    summary = (
+        f"{m.label},s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
+        f"{'(只有 ' + str(m.full_attention_layers) + ' 个全注意力层带 s²)' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}:"
+        f"模型状态 {_both(states.bytes)},激活 {_both(act.bytes)},其中注意力分数占 {share}。"
+        f"合计 {_both(tree.bytes)},是 {load_facts()['card']['label']}的 {units.number(over, 1)} 倍。"
+    )
+    return {
+        "params": p,
+        "total_bytes": tree.bytes,
+        "states_bytes": states.bytes,
+        "activation_bytes": act.bytes,
+        "score_share": share,
+        "segments": segments,
+        "summary": summary,
+        "figure": _figure(segments, card),
+    }
+
+
+def _both(n: int) -> str:
+    """A size as GiB with GB beside it (lesson 5 quotes GiB, the card is sold in GB)."""
+    if n < units.GiB:
+        return f"{units.size(n, 'MiB')}({units.size(n, 'MB')})"
+    return f"{units.auto_size(n)}({units.auto_size(n, binary=False)})"
+
+
+def _figure(segments: list[dict], card: int) -> dict:
+    card_gib = card / units.GiB
+    data = [
+        {"type": "bar", "orientation": "h", "name": s["label"], "x": [s["gib"]], "y": ["训练一步"],
+         "marker": {"color": COLORS.get(s["key"], "#888888")}, "customdata": [s["key"]],
+         "hovertemplate": f"{s['label']}:{s['text']}<extra></extra>"}
+        for s in segments
+    ]
+    return {
+        "data": data,
+        "layout": {
+            "barmode": "stack",
+            "height": 300,
+            "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
+            "xaxis": {"title": {"text": "GiB(2³⁰ 字节)"}, "rangemode": "tozero", "fixedrange": True},
+            "yaxis": {"showticklabels": False, "fixedrange": True},
+            "legend": {"orientation": "h", "y": -0.35, "traceorder": "normal"},
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
+            "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
+            "shapes": [{"type": "line", "x0": card_gib, "x1": card_gib, "yref": "paper", "y0": 0, "y1": 1,
+                        "line": {"color": "#222222", "width": 2, "dash": "dash"}}],
+            "annotations": [{"x": card_gib, "y": 1.08, "yref": "paper", "text": f"80 GB 卡({units.number(card_gib, 1)} GiB)",
+                             "showarrow": False, "xanchor": "left"}],
+        },
+    }

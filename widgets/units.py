@@ -1,0 +1,54 @@
+"""Display helpers. Units: GB = 10^9 bytes, GiB = 2^30 bytes, MB = 10^6 bytes, MiB = 2^20 bytes.
+
+Rounding is half-up on the exact decimal of the value (not binary float rounding), so the page shows
+what a reader computing by hand would get.
+"""
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+GB = 10**9
+GiB = 2**30
+MB = 10**6
+MiB = 2**20
+
+UNITS = {"GB": GB, "GiB": GiB, "MB": MB, "MiB": MiB, "TB": 10**12, "TiB": 2**40, "B": 1}
+
+
+def round_half_up(x: int | float | Fraction, digits: int) -> Decimal:
+    """``x`` rounded to ``digits`` decimals, ties away from zero, computed exactly."""
+    q = Decimal(1).scaleb(-digits)
+    if isinstance(x, Fraction):
+        d = Decimal(x.numerator) / Decimal(x.denominator)
+    else:
+        d = Decimal(x)
+    return d.quantize(q, rounding=ROUND_HALF_UP)
+
+
+def number(x: int | float | Fraction, digits: int = 0) -> str:
+    """``x`` with thousands separators and ``digits`` decimals: number(402653184) == '402,653,184'."""
+    return f"{round_half_up(x, digits):,.{digits}f}"
+
+
+def size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
+    """A byte count in ``unit`` (GB, GiB, MB, MiB, TB, TiB, B): size(174483046400, 'GiB') == '162.5 GiB'.
+
+    Raises KeyError for an unknown unit.
+    """
+    return f"{number(Fraction(n_bytes) / UNITS[unit], digits)} {unit}"
+
+
+def auto_size(n_bytes: int | float, binary: bool = True, digits: int = 1) -> str:
+    """A byte count in the largest unit that keeps the number at or above 1 (binary: KiB…TiB)."""
+    base, names = (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]) if binary else (1000, ["B", "KB", "MB", "GB", "TB", "PB"])
+    value, i = Fraction(n_bytes), 0
+    while abs(value) >= base and i < len(names) - 1:
+        value /= base
+        i += 1
+    return f"{number(value, 0 if i == 0 else digits)} {names[i]}"
+
+
+def percent(part: int | float | Fraction, whole: int | float | Fraction, digits: int = 1) -> str:
+    """``part / whole`` as a percentage: percent(1, 8) == '12.5%'. Raises ZeroDivisionError if whole is 0."""
+    return f"{number(Fraction(part) / Fraction(whole) * 100, digits)}%"
