@@ -163,6 +163,8 @@ def _activations(f: Figures) -> None:
     f.add("score_formula_bytes", 5 * count, units.size(5 * count, "GB"), "5 B × a × s²", a=m.a, s=s)
     out = m.a * s * m.head_dim
     f.add("output_count", out, units.number(out), "a × s × d_h", a=m.a, s=s, d_h=m.head_dim)
+    f.add("score_over_output", float(Fraction(count, out)), units.number(Fraction(count, out), 0),
+          "a × s² ÷ (a × s × d_h)", a=m.a, s=s, d_h=m.head_dim)
 
     # Qwen3-8B at the same sequence.
     q = model("qwen3-8b")

@@ -110,10 +110,13 @@ def view(params: dict | None = None) -> dict:
 
 
 def _both(n: int) -> str:
-    """A size as GiB with GB beside it (lesson 5 quotes GiB, the card is sold in GB)."""
+    """A size as GiB with GB beside it (lesson 5 quotes GiB, the card is sold in GB); MiB below 1 GiB,
+    TiB from 100 TiB on, so the numbers stay comparable with the card while a slider moves."""
     if n < units.GiB:
         return f"{units.size(n, 'MiB')}({units.size(n, 'MB')})"
-    return f"{units.auto_size(n)}({units.auto_size(n, binary=False)})"
+    if n < 100 * 2**40:
+        return f"{units.size(n, 'GiB')}({units.size(n, 'GB')})"
+    return f"{units.size(n, 'TiB')}({units.size(n, 'TB')})"
 
 
 def _figure(segments: list[dict], card: int) -> dict:

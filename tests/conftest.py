@@ -1,0 +1,78 @@
+"""Shared fixtures: the built site (one strict build per test session) and a static server that
+serves it under a sub-path, as GitHub Pages does."""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SUB_PATH = "/c9/"
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """A strict MkDocs build into a temporary folder; the build log is kept for assertions.
+    C9_MKDOCS_CONFIG points at another config (for trying a draft docs folder)."""
+    out = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1{SUB_PATH}"}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out),
+                           "-f", os.environ.get("C9_MKDOCS_CONFIG", "mkdocs.yml")],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    (out.parent / "build.log").write_text(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site only under SUB_PATH; `blocked` paths answer 404 (for failure tests)."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+                      ".json": "application/json", ".woff2": "font/woff2", "": "application/octet-stream"}
+    blocked: tuple[str, ...] = ()
+
+    def translate_path(self, path):
+        if not path.startswith(SUB_PATH):
+            return "/nonexistent"
+        return super().translate_path("/" + path[len(SUB_PATH):])
+
+    def do_GET(self):
+        if any(b in self.path for b in self.server.blocked):
+            self.send_error(404, "blocked by test")
+            return
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+class SiteServer:
+    def __init__(self, directory: Path):
+        handler = functools.partial(_SubPathHandler, directory=str(directory))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.blocked = ()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{SUB_PATH}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def block(self, *fragments: str) -> None:
+        self.httpd.blocked = fragments
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site):
+    server = SiteServer(built_site)
+    yield server
+    server.close()

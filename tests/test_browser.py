@@ -1,0 +1,149 @@
+"""Lesson 5 in headless Chromium, served under a sub-path as GitHub Pages does: the figures are in
+the HTML before any script, Python in the page recomputes the memory bar, instant navigation keeps
+working, and nothing is requested from another origin."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from widgets import api
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+PYTHON_TIMEOUT = 90_000  # ms; Pyodide boots in a few seconds, CI machines can be slow
+
+
+def python_view(**params):
+    """What the widget must show: the same Python, run here in CPython."""
+    out = json.loads(api.handle(json.dumps({"widget": "memory-bar", "params": params})))
+    assert out["ok"], out
+    return out["view"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+class Watch:
+    """Collects console errors, page errors, failed requests and requests to other origins."""
+
+    def __init__(self, page, origin):
+        self.errors, self.failed, self.foreign = [], [], []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("requestfailed", lambda r: self.failed.append(f"{r.url} {r.failure}"))
+        page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} {r.status}"))
+
+        def on_request(r):
+            u = urlparse(r.url)
+            if u.scheme in ("http", "https", "ws", "wss") and f"{u.scheme}://{u.netloc}" != origin:
+                self.foreign.append(r.url)
+        page.on("request", on_request)
+        # Requests made by the module worker (Pyodide and the course zip) are seen by the context.
+        page.context.on("request", on_request)
+
+    def assert_clean(self):
+        assert self.errors == [], self.errors
+        assert self.failed == [], self.failed
+        assert self.foreign == [], self.foreign
+
+
+def test_lesson_5_reads_complete_without_javascript(browser, site_server):
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(site_server.url + "lesson-5/")
+    body = page.inner_text("article")
+    default = python_view()
+    for text in ["162.5 GiB", "73.8%", "42.5 GiB", "2.5 GiB", "72.5 GiB", "402,653,184", default["summary"]]:
+        assert text in body, text
+    table = page.inner_text(".c9-segments")
+    for seg in default["segments"]:
+        assert seg["text"] in table
+    ctx.close()
+
+
+def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    origin = site_server.url.split("/c9/")[0]
+    watch = Watch(page, origin)
+    page.goto(site_server.url + "lesson-5/")
+    widget = page.locator('[data-widget="memory-bar"]')
+    summary = widget.locator(".c9-summary")
+    expect(summary).to_have_text(python_view()["summary"])
+    expect(widget).to_have_attribute("data-chart", "drawn", timeout=30_000)
+
+    # s from 4,096 to 8,192 with the keyboard (the slider's stops are …, 4,096, 6,144, 8,192, …).
+    s_slider = widget.locator('input[name="s_stop"]')
+    s_slider.focus()
+    s_slider.press("ArrowRight")
+    s_slider.press("ArrowRight")
+    expect(widget.locator('input[name="s"]')).to_have_value("8192")
+    b_slider = widget.locator('input[name="b"]')
+    b_slider.focus()
+    b_slider.press("ArrowRight")
+    expected = python_view(s=8192, b=2)
+    expect(summary).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
+    expect(widget).to_have_attribute("data-state", "live")
+    assert "1,130.0 GiB" in summary.inner_text()
+    # The chart was redrawn from Python's figure: the activation bars carry the new sizes.
+    bars = page.evaluate("() => document.querySelector('.c9-chart').data.map(t => t.x[0])")
+    assert bars == pytest.approx([t["x"][0] for t in expected["figure"]["data"]])
+
+    # Switch the storage mode.
+    widget.get_by_label("全量重计算").check()
+    expect(summary).to_have_text(python_view(s=8192, b=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT)
+
+    # A segment explains itself on click.
+    widget.locator('button[data-key="act_scores"]').click()
+    expect(widget.locator(".c9-explain")).to_contain_text("激活·注意力分数")
+
+    # Bad typed input: a Chinese message, the last good state stays.
+    box = widget.locator('input[name="s"]')
+    box.fill("4")
+    box.press("Enter")
+    expect(widget.locator(".c9-status")).to_contain_text("序列长度 s 要在 5 到 131,072 之间", timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(python_view(s=8192, b=2, mode="full_recompute")["summary"])
+
+    # Instant navigation away and back: the widget mounts again and Python answers at once.
+    page.locator("nav.md-nav--primary a", has_text="章导读").first.click()
+    page.wait_for_url(re.compile(r"/c9/$"))
+    page.locator("article a", has_text="第 5 课").first.click()
+    page.wait_for_url(re.compile(r"/c9/lesson-5/$"))
+    widget = page.locator('[data-widget="memory-bar"]')
+    expect(widget).to_have_attribute("data-chart", "drawn", timeout=30_000)
+    widget.get_by_label("FlashAttention").check()
+    expect(widget.locator(".c9-summary")).to_have_text(python_view(mode="flash")["summary"], timeout=PYTHON_TIMEOUT)
+    assert page.evaluate("() => document.querySelectorAll('.c9-chart').length") == 1
+
+    watch.assert_clean()
+    ctx.close()
+
+
+def test_widget_says_so_when_python_cannot_load(browser, site_server):
+    site_server.block("vendor/pyodide/")
+    try:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        page.goto(site_server.url + "lesson-5/")
+        widget = page.locator('[data-widget="memory-bar"]')
+        widget.locator('input[name="b"]').focus()
+        widget.locator('input[name="b"]').press("ArrowRight")
+        expect(widget.locator(".c9-status")).to_contain_text("Python 没能加载", timeout=PYTHON_TIMEOUT)
+        expect(widget.locator(".c9-summary")).to_have_text(python_view()["summary"])  # the default stays
+        assert "162.5 GiB" in page.inner_text("article")
+        ctx.close()
+    finally:
+        site_server.block()

@@ -1,0 +1,81 @@
+"""The strict build: no warning, every figure rendered from the build, nothing left unrendered,
+every asset served by the site itself."""
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+
+import build_numbers
+
+LESSON_5_FIGURES = ["162.5 GiB", "73.8%", "42.5 GiB", "2.5 GiB", "72.5 GiB", "55.9 MB", "402,653,184",
+                    "805.3 MB", "2.0 GB", "25,165,824", "109.1 GiB", "82.5%", "444.5 GB"]
+
+
+def pages(site):
+    return {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in site.rglob("*.html")
+            if "vendor" not in p.parts}
+
+
+def test_build_log_has_no_warning(built_site):
+    log = (built_site.parent / "build.log").read_text()
+    assert "WARNING" not in log, log
+
+
+def test_no_template_syntax_survives(built_site):
+    for name, html in pages(built_site).items():
+        assert "{{" not in html and "{%" not in html, name
+
+
+def test_lesson_5_quotes_the_builds_figures(built_site):
+    html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", html)
+    for figure in LESSON_5_FIGURES:
+        assert figure in text, figure
+    # Each quoted figure carries its provenance for hover and focus.
+    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip">L × sbh\(34 \+ 5as/h\); s = 4,096, b = 1, h = 5,120, a = 24, L = 64</span>', html)
+
+
+def test_figures_on_the_page_equal_a_fresh_computation(built_site):
+    published = json.loads((built_site / "assets" / "numbers.json").read_text(encoding="utf-8"))
+    fresh = json.loads(build_numbers.to_json(build_numbers.compute()))
+    assert published == fresh
+    html = "".join(pages(built_site).values())
+    for name in re.findall(r'data-fig="([^"]+)"', html):
+        assert name in fresh
+
+
+def test_memory_bar_default_state_is_in_the_html(built_site):
+    html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
+    assert 'data-widget="memory-bar"' in html
+    assert "模型状态 414.0 GiB(444.5 GB),激活 162.5 GiB(174.5 GB)" in html  # the summary, no script needed
+    m = re.search(r'data-default="([^"]+)"', html)
+    import html as html_lib
+    view = json.loads(html_lib.unescape(m.group(1)))
+    assert view["activation_bytes"] == 174_483_046_400
+
+
+def test_math_is_rendered_at_build_time(built_site):
+    html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
+    assert 'class="katex"' in html and "<math" in html
+    assert "\\(" not in html and "\\[" not in html
+
+
+def test_site_ships_its_own_assets(built_site):
+    for rel in ["vendor/pyodide/pyodide.mjs", "vendor/pyodide/pyodide.asm.mjs", "vendor/pyodide/pyodide.asm.wasm",
+                "vendor/pyodide/python_stdlib.zip", "vendor/pyodide/pyodide-lock.json",
+                "vendor/plotly/plotly-cartesian.min.js", "vendor/katex/katex.min.css", "vendor/fonts/noto-sans-sc.css",
+                "assets/js/course.js", "assets/js/py-worker.js", "assets/course-py.zip"]:
+        assert (built_site / rel).is_file(), rel
+    css = (built_site / "vendor" / "fonts" / "noto-sans-sc.css").read_text()
+    for url in re.findall(r"url\(([^)]+)\)", css):
+        assert (built_site / "vendor" / "fonts" / url).is_file(), url
+    with zipfile.ZipFile(built_site / "assets" / "course-py.zip") as z:
+        names = set(z.namelist())
+    assert {"anchor-model.json", "widgets/__init__.py", "widgets/api.py", "widgets/memory_bar.py"} <= names
+
+
+def test_no_page_links_to_another_origin_for_assets(built_site):
+    for name, html in pages(built_site).items():
+        for tag, url in re.findall(r'<(script|link)[^>]+(?:src|href)="([^"]+)"', html):
+            assert not re.match(r"(https?:)?//", url), (name, url)

@@ -1,0 +1,83 @@
+"""Lesson 5's memory-bar view and the worker's JSON API: numbers, validation, Plotly spec."""
+from __future__ import annotations
+
+import json
+
+import plotly.graph_objects as go
+import pytest
+
+from widgets import api, memory_bar
+from widgets.activations import MODES
+
+GiB = 2**30
+
+
+def ask(**params):
+    return json.loads(api.handle(json.dumps({"widget": "memory-bar", "params": params})))
+
+
+def test_default_view_is_the_lessons_reference_state():
+    v = memory_bar.view()
+    assert v["params"] == memory_bar.DEFAULTS
+    assert v["activation_bytes"] == 174_483_046_400
+    assert v["states_bytes"] == 16 * 27_781_427_952
+    assert v["total_bytes"] == v["activation_bytes"] + v["states_bytes"]
+    assert sum(s["bytes"] for s in v["segments"]) == v["total_bytes"]
+    assert "162.5 GiB" in v["summary"] and "73.8%" in v["summary"]
+    go.Figure(v["figure"])  # the plotly package rejects a misspelt property
+
+
+def test_s_8192_and_batch_2_as_the_browser_test_moves_them():
+    v = ask(s=8192, b=2)["view"]
+    s, b, h, a, L = 8192, 2, 5120, 24, 64
+    assert v["activation_bytes"] == L * (34 * s * b * h + 5 * a * s * s * b)
+    assert "1,130.0 GiB" in v["summary"]  # 64 × (34sbh + 5as²b) = 1,213,328,261,120 B
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("model", ["qwen3.8-27b", "qwen3-8b"])
+def test_every_mode_and_model_gives_a_valid_figure(mode, model):
+    for s in (memory_bar.S_MIN, 4096, memory_bar.S_MAX):
+        v = ask(model=model, mode=mode, s=s, b=8, s2_full_only=True)
+        assert v["ok"], v
+        go.Figure(v["view"]["figure"])
+        bars = [t["x"][0] * GiB for t in v["view"]["figure"]["data"]]
+        assert sum(bars) == pytest.approx(v["view"]["total_bytes"], rel=1e-12)
+
+
+def test_s2_switch_only_changes_store_all():
+    on, off = ask(s2_full_only=True)["view"], ask()["view"]
+    assert "72.5 GiB" in on["summary"] and on["activation_bytes"] < off["activation_bytes"]
+    assert ask(mode="selective", s2_full_only=True)["view"]["activation_bytes"] == ask(mode="selective")["view"]["activation_bytes"]
+
+
+def test_number_typed_as_text_is_accepted():
+    assert ask(s="8,192")["view"]["params"]["s"] == 8192
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"s": 4}, "序列长度 s 要在 5 到 131,072 之间"),
+    ({"s": 131073}, "之间"),
+    ({"s": "abc"}, "要是整数"),
+    ({"s": ""}, "要是整数"),
+    ({"s": 1e400}, "要是整数"),
+    ({"s": float("nan")}, "要是整数"),
+    ({"s": 4096.5}, "要是整数"),
+    ({"b": 0}, "batch b 要在 1 到 8 之间"),
+    ({"b": 9}, "之间"),
+    ({"b": True}, "要是整数"),
+    ({"mode": "zip"}, "没有这种存储方式"),
+    ({"model": "gpt-5"}, "没有这个模型"),
+    ({"s2_full_only": "yes"}, "只能是开或关"),
+    ({"colour": "red"}, "不认识的参数"),
+])
+def test_bad_input_gives_a_chinese_message(params, message):
+    out = ask(**params)
+    assert out["ok"] is False
+    assert message in out["error"]
+
+
+@pytest.mark.parametrize("raw", ["", "not json", "[]", '{"widget": "nope"}', '{"widget": "memory-bar", "params": 3}', "null"])
+def test_malformed_requests_never_raise(raw):
+    out = json.loads(api.handle(raw))
+    assert out["ok"] is False and out["error"]
