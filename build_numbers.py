@@ -82,6 +82,8 @@ def _facts(f: Figures) -> None:
     f.add("anchor_head_dim", m.head_dim, str(m.head_dim), f"{src}: head_dim")
     seq = facts["training_sequence"]["tokens"]
     f.add("seq", seq, units.number(seq), f"{src}: training_sequence.tokens")
+    batch = facts["training_sequence"]["batch"]
+    f.add("batch", batch, str(batch), f"{src}: training_sequence.batch")
     sent = facts["example_sentence"]
     f.add("sentence", sent["text"], sent["text"], f"{src}: example_sentence")
     f.add("sentence_tokens", sent["tokens"], str(sent["tokens"]), f"{src}: example_sentence.tokens")
@@ -134,7 +136,9 @@ def _activations(f: Figures) -> None:
     f.add("act_anchor_s2_full_only", part.bytes, units.size(part.bytes, "GiB"),
           "L × 34sbh + L_full × 5as²b", L_full=m.full_attention_layers, **dims)
     f.add("act_anchor_b8", act(b=8).bytes, units.size(act(b=8).bytes, "GiB"), "L × sbh(34 + 5as/h)", **{**dims, "b": 8})
-    s_max = 131072
+    from widgets.memory_bar import S_MAX as s_max
+
+    f.add("s_max", s_max, units.number(s_max), "widgets/memory_bar.py: S_MAX (the slider's right end, 2¹⁷)")
     big = act(s=s_max)
     f.add("act_anchor_s_max", big.bytes, units.auto_size(big.bytes), "L × sbh(34 + 5as/h)", **{**dims, "s": s_max})
     f.add("act_anchor_s_max_score_share", float(Fraction(big.find("act_scores").bytes, big.bytes)),
@@ -211,6 +215,28 @@ def _activations(f: Figures) -> None:
           "L × 5as²b", **gd)
 
 
+def _timeline(f: Figures) -> None:
+    """Lesson 5's one-iteration timeline (widgets/timeline.py): where the peak falls, how high."""
+    from widgets import timeline
+
+    for it in (1, 2):
+        for mode in ("store_all", "full_recompute"):
+            v = timeline.view({"iteration": it, "mode": mode})
+            key = f"timeline_it{it}_{mode}"
+            f.add(f"{key}_peak", v["peak_bytes"], units.size(v["peak_bytes"], "GB"),
+                  "max over the iteration of resident bytes (timeline.events)", iteration=it, mode=mode)
+            f.add(f"{key}_peak_at", v["peak_label"], v["peak_label"], "the moment of the peak", iteration=it, mode=mode)
+            f.add(f"{key}_rise", v["peak_bytes"] - v["start_bytes"], units.size(v["peak_bytes"] - v["start_bytes"], "GB"),
+                  "peak − start", iteration=it, mode=mode)
+        start = timeline.view({"iteration": it})["start_bytes"]
+        f.add(f"timeline_it{it}_start", start, units.size(start, "GB"),
+              "2Ψ + 4Ψ" + (" + 8Ψ" if it == 2 else ""), iteration=it)
+    a = timeline.view({"iteration": 2})["peak_bytes"]
+    b = timeline.view({"iteration": 2, "mode": "full_recompute"})["peak_bytes"]
+    f.add("timeline_it2_recompute_saves", a - b, units.size(a - b, "GB"), "peak(store all) − peak(full recomputation)",
+          iteration=2)
+
+
 def _zero_gpt2(f: Figures) -> None:
     """ZeRO §3.1–3.2's GPT-2 1.5B example: the paper's own estimate, 12·h·b·s·L values in 16 bits."""
     g = load_facts()["models"]["gpt2-1.5b-zero"]
@@ -239,7 +265,7 @@ def _codecs(f: Figures) -> None:
 def compute() -> Figures:
     """Every figure, freshly computed. Raises if two sections define the same name."""
     f = Figures()
-    for section in (_facts, _model_states, _activations, _zero_gpt2, _codecs):
+    for section in (_facts, _model_states, _activations, _timeline, _zero_gpt2, _codecs):
         section(f)
     return f
 

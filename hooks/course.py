@@ -26,8 +26,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
-from widgets import memory_bar  # noqa: E402
+from widgets import formula, memory_bar, score_tensor, timeline  # noqa: E402
 from widgets.activations import MODES  # noqa: E402
+from widgets.models import anchor as anchor_model  # noqa: E402
 from widgets.models import load_facts  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
@@ -91,19 +92,45 @@ class _Rendered(Markup):
         return obj
 
 
-def _widget(name: str) -> Markup:
-    if name == "memory-bar":
-        view = memory_bar.view()
-        html = _state["env"].get_template("memory-bar.html").render(
-            view=view, view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")),
-            stops=memory_bar.S_STOPS, models=load_facts()["models"], modes=MODES,
-            b_max=memory_bar.B_MAX, fmt=build_numbers.units.number, colors=memory_bar.COLORS,
-            anchor=load_facts()["models"][load_facts()["anchor"]],
-        )
-    else:
-        raise jinja2.UndefinedError(f"unknown widget {name!r}")
-    # A raw HTML block in Markdown ends at a blank line: keep the widget in one block.
-    return Markup("\n".join(line for line in html.splitlines() if line.strip()))
+def _widget(name: str, **options) -> Markup:
+    """A widget's HTML: its template rendered with its default view (the same Python the page runs)."""
+    if name not in WIDGETS:
+        raise jinja2.UndefinedError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")
+    context = WIDGETS[name](**options)
+    if "view" in context:
+        context["view_json"] = json.dumps(context["view"], ensure_ascii=False, separators=(",", ":"))
+    facts = load_facts()
+    html = _state["env"].get_template(f"{name}.html").render(
+        **context, fmt=build_numbers.units.number, models=facts["models"], anchor=facts["models"][facts["anchor"]])
+    # One line: a raw HTML block must not contain blank lines, and may sit indented in a tab or list.
+    return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
+
+
+def _memory_bar():
+    return dict(view=memory_bar.view(), stops=memory_bar.S_STOPS, modes=MODES, b_max=memory_bar.B_MAX,
+                colors=memory_bar.COLORS)
+
+
+def _timeline():
+    return dict(view=timeline.view(), modes=timeline.TIMELINE_MODES, stops=memory_bar.S_STOPS, b_max=memory_bar.B_MAX)
+
+
+def _formula():
+    return dict(view=formula.view())
+
+
+def _score_tensor(scale: str = "real"):
+    m = anchor_model()
+    real = (m.a, load_facts()["training_sequence"]["tokens"], m.head_dim)
+    dims = {"real": real, "small": SMALL_SCORE_TENSOR}[scale]
+    title = {"real": f"{m.label}一个全注意力层的分数表(真实维度)", "small": "同一计算的小规模版本"}[scale]
+    return dict(svg=Markup(score_tensor.svg(*dims, title, frame=(real[1], real[2]))), a=dims[0], s=dims[1], d_h=dims[2],
+                scale=scale)
+
+
+# The small example of lesson 5's score tensor: 2 heads, 4 tokens, head dimension 3.
+SMALL_SCORE_TENSOR = (2, 4, 3)
+WIDGETS = {"memory-bar": _memory_bar, "timeline": _timeline, "formula": _formula, "score-tensor": _score_tensor}
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -34,7 +34,23 @@ def oracle_codes(name, x32):
     with np.errstate(invalid="ignore", over="ignore"):
         y = np.asarray(x32, dtype=np.float32).astype(dt)
     width = np.dtype(dt).itemsize * 8
-    return y.view(UINT[width]).astype(np.int64)
+    codes = y.view(UINT[width]).astype(np.int64)
+    if name == "float8_e8m0fnu":
+        codes = _patch_e8m0_subnormal_inputs(np.asarray(x32, dtype=np.float32), codes)
+    return codes
+
+
+def _patch_e8m0_subnormal_inputs(x32, codes):
+    """ml_dtypes 0.6 rounds float32 *subnormal* inputs in (2^-127, 2^-126) up to 2^-126 even when
+    2^-127 is nearer (e.g. 1.001 × 2^-127 → 0x01). For those inputs the reference is the plain
+    nearest-of-two rule: below the midpoint 1.5 × 2^-127 → 0x00, at or above → 0x01 (the tie goes
+    to the even significand, as ml_dtypes does for normal inputs). Checked in
+    test_ml_dtypes_e8m0_subnormal_input_deviation."""
+    x = x32.astype(np.float64)
+    sub = (x > 2.0**-127) & (x < 2.0**-126)
+    out = codes.copy()
+    out[sub] = np.where(x[sub] < 1.5 * 2.0**-127, 0, 1)
+    return out
 
 
 def our_codes(name, xs, overflow="default"):
@@ -129,7 +145,8 @@ def test_decode_fp32_sample_against_numpy():
     codes = np.concatenate([rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32),
                             np.array([0, 1, 0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x80000000,
                                       0x00800000, 0x007FFFFF, 0x7FC00000], dtype=np.uint32)])
-    theirs = codes.view(np.float32).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        theirs = codes.view(np.float32).astype(np.float64)
     for c, t in zip(codes.tolist(), theirs.tolist()):
         o = F.decode("float32", c)
         assert (o != o and t != t) or (o == t and math.copysign(1, o) == math.copysign(1, t)), hex(c)
@@ -188,7 +205,8 @@ def test_encode_random_float32_against_oracle(name):
     # plus values spread over the format's own range, where most of its codes live
     rng = np.random.default_rng(7)
     lo, hi = math.log2(f.min_subnormal) - 2, math.log2(f.max) + 1
-    spread = (np.exp2(rng.uniform(lo, hi, 20_000)) * rng.choice([-1, 1], 20_000)).astype(np.float32)
+    with np.errstate(over="ignore"):
+        spread = (np.exp2(rng.uniform(lo, hi, 20_000)) * rng.choice([-1, 1], 20_000)).astype(np.float32)
     x32 = np.concatenate([x32, spread, np.array([0.0, -0.0, np.inf, -np.inf], dtype=np.float32)])
     x32 = _ok_for(f, x32)
     xs = x32.astype(np.float64).tolist()
@@ -223,15 +241,20 @@ def test_saturate_mode_clamps_what_the_oracle_overflows(name):
     x32 = np.concatenate([_midpoint_inputs(f), np.array([np.inf, -np.inf, 1e30, -1e30], np.float32)])
     xs = x32.astype(np.float64).tolist()
     theirs = oracle_codes(name, x32)
-    expected = []
-    for x, t in zip(xs, theirs.tolist()):
-        if F.classify(f, t) in ("nan", "infinity") and f.signed:
-            t = f.max_code | (f.sign_bit if x < 0 else 0)
-        elif F.classify(f, t) == "nan" and x > 0:      # unsigned E8M0: overflow → max
-            t = f.max_code
-        expected.append(t)
+    table = np.array(F.code_points(f))
+    special = ~np.isfinite(table[theirs])            # the oracle overflowed to Inf/NaN
+    clamp = f.max_code | np.where(x32 < 0, f.sign_bit, 0)
+    if not f.signed:                                 # unsigned E8M0: only positive overflow clamps
+        special &= x32 > 0
+    expected = np.where(special, clamp, theirs)
     ours = our_codes(name, xs, "saturate")
     assert_same_codes(name, xs, ours, np.array(expected))
+
+
+def test_ml_dtypes_e8m0_subnormal_input_deviation():
+    x = np.array([1.001 * 2.0**-127, 1.49 * 2.0**-127], np.float32)
+    assert x.astype(ml_dtypes.float8_e8m0fnu).view(np.uint8).tolist() == [1, 1]  # the oracle's quirk
+    assert [F.encode("E8M0", float(v)) for v in x] == [0, 0]                   # nearest: 2^-127
 
 
 def test_e4m3fn_overflow_nan_by_default_like_ml_dtypes_and_saturate_on_request():
@@ -335,8 +358,8 @@ def test_next_up_down_walk_all_values_in_order(name):
         n = F.next_up(f, c)
         if n == c:
             break
-        if n is not None:
-            assert F.next_down(f, n) == (c if F.decode(f, c) != 0 else n ^ f.sign_bit if False else F.next_down(f, n))
+        if n is not None and F.decode(f, c) != 0:
+            assert F.next_down(f, n) == c, f"{name}: next_down(next_up({c:#x}))"
         c = n
     finite = sorted({v for v in F.code_points(f) if v == v})
     assert sorted(set(seen)) == finite and seen == sorted(seen)
@@ -348,7 +371,7 @@ def test_ulp_and_interval():
     assert F.interval("E4M3", 0x7E).text() == "[432, 464]"
     assert F.interval("E4M3", 0x7E, "saturate").text() == "[432, inf]"
     assert F.interval("fp16", 0x7C00).text() == "[65520, inf]"
-    assert F.interval("bf16", 0x4380).text() == "[255, 257]"
+    assert F.interval("bf16", 0x4380).text() == "[255.5, 257]"
     assert F.interval("E2M1", 0x7).text() == "(5, inf]"
     assert F.interval("E2M1", 0x0).text() == "[0, 0.25]"
     assert F.interval("E8M0", 0x80).text() == "[1.5, 3)"

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 
-from . import memory_bar
+from . import formula, memory_bar, timeline
 
 VIEWS = {
     "memory-bar": memory_bar.view,
+    "timeline": timeline.view,
+    "formula": formula.view,
 }
 
 

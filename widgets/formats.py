@@ -300,6 +300,20 @@ def code_points(fmt) -> tuple[float, ...]:
     return t
 
 
+_MIDS: dict[str, list] = {}
+
+
+def _saturating_midpoints(f: Format) -> list:
+    """Sorted midpoints between consecutive positive values (magnitude codes 0 … max_code) of a
+    format of at most 16 bits: for a magnitude a, ``bisect_left(mids, a)`` is its saturating code
+    unless ``a`` equals a midpoint (a tie, decided by the caller). Cached."""
+    m = _MIDS.get(f.name)
+    if m is None:
+        t = code_points(f)
+        m = _MIDS[f.name] = [(t[c] + t[c + 1]) / 2 for c in range(f.max_code)]
+    return m
+
+
 def decode(fmt, code: int) -> float:
     """The value of ``code`` in ``fmt`` as a Python float (exact: every value of every format here
     fits a float64). NaN codes give ``nan`` (negative sign kept), infinity codes ``±inf``.

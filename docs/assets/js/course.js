@@ -121,6 +121,7 @@ function mountMemoryBar(root) {
   const draw = (v) => {
     view = v;
     summary.textContent = v.summary;
+    document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     for (const seg of v.segments) {
       const row = tbody.querySelector(`tr[data-key="${seg.key}"]`);
       if (row) { row.cells[1].textContent = seg.text; row.cells[2].textContent = seg.formula; }
@@ -177,7 +178,142 @@ function mountMemoryBar(root) {
   return () => { if (window.Plotly) window.Plotly.purge(chart); };
 }
 
-const WIDGETS = { "memory-bar": mountMemoryBar };
+// ---- Lesson 5: Korthikanti's formula, term by term ------------------------------------------------
+function mountFormula(root) {
+  const summary = root.querySelector(".c9-formula-summary");
+  const items = new Map([...root.querySelectorAll(".c9-term-item")].map((el) => [el.dataset.term, el]));
+  const buttons = [...root.querySelectorAll("button.c9-term")];
+  root.classList.add("c9-formula-live");
+  const select = (key) => {
+    for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.term === key));
+    for (const [k, el] of items) el.classList.toggle("c9-active", k === key);
+  };
+  for (const b of buttons) {
+    b.addEventListener("click", () => select(b.dataset.term));
+    b.addEventListener("focus", () => select(b.dataset.term));
+  }
+  const draw = (v) => {
+    summary.textContent = v.summary;
+    for (const term of v.terms) {
+      const value = items.get(term.key)?.querySelector(".c9-term-value");
+      if (value) value.textContent = term.value;
+    }
+  };
+  const { send } = liveView("formula", root, draw);
+  const follow = (e) => send({ model: e.detail.model, s: e.detail.s, b: e.detail.b });
+  document.addEventListener("c9:memory-bar", follow);
+  return () => document.removeEventListener("c9:memory-bar", follow);
+}
+
+// ---- Lesson 5: the memory timeline of one iteration ----------------------------------------------
+function mountTimeline(root) {
+  const form = root.querySelector("form");
+  const chart = root.querySelector(".c9-chart");
+  const now = root.querySelector(".c9-now");
+  const summary = root.querySelector(".c9-summary");
+  const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  let view = JSON.parse(root.dataset.default);
+  let frame = view.n - 1, timer = null;
+
+  const figureAt = (k) => {
+    const [line, peak] = view.figure.data;
+    const shown = { ...line, x: line.x.slice(0, k + 1), y: line.y.slice(0, k + 1), text: line.text.slice(0, k + 1) };
+    const data = [shown, k >= view.peak_index ? peak : { ...peak, x: [], y: [], text: [] }];
+    return themed({ data, layout: view.figure.layout });
+  };
+  const announce = (k) => {
+    const line = view.figure.data[0];
+    now.textContent = `第 ${k} 步(共 ${view.n - 1} 步):${line.text[k]},${line.y[k].toFixed(1)} GB。`;
+  };
+  const drawFrame = (k, speak) => {
+    frame = k;
+    if (window.Plotly) { const f = figureAt(k); window.Plotly.react(chart, f.data, f.layout, f.config); }
+    if (speak) announce(k);
+  };
+  const pause = () => { clearInterval(timer); timer = null; };
+  const play = () => {
+    pause();
+    if (reduceMotion.matches) { drawFrame(view.n - 1, true); return; }
+    let k = frame >= view.n - 1 ? 0 : frame;
+    const perFrame = Math.max(16, Math.round(6000 / view.n)); // about six seconds for one iteration
+    timer = setInterval(() => {
+      drawFrame(k, false);
+      if (k >= view.n - 1) { pause(); announce(k); }
+      k += 1;
+    }, perFrame);
+  };
+  const step = () => { pause(); drawFrame(frame >= view.n - 1 ? 0 : frame + 1, true); };
+
+  const draw = (v) => {
+    pause();
+    view = v;
+    summary.textContent = v.summary;
+    const tbody = root.querySelector(".c9-marks tbody");
+    tbody.replaceChildren(...v.marks.map((m) => {
+      const tr = document.createElement("tr");
+      for (const text of [m.i, m.label + (m.i === v.peak_index ? "(峰值)" : ""), m.text]) {
+        const td = document.createElement("td"); td.textContent = text; tr.append(td);
+      }
+      return tr;
+    }));
+    drawFrame(v.n - 1, false);
+  };
+  const { send } = liveView("timeline", root, draw);
+  form.addEventListener("input", () => send({
+    model: form.elements.model.value,
+    iteration: Number(form.elements.iteration.value),
+    mode: form.elements.mode.value,
+  }));
+  form.addEventListener("submit", (e) => e.preventDefault());
+  form.addEventListener("click", (e) => {
+    const action = e.target.closest("button[data-action]")?.dataset.action;
+    if (action === "play") play();
+    if (action === "pause") pause();
+    if (action === "step") step();
+  });
+
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    const f = figureAt(frame);
+    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
+
+  return () => { pause(); if (window.Plotly) window.Plotly.purge(chart); };
+}
+
+// ---- Guided tasks: predict, try it in the widget, check ------------------------------------------
+// Markdown: an admonition "task" holding a list of choices (the right one marked {: .correct }) and a
+// collapsible answer. Without JavaScript the reader sees the choices and opens the answer.
+function mountTask(root) {
+  const list = root.querySelector("ul");
+  const answer = root.querySelector("details");
+  if (!list || !answer) return null;
+  const name = `c9-task-${Math.random().toString(36).slice(2)}`;
+  const choices = [...list.children].map((li, i) => {
+    const label = document.createElement("label");
+    label.className = "c9-choice";
+    const input = Object.assign(document.createElement("input"), { type: "radio", name, value: String(i) });
+    label.append(input, " ", ...li.childNodes);
+    li.replaceChildren(label);
+    return { li, input, correct: li.classList.contains("correct") };
+  });
+  list.classList.add("c9-task-choices");
+  const check = Object.assign(document.createElement("button"), { type: "button", className: "md-button", textContent: "核对" });
+  const verdict = Object.assign(document.createElement("p"), { className: "c9-verdict" });
+  verdict.setAttribute("aria-live", "polite");
+  list.after(check, verdict);
+  check.addEventListener("click", () => {
+    const picked = choices.find((c) => c.input.checked);
+    if (!picked) { verdict.textContent = "先选一个你的预测。"; return; }
+    verdict.textContent = picked.correct ? "预测对了。下面是道理:" : "和算出来的不一样。下面是道理:";
+    verdict.dataset.kind = picked.correct ? "ok" : "error";
+    for (const c of choices) c.li.classList.toggle("c9-correct", c.correct);
+    answer.open = true;
+  });
+  return null;
+}
+
+const WIDGETS = { "memory-bar": mountMemoryBar, formula: mountFormula, timeline: mountTimeline };
 
 // ---- Mounting, for first load and every instant-navigation page ----------------------------------
 const mounted = new Map(); // root element → teardown
@@ -188,6 +324,9 @@ const warmUp = "IntersectionObserver" in window
 function mountAll() {
   for (const [root, teardown] of mounted) {
     if (!root.isConnected) { teardown(); mounted.delete(root); }
+  }
+  for (const root of document.querySelectorAll(".admonition.task")) {
+    if (!root.c9Mounted) { root.c9Mounted = true; mountTask(root); }
   }
   for (const root of document.querySelectorAll(".c9-widget[data-widget]")) {
     if (root.c9Mounted) continue;
