@@ -43,7 +43,8 @@ class Watch:
         self.errors, self.failed, self.foreign = [], [], []
         page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("requestfailed", lambda r: self.failed.append(f"{r.url} {r.failure}"))
+        # A request cancelled by navigation (net::ERR_ABORTED) is not a failure; a refused or missing one is.
+        page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "") and self.failed.append(f"{r.url} {r.failure}"))
         page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} {r.status}"))
 
         def on_request(r):
@@ -64,11 +65,11 @@ def test_lesson_5_reads_complete_without_javascript(browser, site_server):
     ctx = browser.new_context(java_script_enabled=False)
     page = ctx.new_page()
     page.goto(site_server.url + "lesson-5/")
-    body = page.inner_text("article")
+    body = page.text_content("article")  # includes collapsed answers, which open without scripts
     default = python_view()
     for text in ["162.5 GiB", "73.8%", "42.5 GiB", "2.5 GiB", "72.5 GiB", "402,653,184", default["summary"]]:
         assert text in body, text
-    table = page.inner_text(".c9-segments")
+    table = page.text_content(".c9-segments")
     for seg in default["segments"]:
         assert seg["text"] in table
     ctx.close()
@@ -126,7 +127,8 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     expect(widget).to_have_attribute("data-chart", "drawn", timeout=30_000)
     widget.get_by_label("FlashAttention").check()
     expect(widget.locator(".c9-summary")).to_have_text(python_view(mode="flash")["summary"], timeout=PYTHON_TIMEOUT)
-    assert page.evaluate("() => document.querySelectorAll('.c9-chart').length") == 1
+    # Mounted once: one plot in the memory bar's chart, not one per visit.
+    assert page.evaluate("() => document.querySelectorAll('.c9-memory-bar .c9-chart .plot-container').length") == 1
 
     watch.assert_clean()
     ctx.close()
@@ -147,3 +149,57 @@ def test_widget_says_so_when_python_cannot_load(browser, site_server):
         ctx.close()
     finally:
         site_server.block()
+
+
+def timeline_view(**params):
+    out = json.loads(api.handle(json.dumps({"widget": "timeline", "params": params})))
+    assert out["ok"], out
+    return out["view"]
+
+
+def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
+    ctx = browser.new_context(reduced_motion="reduce")
+    page = ctx.new_page()
+    watch = Watch(page, site_server.url.split("/c9/")[0])
+    page.goto(site_server.url + "lesson-5/")
+
+    # The formula: a term explains itself on click and on keyboard focus.
+    f = page.locator('[data-widget="formula"]')
+    f.locator('button[data-term="5as/h"]').click()
+    expect(f.locator('.c9-term-item[data-term="5as/h"]')).to_be_visible()
+    expect(f.locator('.c9-term-item[data-term="s"]')).to_be_hidden()
+    expect(f.locator('.c9-term-item[data-term="5as/h"] .c9-term-value')).to_have_text(re.compile(r"^5as/h = 96\.0"))
+    f.locator('button[data-term="s"]').focus()
+    expect(f.locator('.c9-term-item[data-term="s"]')).to_be_visible()
+    # …and follows the model chosen in the memory bar.
+    page.locator('[data-widget="memory-bar"] select[name="model"]').select_option("qwen3-8b")
+    expect(f.locator('.c9-term-item[data-term="5as/h"] .c9-term-value')).to_have_text(
+        re.compile(r"^5as/h = 160\.0"), timeout=PYTHON_TIMEOUT)
+
+    # The timeline: iteration 2 from Python; play under reduced motion jumps to the end.
+    t = page.locator('[data-widget="timeline"]')
+    expect(t).to_have_attribute("data-chart", "drawn", timeout=30_000)
+    t.get_by_label("第 2 次").check()
+    expect(t.locator(".c9-summary")).to_have_text(timeline_view(iteration=2)["summary"], timeout=PYTHON_TIMEOUT)
+    t.get_by_role("button", name="播放一次迭代").click()
+    expect(t.locator(".c9-now")).to_contain_text("zero_grad()")
+    t.get_by_role("button", name="单步").click()
+    expect(t.locator(".c9-now")).to_contain_text("第 0 步")
+    t.get_by_label("全量重计算").check()
+    expect(t.locator(".c9-summary")).to_have_text(timeline_view(iteration=2, mode="full_recompute")["summary"],
+                                                  timeout=PYTHON_TIMEOUT)
+
+    # A guided task: no answer picked, a wrong one, then the right one.
+    task = page.locator(".admonition.task").first
+    task.get_by_role("button", name="核对").click()
+    expect(task.locator(".c9-verdict")).to_have_text("先选一个你的预测。")
+    task.locator("input[type=radio]").nth(0).check()
+    task.get_by_role("button", name="核对").click()
+    expect(task.locator(".c9-verdict")).to_contain_text("不一样")
+    expect(task.locator("details")).to_have_attribute("open", "")
+    task.locator("input[type=radio]").nth(2).check()
+    task.get_by_role("button", name="核对").click()
+    expect(task.locator(".c9-verdict")).to_contain_text("预测对了")
+
+    watch.assert_clean()
+    ctx.close()

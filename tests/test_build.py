@@ -82,3 +82,10 @@ def test_no_page_links_to_another_origin_for_assets(built_site):
                 continue  # the page's own published address, not a request
             for url in re.findall(r'(?:src|href)="([^"]+)"', tag):
                 assert not re.match(r"(https?:)?//", url), (name, tag)
+
+
+def test_every_guided_task_has_one_right_choice_and_an_answer(built_site):
+    for name, html in pages(built_site).items():
+        for task in re.findall(r'<div class="admonition task">(.*?)</details>', html, re.S):
+            assert len(re.findall(r'<li class="correct">', task)) == 1, (name, task[:80])
+            assert "<details" in task, name

@@ -37,7 +37,7 @@ Public API: :data:`BLOCK_FORMATS`, :class:`BlockFormat`, :func:`get_block_format
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from operator import mul, sub, truediv
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -151,6 +151,7 @@ def bits_per_element(scheme) -> float:
 # --------------------------------------------------------------------------- input checks
 
 _FP32_MAX = F.get_format("float32").max
+_FLOAT = {float}
 
 
 def check_tensor(tensor) -> "tuple[list[list], bool]":
@@ -168,7 +169,10 @@ def check_tensor(tensor) -> "tuple[list[list], bool]":
                               "empty_tensor")
     was_1d = not isinstance(tensor[0], (list, tuple))
     rows = [tensor] if was_1d else tensor
-    width = len(rows[0])
+    width = len(rows[0]) if isinstance(rows[0], (list, tuple)) else -1
+    if width > 0 and all(isinstance(row, (list, tuple)) and len(row) == width and set(map(type, row)) == _FLOAT
+                         and math.isfinite(sum(row)) and max(map(abs, row)) <= _FP32_MAX for row in rows):
+        return rows, was_1d                                   # the common case, checked in C
     for i, row in enumerate(rows):
         if not isinstance(row, (list, tuple)):
             raise CodecInputError(f"row {i} is not a list: mixing numbers and rows", f"第 {i + 1} 行不是列表",
@@ -279,8 +283,10 @@ class QuantResult:
 # Each rule returns, per tile, (op, factor, scale value, scale code): elements are quantised from
 # the exact value v·factor ("mul") or v/factor ("div"), and dequantised as q/factor or q·factor.
 
-def _tile_amax(rows, r0, r1, c0, c1):
-    return max(max(map(abs, rows[i][c0:c1])) for i in range(r0, r1))
+def _tile_amax(absrows, r0, r1, c0, c1):
+    if r1 - r0 == 1:
+        return max(absrows[r0][c0:c1])
+    return max([max(absrows[i][c0:c1]) for i in range(r0, r1)])
 
 
 def _ratio_code(fmt, x, y) -> int:
@@ -292,32 +298,32 @@ def _ratio_code(fmt, x, y) -> int:
     return F.encode(fmt, Fraction(x) / Fraction(y), "saturate")
 
 
-def _rule_max_over_amax(bf, rows, tiles, ef, sf):
+def _rule_max_over_amax(bf, absrows, tiles, ef, sf):
     one = F.encode(sf, 1)
     out = []
     for r0, r1, c0, c1 in tiles:
-        amax = _tile_amax(rows, r0, r1, c0, c1)
+        amax = _tile_amax(absrows, r0, r1, c0, c1)
         code = one if amax == 0 else _ratio_code(sf, ef.max, amax)       # FP32(448 / amax)
         s = F.decode(sf, code)
         out.append(("mul", s, s, code))
     return out, None
 
 
-def _rule_mx_pow2(bf, rows, tiles, ef, sf):
+def _rule_mx_pow2(bf, absrows, tiles, ef, sf):
     emax_elem = ef.emax
     lo_e, hi_e = -sf.bias, sf.max_code - sf.bias        # E8M0: -127 … 127
     out = []
     for r0, r1, c0, c1 in tiles:
-        amax = _tile_amax(rows, r0, r1, c0, c1)
+        amax = _tile_amax(absrows, r0, r1, c0, c1)
         e = lo_e if amax == 0 else min(max(_floor_log2(amax) - emax_elem, lo_e), hi_e)
         x = math.ldexp(1.0, e)
         out.append(("div", x, x, e + sf.bias))
     return out, None
 
 
-def _rule_two_level(bf, rows, tiles, ef, sf):
+def _rule_two_level(bf, absrows, tiles, ef, sf):
     tf = F.get_format(bf.tensor_scale)
-    amax_t = max(max(map(abs, row)) for row in rows)
+    amax_t = max(map(max, absrows))
     if amax_t == 0:
         t = 1.0
     else:
@@ -327,7 +333,7 @@ def _rule_two_level(bf, rows, tiles, ef, sf):
     div = ef.max * t                                                    # 6 · t, exact
     out = []
     for r0, r1, c0, c1 in tiles:
-        amax = _tile_amax(rows, r0, r1, c0, c1)
+        amax = _tile_amax(absrows, r0, r1, c0, c1)
         code = 0 if amax == 0 else _ratio_code(sf, amax, div)          # E4M3(amax / (6 t))
         b = F.decode(sf, code)
         out.append(("div", b * t, b, code))                             # b · t exact in float64
@@ -351,47 +357,36 @@ def _exact_code(ef, v, op, factor):
     return F.encode(ef, x, "saturate")
 
 
-_ORDER: dict = {}
-
-
-def _ordered(ef):
-    """All finite values of ``ef`` in increasing order (−max … −0, +0 … max), their codes, the
-    midpoints between neighbours (+inf sentinel). With p = RN(exact value) — monotonic — the index
-    ``bisect_left(mids, p)`` is the saturating round-to-nearest code unless p equals a midpoint."""
-    r = _ORDER.get(ef.name)
-    if r is None:
-        t = F.code_points(ef)
-        pos = list(range(ef.max_code + 1))
-        neg = [c | ef.sign_bit for c in reversed(pos)] if ef.signed else []
-        codes = neg + pos
-        vals = [t[c] for c in codes]
-        mids = [(a + b) / 2 for a, b in zip(vals, vals[1:])] + [math.inf]
-        r = _ORDER[ef.name] = (codes, vals, mids)
-    return r
-
-
 def _quantize_floats(rows, tiles, per_tile, ef, codes, deq):
-    """Fast path: every entry a float. Codes and dequantised values, row segment by segment."""
-    order_codes, order_vals, mids = _ordered(ef)
-    bl = bisect_left
-    for (r0, r1, c0, c1), (op, fac, _, _) in zip(tiles, per_tile):
+    """Fast path: every entry a float. Per row, in C-level maps: p = RN(v·f) or RN(v/f) (monotonic
+    in the exact value, so p and the exact value lie on the same side of every rounding midpoint),
+    code = the element format's table entry for p's float64 bits (formats.encode_many's table);
+    only a p equal to a midpoint (a possible tie) is re-decided from the exact value."""
+    table, shift, ties = F._fast_table(ef, True)
+    values = F.code_points(ef)
+    get_code, get_val = table.__getitem__, values.__getitem__
+    key = shift.__rrshift__
+    op = per_tile[0][0]
+    fwd = mul if op == "mul" else truediv
+    back = truediv if op == "mul" else mul
+    k = 0
+    while k < len(tiles):
+        r0, r1 = tiles[k][0], tiles[k][1]
+        rowfac = []
+        while k < len(tiles) and tiles[k][0] == r0:           # the tiles of one row band
+            _, _, c0, c1 = tiles[k]
+            rowfac += [per_tile[k][1] or 1.0] * (c1 - c0)     # an all-zero NVFP4 block: b = 0
+            k += 1
         for i in range(r0, r1):
-            seg = rows[i][c0:c1]
-            if fac == 0:                                     # an all-zero NVFP4 block (b = 0)
-                qs = [_exact_code(ef, v, op, 0) for v in seg]
-                codes[i][c0:c1] = qs
-                deq[i][c0:c1] = [F.decode(ef, q) for q in qs]
-                continue
-            ps = [v * fac for v in seg] if op == "mul" else [v / fac for v in seg]
-            ix = [bl(mids, p) for p in ps]
-            qs = [order_codes[k] for k in ix]
-            for j, (k, p) in enumerate(zip(ix, ps)):
-                if mids[k] == p:                             # a possible tie (or ±0): decide exactly
-                    qs[j] = _exact_code(ef, seg[j], op, fac)
-            codes[i][c0:c1] = qs
-            vals = [order_vals[k] for k in ix] if not any(mids[k] == p for k, p in zip(ix, ps)) \
-                else [F.decode(ef, q) for q in qs]
-            deq[i][c0:c1] = [x / fac for x in vals] if op == "mul" else [x * fac for x in vals]
+            row = rows[i]
+            ps = list(map(fwd, row, rowfac))
+            qs = list(map(get_code, map(key, F._float_bits(ps))))
+            if not ties.isdisjoint(ps):
+                for j, p in enumerate(ps):
+                    if p in ties:
+                        qs[j] = _exact_code(ef, row[j], op, rowfac[j])
+            codes[i] = qs
+            deq[i] = list(map(back, map(get_val, qs), rowfac))
 
 
 def _quantize_general(rows, tiles, per_tile, ef, codes, deq):
@@ -422,7 +417,8 @@ def quantize(tensor, scheme) -> QuantResult:
     tiles = list(_tiles(n_rows, n_cols, bf.tile))
     tile = (n_rows, n_cols) if bf.tile is None else bf.tile
     nr_t, nc_t = -(-n_rows // tile[0]), -(-n_cols // tile[1])
-    per_tile, t = _RULES[bf.scale_rule](bf, rows, tiles, ef, sf)
+    absrows = [list(map(abs, row)) for row in rows]
+    per_tile, t = _RULES[bf.scale_rule](bf, absrows, tiles, ef, sf)
     codes = [[0] * n_cols for _ in range(n_rows)]
     deq = [[0.0] * n_cols for _ in range(n_rows)]
     (_quantize_floats if all_float else _quantize_general)(rows, tiles, per_tile, ef, codes, deq)
@@ -432,9 +428,10 @@ def quantize(tensor, scheme) -> QuantResult:
         scales[k // nc_t][k % nc_t] = sval
         scodes[k // nc_t][k % nc_t] = scode
     if all_float:
-        abs_err = [[abs(d - v) for d, v in zip(drow, row)] for drow, row in zip(deq, rows)]
-        rel_err = [[a / abs(v) if v else 0.0 for a, v in zip(arow, row)]
-                   for arow, row in zip(abs_err, rows)]
+        abs_err = [list(map(abs, map(sub, drow, row))) for drow, row in zip(deq, rows)]
+        rel_err = [list(map(truediv, arow, brow)) if 0.0 not in brow else
+                   [a / b if b else 0.0 for a, b in zip(arow, brow)]
+                   for arow, brow in zip(abs_err, absrows)]
     else:
         ex = [[abs(Fraction(d) - Fraction(v)) for d, v in zip(drow, row)] for drow, row in zip(deq, rows)]
         abs_err = [[float(e) for e in erow] for erow in ex]
@@ -456,7 +453,7 @@ def _as_floats(rows):
     all_float = True
     out = []
     for row in rows:
-        if all(type(v) is float for v in row):
+        if set(map(type, row)) == _FLOAT:
             out.append(row)
             continue
         new = []

@@ -19,7 +19,7 @@ Public API (``fmt`` is a :class:`Format` or any name/alias; ``code`` is a non-ne
 
 - :func:`get_format`, :data:`FORMATS`, :func:`format_names`
 - :func:`decode`, :func:`decode_exact`, :func:`code_points`
-- :func:`encode`, :func:`round_value`  (round once, exactly, to nearest, ties to even)
+- :func:`encode`, :func:`encode_many`, :func:`round_value`  (round once, exactly, to nearest, ties to even)
 - :func:`fields`, :func:`classify`, :func:`power_of_two`, :func:`describe`, :func:`parse_code`
 - :func:`next_up`, :func:`next_down`, :func:`ulp`, :func:`interval`
 - :class:`CodecInputError` (a ValueError with a Chinese ``message_zh`` for the widgets)
@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import math
 import numbers
+from array import array
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
 __all__ = [
     "CodecInputError", "UnknownFormatError", "Format", "Interval", "FORMATS", "get_format",
-    "format_names", "decode", "decode_exact", "code_points", "encode", "round_value", "fields",
+    "format_names", "decode", "decode_exact", "code_points", "encode", "encode_many", "round_value", "fields",
     "classify", "power_of_two", "describe", "parse_code", "next_up", "next_down", "ulp", "interval",
 ]
 
@@ -339,9 +340,6 @@ def decode_exact(fmt, code: int) -> Fraction:
 
 # --------------------------------------------------------------------------- encode
 
-_OVERFLOW_MODES = ("default", "saturate")
-
-
 def _saturating(f: Format, overflow) -> bool:
     if overflow is None or overflow == "default":
         return f.default_overflow == "saturate"
@@ -443,7 +441,7 @@ def encode(fmt, x, overflow: str = "default") -> int:
     """
     f = get_format(fmt)
     saturate = _saturating(f, overflow)
-    if type(x) is float or (isinstance(x, float)):
+    if isinstance(x, float):
         x = float(x)
         if x != x:
             return _nan_result(f, math.copysign(1.0, x) < 0)
@@ -477,6 +475,80 @@ def encode(fmt, x, overflow: str = "default") -> int:
         return 0 if f.has_zero else f.nan_code
     neg = n < 0
     return _round_mag(f, neg, -n if neg else n, d, 0, saturate)
+
+
+_FAST: dict = {}
+
+
+def _fast_table(f: Format, saturate: bool):
+    """(table, shift, ties) for encoding floats of a format with at most 3 mantissa bits by the
+    float64 bit pattern: ``table[bits >> shift]`` is the code of every float in the bucket
+    (sign, exponent, top mantissa+1 bits) except a float equal to a member of ``ties`` (the
+    format's rounding midpoints, where the exact value decides). Non-finite floats excluded.
+    Built once per format and mode from :func:`encode` on one interior point per bucket."""
+    key = (f.name, saturate)
+    r = _FAST.get(key)
+    if r is None:
+        m = f.mantissa_bits
+        shift = 52 - (m + 1)
+        per_exp = 1 << (m + 1)
+        mode = "saturate" if saturate else "default"
+        lo_e = f.emin - m - 2                    # at or below: every value rounds to ±0 / min
+        hi_e = f.emax + 1                        # above: saturate or overflow
+        table = []
+        for sign in (0, 1):
+            sg = -1.0 if sign else 1.0
+            low = [encode(f, sg * math.ldexp(1.5, lo_e - 1), mode)] * per_exp
+            high = [encode(f, sg * math.ldexp(1.5, hi_e + 1), mode)] * per_exp
+            special = [encode(f, sg * math.inf, mode) if f.has_nan or saturate else 0] * per_exp
+            for e64 in range(2048):
+                e = e64 - 1023
+                if e64 == 2047:
+                    table += special                 # never used: callers pass finite floats
+                elif e < lo_e:
+                    table += low
+                elif e > hi_e:
+                    table += high
+                else:
+                    for b in range(per_exp):
+                        table.append(encode(f, sg * math.ldexp(1 + (b + 0.5) / per_exp, e), mode))
+        t = code_points(f)
+        vals = sorted({v for v in t if v == v and not math.isinf(v) and v > 0})
+        ties = {(a + b) / 2 for a, b in zip(vals, vals[1:])}
+        if f.has_zero:
+            ties.add(vals[0] / 2)
+        if not saturate:
+            ties.add(vals[-1] + ulp(f, vals[-1]) / 2)
+        ties |= {-x for x in ties}
+        r = _FAST[key] = (table, shift, ties)
+    return r
+
+
+def encode_many(fmt, xs, overflow: str = "default") -> list:
+    """``[encode(fmt, x, overflow) for x in xs]``, faster for lists of floats in formats with at
+    most 3 mantissa bits (FP8, FP6, FP4): a table lookup on the float64 bits, with exact
+    :func:`encode` for ties, non-floats and non-finite values. Same results, same errors."""
+    f = get_format(fmt)
+    sat = _saturating(f, overflow)
+    xs = list(xs)
+    if f.mantissa_bits > 3 or not f.signed or not xs or set(map(type, xs)) != {float} \
+            or not math.isfinite(sum(xs)):
+        return [encode(f, x, overflow) for x in xs]
+    table, shift, ties = _fast_table(f, sat)
+    out = list(map(table.__getitem__, map(shift.__rrshift__, _float_bits(xs))))
+    if not ties.isdisjoint(xs):
+        for j, x in enumerate(xs):
+            if x in ties:
+                out[j] = encode(f, x, overflow)
+    return out
+
+
+def _float_bits(xs):
+    """The IEEE 754 binary64 bit patterns of a list of floats, as an array of ints."""
+    a = array("d", xs)
+    b = array("Q")
+    b.frombytes(a.tobytes())
+    return b
 
 
 def round_value(fmt, x, overflow: str = "default") -> float:

@@ -44,7 +44,6 @@ def events(p: dict) -> list[dict]:
     psi, L = m.param_total, m.L
     per_layer_act = activation_memory(p["s"], p["b"], m.h, m.a, 1).bytes
     kept = per_layer_act if p["mode"] == "store_all" else activation_memory(p["s"], p["b"], m.h, m.a, 1, "full_recompute").bytes
-    grad_layer = 2 * psi // L
     base = 2 * psi + 4 * psi + (8 * psi if p["iteration"] == 2 else 0)
     out = [{"phase": "start", "label": "迭代开始:BF16 权重 + FP32 主权重" + (" + Adam m、v" if p["iteration"] == 2 else ""),
             "bytes": base}]
@@ -53,12 +52,12 @@ def events(p: dict) -> list[dict]:
         now += kept
         out.append({"phase": "forward", "label": f"前向第 {i} 层", "bytes": now})
     grads = 0
-    for i in range(L, 0, -1):
+    for done, i in enumerate(range(L, 0, -1), start=1):
         if p["mode"] == "full_recompute":
             out.append({"phase": "recompute", "label": f"重算第 {i} 层的前向", "bytes": now + per_layer_act})
-        now -= kept
-        now += grad_layer
-        grads += grad_layer
+        grown = 2 * psi * done // L - grads  # cumulative split, so the layers' gradients add up to exactly 2Ψ
+        now += grown - kept
+        grads += grown
         out.append({"phase": "backward", "label": f"反向第 {i} 层", "bytes": now})
     if p["iteration"] == 1:
         now += 8 * psi

@@ -1,0 +1,91 @@
+"""Lesson 5's timeline, formula and score-tensor views, against closed forms worked out by hand."""
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import plotly.graph_objects as go
+import pytest
+
+from widgets import api, formula, score_tensor, timeline
+from widgets.activations import activation_memory
+from widgets.models import anchor, model
+
+PSI = 27_781_427_952
+
+
+def ask(widget, **params):
+    return json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+
+
+def test_iteration_1_starts_with_weights_and_master_and_peaks_at_the_first_step():
+    v = timeline.view({"iteration": 1})
+    assert v["start_bytes"] == 2 * PSI + 4 * PSI
+    act = activation_memory(4096, 1, 5120, 24, 64).bytes
+    # Peak: end of forward (6Ψ + activations) or the first step (6Ψ + 2Ψ gradients + 8Ψ m, v), whichever is higher.
+    assert v["peak_bytes"] == max(6 * PSI + act, 16 * PSI)
+    assert v["peak_bytes"] == 16 * PSI and "Adam m、v" in v["peak_label"]
+
+
+def test_iteration_2_starts_8_psi_higher_and_peaks_after_the_forward_pass():
+    one, two = timeline.view({"iteration": 1}), timeline.view({"iteration": 2})
+    assert two["start_bytes"] - one["start_bytes"] == 8 * PSI  # 222.3 GB
+    act = activation_memory(4096, 1, 5120, 24, 64).bytes
+    assert two["peak_bytes"] == 14 * PSI + act
+    assert two["peak_label"] == "前向第 64 层"
+
+
+def test_full_recomputation_lowers_the_peak_and_moves_it_to_the_end_of_backward():
+    v = timeline.view({"iteration": 2, "mode": "full_recompute"})
+    m = anchor()
+    kept = 2 * 4096 * m.h  # each layer's input
+    layer = activation_memory(4096, 1, m.h, m.a, 1).bytes
+    # Just before layer 1's backward: 14Ψ, layer 1's kept input, the other 63 layers' gradients, layer 1 rebuilt.
+    assert v["peak_bytes"] == 14 * PSI + kept + 2 * PSI * (m.L - 1) // m.L + layer
+    assert v["peak_label"] == "重算第 1 层的前向"
+    assert v["n"] == 1 + m.L + 2 * m.L + 2
+
+
+def test_timeline_ends_where_it_started_plus_m_and_v():
+    for it in (1, 2):
+        ev = timeline.events(timeline.normalise({"iteration": it}))
+        assert ev[-1]["bytes"] == 14 * PSI  # gradients freed; weights, master weights, m and v stay
+        assert ev[-2]["bytes"] - ev[-1]["bytes"] == 2 * PSI
+
+
+@pytest.mark.parametrize("params", [dict(iteration=3), dict(mode="selective"), dict(s=0), dict(model="x"), dict(speed=2)])
+def test_timeline_bad_input(params):
+    out = ask("timeline", **params)
+    assert out["ok"] is False and out["error"]
+
+
+def test_timeline_figure_is_valid_plotly():
+    for it in (1, 2):
+        for mode in timeline.TIMELINE_MODES:
+            go.Figure(timeline.view({"iteration": it, "mode": mode, "model": "qwen3-8b"})["figure"])
+
+
+def test_formula_terms_on_the_anchor_and_on_qwen3_8b():
+    v = formula.view()
+    values = {t["key"]: t["value"] for t in v["terms"]}
+    assert values["5as/h"].startswith("5as/h = 96.0")          # 5 · 24 · 4096 / 5120
+    assert "73.8%" in values["5as2b"] and "26.2%" in values["34sbh"]
+    q = formula.view({"model": "qwen3-8b"})
+    assert {t["key"]: t["value"] for t in q["terms"]}["5as/h"].startswith("5as/h = 160.0")  # 5 · 32 · 4096 / 4096
+    assert [t["key"] for t in v["terms"]] == ["s", "b", "h", "a", "34", "5as/h", "34sbh", "5as2b"]
+    assert ask("formula", s="x")["ok"] is False
+
+
+def test_score_tensor_svg_is_well_formed_and_uses_one_log_scale():
+    real = score_tensor.svg(24, 4096, 256, "真实")
+    small = score_tensor.svg(2, 4, 3, "小", frame=(4096, 256))
+    for doc in (real, small):
+        ET.fromstring(doc)
+    # Same viewBox for both: the small example is drawn on the real one's scale.
+    assert re.search(r'viewBox="([^"]+)"', real).group(1) == re.search(r'viewBox="([^"]+)"', small).group(1)
+    assert score_tensor.edge(4096) == 18 + 16 * 12 and score_tensor.edge(4) == 18 + 16 * 2
+    assert "402,653,184" in real and "25,165,824" in real
+    assert "32" in small  # 2 · 4² scores
+    with pytest.raises(ValueError):
+        score_tensor.svg(0, 4, 3, "bad")
