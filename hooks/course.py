@@ -26,9 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
-from widgets import formula, memory_bar, score_tensor, timeline  # noqa: E402
-from widgets.activations import MODES  # noqa: E402
-from widgets.models import anchor as anchor_model  # noqa: E402
+from widgets.api import WIDGET_MODULES  # noqa: E402
 from widgets.models import load_facts  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
@@ -93,10 +91,11 @@ class _Rendered(Markup):
 
 
 def _widget(name: str, **options) -> Markup:
-    """A widget's HTML: its template rendered with its default view (the same Python the page runs)."""
-    if name not in WIDGETS:
-        raise jinja2.UndefinedError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")
-    context = WIDGETS[name](**options)
+    """A widget's HTML: hooks/templates/NAME.html rendered with the widget module's page_context
+    (its default view is computed by the same Python the page runs)."""
+    if name not in PAGE_WIDGETS:
+        raise jinja2.UndefinedError(f"unknown widget {name!r}; known: {', '.join(PAGE_WIDGETS)}")
+    context = PAGE_WIDGETS[name].page_context(**options)
     if "view" in context:
         context["view_json"] = json.dumps(context["view"], ensure_ascii=False, separators=(",", ":"))
     facts = load_facts()
@@ -106,31 +105,7 @@ def _widget(name: str, **options) -> Markup:
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
-def _memory_bar():
-    return dict(view=memory_bar.view(), stops=memory_bar.S_STOPS, modes=MODES, b_max=memory_bar.B_MAX,
-                colors=memory_bar.COLORS)
-
-
-def _timeline():
-    return dict(view=timeline.view(), modes=timeline.TIMELINE_MODES, stops=memory_bar.S_STOPS, b_max=memory_bar.B_MAX)
-
-
-def _formula():
-    return dict(view=formula.view())
-
-
-def _score_tensor(scale: str = "real"):
-    m = anchor_model()
-    real = (m.a, load_facts()["training_sequence"]["tokens"], m.head_dim)
-    dims = {"real": real, "small": SMALL_SCORE_TENSOR}[scale]
-    title = {"real": f"{m.label}一个全注意力层的分数表(真实维度)", "small": "同一计算的小规模版本"}[scale]
-    return dict(svg=Markup(score_tensor.svg(*dims, title, frame=(real[1], real[2]))), a=dims[0], s=dims[1], d_h=dims[2],
-                scale=scale)
-
-
-# The small example of lesson 5's score tensor: 2 heads, 4 tokens, head dimension 3.
-SMALL_SCORE_TENSOR = (2, 4, 3)
-WIDGETS = {"memory-bar": _memory_bar, "timeline": _timeline, "formula": _formula, "score-tensor": _score_tensor}
+PAGE_WIDGETS = {m.WIDGET: m for m in WIDGET_MODULES}
 
 
 def on_page_markdown(markdown, page, config, files):

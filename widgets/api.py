@@ -7,18 +7,12 @@ from __future__ import annotations
 
 import json
 
-from . import formula, memory_bar, timeline
+from . import formula, memory_bar, score_tensor, timeline
 
-VIEWS = {
-    "memory-bar": memory_bar.view,
-    "timeline": timeline.view,
-    "formula": formula.view,
-}
-
-
-def register(name: str, view) -> None:
-    """Add a widget view (a function ``params -> dict``)."""
-    VIEWS[name] = view
+# Every widget module names itself (WIDGET), gives the page its build-time context (page_context) and,
+# if it is interactive, answers the worker (view). A new widget is one module and one entry here.
+WIDGET_MODULES = [memory_bar, timeline, formula, score_tensor]
+VIEWS = {m.WIDGET: m.view for m in WIDGET_MODULES if hasattr(m, "view")}
 
 
 def handle(request: str) -> str:

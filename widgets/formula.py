@@ -10,6 +10,7 @@ from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _integer
 from .errors import InputError
 from .models import model, model_keys
 
+WIDGET = "formula"
 DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1}
 
 # (key, TeX, title, what it counts). Sources: Korthikanti et al. 2022 §4.1 (the tensor list), §4 assumptions.
@@ -56,3 +57,8 @@ def view(params: dict | None = None) -> dict:
     summary = (f"{m.label}、s = {units.number(s)}、b = {b}:每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
                f"{m.L} 层共 {units.auto_size(tot * m.L)}。")
     return {"params": p, "terms": terms, "summary": summary}
+
+
+def page_context() -> dict:
+    """What the page template (hooks/templates/formula.html) needs at build time."""
+    return dict(view=view())

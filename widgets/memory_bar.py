@@ -12,6 +12,8 @@ from .ledger import model_states
 from .models import card_bytes, load_facts, model, model_keys
 from . import units
 
+WIDGET = "memory-bar"
+
 S_MIN, S_MAX = 5, 131072
 B_MIN, B_MAX = 1, 8
 # The sequence-length slider's stops: 5 (the running sentence), then 2^k and 3·2^k up to 2^17.
@@ -145,3 +147,8 @@ def _figure(segments: list[dict], card: int) -> dict:
                              "showarrow": False, "xanchor": "left"}],
         },
     }
+
+
+def page_context() -> dict:
+    """What the page template (hooks/templates/memory-bar.html) needs at build time."""
+    return dict(view=view(), stops=S_STOPS, modes=MODES, b_max=B_MAX, colors=COLORS)

@@ -11,6 +11,11 @@ import math
 from html import escape
 
 from . import units
+from .models import anchor, load_facts
+
+WIDGET = "score-tensor"
+# The small example beside the real one: 2 heads, 4 tokens, head dimension 3.
+SMALL = (2, 4, 3)
 
 INPUT, INTERMEDIATE, OUTPUT = "#3a78c2", "url(#c9-score-grad)", "#2e8b57"
 
@@ -103,3 +108,15 @@ def svg(a: int, s: int, d_h: int, title: str, frame: tuple[int, int] = (1, 1)) -
         + "".join(parts) + legend +
         f'<text x="{left}" y="{height + 12}" class="c9-svg-legend">{escape(caption)}</text></svg>'
     )
+
+
+def page_context(scale: str = "real") -> dict:
+    """Template context (hooks/templates/score-tensor.html): the SVG at the anchor's real dimensions
+    (``scale="real"``) or the small example (``"small"``), both on the real one's scale."""
+    m = anchor()
+    real = (m.a, load_facts()["training_sequence"]["tokens"], m.head_dim)
+    if scale not in ("real", "small"):
+        raise ValueError(f"scale must be 'real' or 'small', got {scale!r}")
+    dims = real if scale == "real" else SMALL
+    title = f"{m.label}一个全注意力层的分数表(真实维度)" if scale == "real" else "同一计算的小规模版本"
+    return dict(svg=svg(*dims, title, frame=(real[1], real[2])), a=dims[0], s=dims[1], d_h=dims[2], scale=scale)

@@ -19,6 +19,7 @@ from .errors import InputError
 from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _integer
 from .models import card_bytes, model, model_keys
 
+WIDGET = "timeline"
 DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1, "iteration": 1, "mode": "store_all"}
 TIMELINE_MODES = {"store_all": "激活全存", "full_recompute": "全量重计算"}
 
@@ -122,3 +123,8 @@ def view(params: dict | None = None) -> dict:
              or (i + 1 < len(ev) and ev[i + 1]["phase"] != e["phase"])]
     return {"params": p, "start_bytes": start, "peak_bytes": peak["bytes"], "peak_index": peak_i,
             "peak_label": peak["label"], "n": len(ev), "marks": marks, "summary": summary, "figure": figure}
+
+
+def page_context() -> dict:
+    """What the page template (hooks/templates/timeline.html) needs at build time."""
+    return dict(view=view(), modes=TIMELINE_MODES)
