@@ -250,22 +250,26 @@ def _zero_gpt2(f: Figures) -> None:
     f.add("zero_gpt2_batch", b, str(b), "anchor-model.json: gpt2-1.5b-zero.batch_size")
 
 
-def _codecs(f: Figures) -> None:
-    """Rounding figures from the codecs (widgets/codec_figures.py), when that module is present."""
-    try:
-        from widgets.codec_figures import codec_figures
-    except ModuleNotFoundError as e:
-        if e.name != "widgets.codec_figures":
-            raise
-        return
-    for row in codec_figures():
-        f.add(row["name"], row["value"], row["text"], row["formula"], **row.get("inputs", {}))
+# Modules that contribute figures: each has ``figures() -> list[dict]`` (name, value, text, formula,
+# inputs), computed through widgets/. A lesson's figures live beside the widgets they come from.
+FIGURE_MODULES = [
+    "widgets.codec_figures",
+]
+
+
+def _modules(f: Figures) -> None:
+    import importlib
+
+    for name in FIGURE_MODULES:
+        module = importlib.import_module(name)
+        for row in module.figures():
+            f.add(row["name"], row["value"], row["text"], row["formula"], **row.get("inputs", {}))
 
 
 def compute() -> Figures:
     """Every figure, freshly computed. Raises if two sections define the same name."""
     f = Figures()
-    for section in (_facts, _model_states, _activations, _timeline, _zero_gpt2, _codecs):
+    for section in (_facts, _model_states, _activations, _timeline, _zero_gpt2, _modules):
         section(f)
     return f
 

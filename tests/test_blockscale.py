@@ -10,7 +10,7 @@ import pytest
 
 from widgets import blockscale as B
 from widgets import formats as F
-from widgets.codec_figures import codec_figures
+from widgets.codec_figures import figures as codec_figures
 
 ML = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
       "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "float6_e2m3fn": ml_dtypes.float6_e2m3fn,

@@ -2,11 +2,17 @@
 Pyodide (the browser). The build (build_numbers.py) and the page widgets call the same functions.
 
 Public API, one module per concern:
+- ``formats``: number formats as data (FP32 … E2M1, E8M0); exact decode/encode, fields, neighbours, ulp.
+- ``blockscale``: per-tensor, 1×128 / 128×128 tiles, MXFP8/MXFP6/MXFP4, NVFP4 (:func:`quantize`).
+- ``codec_figures``: the rounding figures the chapter quotes.
 - ``items``: :class:`Item`, the tree of named byte counts every ledger returns.
-- ``models``: :func:`load_facts`, :func:`model` (facts from anchor-model.json).
-- ``ledger``: :func:`model_states` (bytes per parameter by training recipe).
-- ``activations``: :func:`activation_memory` (Korthikanti et al. 2022, eq. 1, with recomputation modes).
+- ``models``: facts from anchor-model.json.
+- ``ledger``: model states by recipe (bytes per parameter).
+- ``activations``: Korthikanti et al. 2022, eq. 1, with recomputation modes.
 - ``units``: display helpers (GB = 10^9 B, GiB = 2^30 B, thousands separators).
-- ``memory_bar``: :func:`view`, lesson 5's stacked memory bar (numbers + Plotly figure spec).
-- ``api``: :func:`handle`, the JSON entry point the page's Web Worker calls.
+- ``errors``: :class:`InputError`, bad reader input with a Chinese message.
+
+Widget modules (each: ``WIDGET`` name, ``page_context()`` for the build, ``view(params)`` for the worker):
+``memory_bar``, ``timeline``, ``formula``, ``score_tensor``.
+- ``api``: :func:`handle`, the JSON entry point the page's Web Worker calls; ``WIDGET_MODULES`` lists them.
 """

@@ -1,0 +1,28 @@
+import { liveView, loadPlotly, themed } from "../core.js";
+
+// ---- Lesson 5: Korthikanti's formula, term by term ------------------------------------------------
+export default function mount(root) {
+  const summary = root.querySelector(".c9-formula-summary");
+  const items = new Map([...root.querySelectorAll(".c9-term-item")].map((el) => [el.dataset.term, el]));
+  const buttons = [...root.querySelectorAll("button.c9-term")];
+  root.classList.add("c9-formula-live");
+  const select = (key) => {
+    for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.term === key));
+    for (const [k, el] of items) el.classList.toggle("c9-active", k === key);
+  };
+  for (const b of buttons) {
+    b.addEventListener("click", () => select(b.dataset.term));
+    b.addEventListener("focus", () => select(b.dataset.term));
+  }
+  const draw = (v) => {
+    summary.textContent = v.summary;
+    for (const term of v.terms) {
+      const value = items.get(term.key)?.querySelector(".c9-term-value");
+      if (value) value.textContent = term.value;
+    }
+  };
+  const { send } = liveView("formula", root, draw);
+  const follow = (e) => send({ model: e.detail.model, s: e.detail.s, b: e.detail.b });
+  document.addEventListener("c9:memory-bar", follow);
+  return () => document.removeEventListener("c9:memory-bar", follow);
+}

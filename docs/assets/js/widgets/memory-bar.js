@@ -1,0 +1,72 @@
+import { liveView, loadPlotly, themed } from "../core.js";
+
+// ---- Lesson 5: the stacked memory bar -----------------------------------------------------------
+export default function mount(root) {
+  const form = root.querySelector("form");
+  const chart = root.querySelector(".c9-chart");
+  const summary = root.querySelector(".c9-summary");
+  const tbody = root.querySelector(".c9-segments tbody");
+  const explain = root.querySelector(".c9-explain");
+  const stops = root.dataset.stops.split(",").map(Number);
+  const sRange = form.elements.s_stop, sBox = form.elements.s, bRange = form.elements.b;
+  let view = JSON.parse(root.dataset.default);
+
+  const draw = (v) => {
+    view = v;
+    summary.textContent = v.summary;
+    document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
+    for (const seg of v.segments) {
+      const row = tbody.querySelector(`tr[data-key="${seg.key}"]`);
+      if (row) { row.cells[1].textContent = seg.text; row.cells[2].textContent = seg.formula; }
+    }
+    if (explain.dataset.key) showSegment(explain.dataset.key);
+    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+  };
+  const showSegment = (key) => {
+    const seg = view.segments.find((s) => s.key === key);
+    if (!seg) return;
+    explain.dataset.key = key;
+    explain.textContent = `${seg.label}:${seg.text},按 ${seg.formula} 计。${seg.note}`;
+  };
+  const params = () => ({
+    model: form.elements.model.value,
+    s: sBox.value.trim(),
+    b: Number(bRange.value),
+    mode: form.elements.mode.value,
+    s2_full_only: form.elements.s2_full_only.checked,
+  });
+  const { send } = liveView("memory-bar", root, draw);
+
+  const nearestStop = (s) => stops.reduce((best, x, i) => Math.abs(Math.log(x / s)) < Math.abs(Math.log(stops[best] / s)) ? i : best, 0);
+  const onInput = (e) => {
+    if (e.target === sRange) sBox.value = stops[Number(sRange.value)];
+    if (e.target === sBox) {
+      const s = Number(sBox.value);
+      if (Number.isFinite(s) && s > 0) sRange.value = nearestStop(s);
+    }
+    sRange.setAttribute("aria-valuetext", `s = ${Number(sBox.value).toLocaleString("en-US")}`);
+    form.elements.b_out.value = bRange.value;
+    send(params());
+  };
+  form.addEventListener("input", (e) => { if (e.target !== sBox) onInput(e); });
+  sBox.addEventListener("change", onInput);   // typed values are sent once committed
+  form.addEventListener("submit", (e) => { e.preventDefault(); onInput({ target: sBox }); });
+  tbody.addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-key]");
+    if (b) showSegment(b.dataset.key);
+  });
+
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    const f = themed(view.figure);
+    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => {
+      chart.on("plotly_click", (ev) => { const key = ev.points?.[0]?.customdata; if (key) showSegment(key); });
+      performance.mark("c9:widget-ready");
+      root.dataset.chart = "drawn";
+    });
+  }).catch(() => {
+    chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。";
+  });
+
+  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+}
