@@ -16,6 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SUB_PATH = "/c9/"
+# Every response carries the strict policy the site is built for, so every browser test runs under it
+# (the pages also carry it as a <meta>; the header covers the Web Worker too).
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'")
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +54,10 @@ class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
             self.send_error(404, "blocked by test")
             return
         super().do_GET()
+
+    def end_headers(self):
+        self.send_header("Content-Security-Policy", CSP)
+        super().end_headers()
 
     def log_message(self, *args):
         pass

@@ -89,3 +89,14 @@ def test_every_guided_task_has_one_right_choice_and_an_answer(built_site):
         for task in re.findall(r'<div class="admonition task">(.*?)</details>', html, re.S):
             assert len(re.findall(r'<li class="correct">', task)) == 1, (name, task[:80])
             assert "<details" in task, name
+
+
+def test_pages_carry_a_strict_csp_and_no_inline_script(built_site):
+    for name, html in pages(built_site).items():
+        if name.startswith("assets/"):
+            continue
+        assert "script-src 'self' 'wasm-unsafe-eval'" in html, name
+        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
+            assert "src=" in attrs or 'type="application/json"' in attrs, (name, body[:80])
+            assert re.search(r'\son\w+=', attrs) is None, name
+        assert re.search(r'<[^>]+\son(click|load|error|input|change)=', html) is None, name

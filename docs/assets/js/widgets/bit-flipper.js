@@ -1,0 +1,64 @@
+import { liveView } from "../core.js";
+
+// ---- Lessons 2–3: the bit flipper. Python computes every number; this file draws bits and text. ----
+export default function mount(root) {
+  let view = JSON.parse(root.dataset.default);
+  const formats = view.params.formats;
+  const summary = root.querySelector(".c9-summary");
+  const valueForm = root.querySelector(".c9-bf-value");
+  const rows = new Map([...root.querySelectorAll(".c9-bf-row")].map((el) => [el.dataset.format, el]));
+
+  const draw = (v) => {
+    view = v;
+    summary.textContent = v.summary;
+    if (v.params.value !== null && document.activeElement !== valueForm.elements.value) valueForm.elements.value.value = v.params.value;
+    for (const r of v.rows) {
+      const el = rows.get(r.format);
+      if (!el) continue;
+      for (const b of r.bits) {
+        const btn = el.querySelector(`.c9-bit[data-pos="${b.pos}"]`);
+        btn.setAttribute("aria-pressed", b.on ? "true" : "false");
+        btn.textContent = b.on ? "1" : "0";
+      }
+      el.querySelector('input[name="hex"]').value = r.hex;
+      el.dataset.cls = r.cls;
+      const set = (k, text) => { const dd = el.querySelector(`dd[data-k="${k}"]`); if (dd) dd.textContent = text; };
+      for (const k of ["exact", "pow2", "cls_zh", "ulp_text", "interval"]) set(k, r[k]);
+      set("neighbours", `${r.down ?? "—"} / ${r.up ?? "—"}`);
+      set("error_text", r.error_text ?? "—(由编码给出,不是输入的十进制数)");
+    }
+  };
+  const { send } = liveView("bit-flipper", root, draw);
+  // The code the reader now sees in a row: the pressed bits (already flipped before Python answers).
+  const codeOf = (el) => [...el.querySelectorAll(".c9-bit")]
+    .reduce((sum, b) => sum + (b.getAttribute("aria-pressed") === "true" ? 2 ** Number(b.dataset.pos) : 0), 0);
+
+  for (const [fmt, el] of rows) {
+    const bits = [...el.querySelectorAll(".c9-bit")];
+    bits.forEach((btn, i) => { btn.disabled = false; btn.tabIndex = i === 0 ? 0 : -1; });
+    el.querySelector(".c9-bits").addEventListener("click", (e) => {
+      const btn = e.target.closest(".c9-bit");
+      if (!btn) return;
+      const on = btn.getAttribute("aria-pressed") === "true";
+      btn.setAttribute("aria-pressed", on ? "false" : "true"); // immediate feedback; Python confirms
+      btn.textContent = on ? "0" : "1";
+      send({ formats, source: fmt, code: codeOf(el) });     // up to 2^32 − 1: plain numbers, no 32-bit ops
+    });
+    el.querySelector(".c9-bits").addEventListener("keydown", (e) => {
+      const i = bits.indexOf(e.target);
+      if (i < 0) return;
+      const j = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: bits.length - 1 }[e.key];
+      if (j === undefined || j < 0 || j >= bits.length) return;
+      e.preventDefault();
+      bits[i].tabIndex = -1; bits[j].tabIndex = 0; bits[j].focus();
+    });
+    const hexForm = el.querySelector(".c9-bf-hex");
+    const sendHex = () => send({ formats, source: fmt, code: hexForm.elements.hex.value });
+    hexForm.addEventListener("submit", (e) => { e.preventDefault(); sendHex(); });
+    hexForm.elements.hex.addEventListener("change", sendHex);
+  }
+  const sendValue = () => send({ formats, source: "value", value: valueForm.elements.value.value });
+  valueForm.addEventListener("submit", (e) => { e.preventDefault(); sendValue(); });
+  valueForm.elements.value.addEventListener("change", sendValue);
+  return null;
+}

@@ -1,0 +1,54 @@
+import { liveView, loadPlotly, themed } from "../core.js";
+
+// ---- Lesson 1: the model-states ledger per recipe, and the conventions table ------------------------
+export default function mount(root) {
+  const form = root.querySelector("form");
+  const chart = root.querySelector(".c9-chart");
+  const summary = root.querySelector(".c9-summary");
+  const barsBody = root.querySelector(".c9-ledger-bars tbody");
+  const convBody = root.querySelector(".c9-ledger-conv tbody");
+  const range = form.elements.log10_params;
+  let view = JSON.parse(root.dataset.default);
+
+  const draw = (v) => {
+    view = v;
+    summary.textContent = v.summary;
+    form.elements.n_out.value = v.params.param_total.toLocaleString("en-US");
+    range.setAttribute("aria-valuetext", v.label);
+    for (const b of v.bars) {
+      const row = barsBody.querySelector(`tr[data-key="${b.key}"]`);
+      if (row) { row.cells[1].textContent = `${b.bytes_per_param} 字节`; row.cells[2].textContent = b.text; row.cells[3].textContent = b.cards; }
+    }
+    for (const c of v.conventions) {
+      const row = convBody.querySelector(`tr[data-key="${c.key}"]`);
+      if (!row) continue;
+      row.cells[2].textContent = c.total_text;
+      row.classList.toggle("c9-chosen", c.key === v.chosen);
+      if (c.key === v.chosen) row.setAttribute("aria-current", "true"); else row.removeAttribute("aria-current");
+    }
+    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+  };
+  const params = () => ({
+    model: form.elements.model.value,
+    log10_params: Number(range.value),
+    convention: form.elements.convention.value,
+  });
+  const { send } = liveView("ledger", root, draw);
+  form.addEventListener("input", (e) => {
+    // Moving the slider means "a custom parameter count".
+    if (e.target === range) form.querySelector('input[name="model"][value="custom"]').checked = true;
+    send(params());
+  });
+  form.addEventListener("submit", (e) => e.preventDefault());
+  convBody.addEventListener("click", (e) => {
+    const row = e.target.closest("tr[data-key]");
+    if (row) { form.elements.convention.value = row.dataset.key; send(params()); }
+  });
+
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    const f = themed(view.figure);
+    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
+  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+}

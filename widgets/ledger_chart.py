@@ -1,0 +1,183 @@
+"""Lesson 1's ledger widget: model states per recipe as stacked bars against the 80 GB card, and a
+switchable table of the bytes-per-parameter conventions other sources use.
+
+``view(params)`` returns plain data (numbers, a Chinese summary, a Plotly figure spec). The recipes
+come from :mod:`widgets.ledger` (one origin for every byte count); the conventions below are data,
+each row with its source.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from . import units
+from .errors import InputError
+from .ledger import RECIPES, model_states
+from .models import card_bytes, load_facts, model
+
+WIDGET = "ledger"
+
+#: The recipes the chart shows, in order (keys of widgets.ledger.RECIPES) with short axis labels.
+CHART_RECIPES = [
+    ("fp32_adamw", "FP32 + AdamW"),
+    ("bf16_mixed_adamw", "BF16 混合精度 + AdamW"),
+    ("bf16_weights_only", "只算 BF16 权重"),
+]
+MODELS = ["qwen3.8-27b", "qwen3-8b"]
+LOG10_MIN, LOG10_MAX, LOG10_STEP = 8.0, 12.0, 0.05
+DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
+
+#: Conventions for "bytes per parameter" in training with Adam, as data: (part key, label, bytes).
+CONVENTIONS: dict[str, dict] = {
+    "zero": {
+        "label": "ZeRO 论文:2Ψ + 2Ψ + KΨ,K = 12",
+        "parts": [("w16", "16 位权重", 2), ("g16", "16 位梯度", 2), ("master", "FP32 主权重", 4),
+                  ("m", "Adam m(FP32)", 4), ("v", "Adam v(FP32)", 4)],
+        "who": "Rajbhandari 等,ZeRO(SC 2020)§3.1;本课的账本也按这一口径",
+        "why": "优化器那一份 KΨ 把 FP32 主权重和 m、v 打包计算,K = 4 + 4 + 4",
+    },
+    "hf": {
+        "label": "再加一份 FP32 梯度(18 字节)",
+        "parts": [("w16", "16 位权重", 2), ("master", "FP32 主权重", 4), ("g32", "FP32 梯度", 4),
+                  ("m", "Adam m(FP32)", 4), ("v", "Adam v(FP32)", 4)],
+        "who": "Hugging Face Transformers 文档「GPU memory usage」(model_memory_anatomy):权重 6、梯度 4、AdamW 8",
+        "why": "梯度只记一份且按 FP32 计,16 位梯度不单列",
+    },
+    "playbook": {
+        "label": "16 位梯度和 FP32 梯度都记(20 字节)",
+        "parts": [("w16", "16 位权重", 2), ("g16", "16 位梯度", 2), ("master", "FP32 主权重", 4),
+                  ("g32", "FP32 梯度", 4), ("m", "Adam m(FP32)", 4), ("v", "Adam v(FP32)", 4)],
+        "who": "Tazi 等,The Ultra-Scale Playbook(Hugging Face,2025)「Memory usage in Transformers」",
+        "why": "为了在 FP32 里累加梯度(梯度累积、跨卡求和),另存一份 FP32 梯度",
+    },
+    "fp32": {
+        "label": "纯 FP32 + Adam(16 字节)",
+        "parts": [("w32", "FP32 权重", 4), ("g32", "FP32 梯度", 4), ("m", "Adam m(FP32)", 4),
+                  ("v", "Adam v(FP32)", 4)],
+        "who": "没有 16 位副本:权重本身就是更新对象(Kingma & Ba 2015 的 Adam 每个参数存 m、v)",
+        "why": "不需要主权重,所以和混合精度一样是 16 字节",
+    },
+}
+
+COLORS = {
+    "weights": "#1f4e8c", "gradients": "#3a78c2", "master_weights": "#6f9fd8",
+    "adam_m": "#8e6cc1", "adam_v": "#b79be0",
+    "w16": "#1f4e8c", "g16": "#3a78c2", "master": "#6f9fd8", "w32": "#1f4e8c", "g32": "#2a9d8f",
+    "m": "#8e6cc1", "v": "#b79be0",
+}
+
+
+def conventions_table(param_total: int) -> list[dict]:
+    """Every convention: bytes per parameter, its parts and its total for ``param_total`` parameters."""
+    rows = []
+    for key, c in CONVENTIONS.items():
+        per = sum(p[2] for p in c["parts"])
+        rows.append({"key": key, "label": c["label"], "bytes_per_param": per,
+                     "parts_text": " + ".join(f"{p[1]} {p[2]}" for p in c["parts"]),
+                     "parts": [{"key": k, "label": lab, "bytes": b * param_total} for k, lab, b in c["parts"]],
+                     "who": c["who"], "why": c["why"], "total_bytes": per * param_total,
+                     "total_text": units.size(per * param_total, "GB")})
+    return rows
+
+
+def _params_from(p: dict) -> tuple[int, str]:
+    if p["model"] in MODELS:
+        m = model(p["model"])
+        return m.param_total, m.label
+    if p["model"] != "custom":
+        raise InputError(f"没有这个模型:{p['model']}")
+    x = p["log10_params"]
+    if isinstance(x, str):
+        try:
+            x = float(x.strip())
+        except ValueError:
+            raise InputError(f"参数量滑杆的值要是数字,收到的是「{x}」") from None
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise InputError("参数量滑杆的值要是有限的数字")
+    if not LOG10_MIN <= x <= LOG10_MAX:
+        raise InputError(f"参数量要在 10^{LOG10_MIN:g} 到 10^{LOG10_MAX:g} 之间")
+    n = int(round(10 ** x))
+    return n, f"自定义 {_count(n)} 参数"
+
+
+def _count(n: int) -> str:
+    """1.0B / 350M / 1.0T style count with the exact number beside it."""
+    if n >= 10**12:
+        return f"{units.number(Fraction(n, 10**12), 1)}T"
+    if n >= 10**9:
+        return f"{units.number(Fraction(n, 10**9), 1)}B"
+    return f"{units.number(Fraction(n, 10**6), 0)}M"
+
+
+def view(params: dict | None = None) -> dict:
+    """Bars per recipe for one model (or a custom parameter count) and the conventions table.
+
+    params keys: model ("qwen3.8-27b" | "qwen3-8b" | "custom"), log10_params (8…12, used when model
+    is "custom"), convention (a key of CONVENTIONS, drawn as a fourth bar). Raises InputError.
+    """
+    p = {**DEFAULTS, **(params or {})}
+    unknown = set(p) - set(DEFAULTS)
+    if unknown:
+        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    if p["convention"] not in CONVENTIONS:
+        raise InputError(f"没有这种口径:{p['convention']}")
+    n, label = _params_from(p)
+    card = card_bytes()
+    bars = []
+    for key, short in CHART_RECIPES:
+        tree = model_states(n, key)
+        bars.append({"key": key, "label": RECIPES[key]["label"], "short": short, "bytes": tree.bytes,
+                     "bytes_per_param": tree.bytes // n if n else 0,
+                     "text": units.size(tree.bytes, "GB"), "cards": units.number(Fraction(tree.bytes, card), 1),
+                     "fits": tree.bytes <= card,
+                     "parts": [{"key": it.key, "label": it.label, "bytes": it.bytes} for it in tree.children]})
+    conv = conventions_table(n)
+    chosen = next(c for c in conv if c["key"] == p["convention"])
+    fp32, mixed, weights = bars
+    summary = (
+        f"{label}({units.number(n)} 个参数):只算 BF16 权重是 {weights['text']},"
+        f"{'一张 80 GB 卡装得下' if weights['fits'] else '一张 80 GB 卡已经装不下'};"
+        f"可训练一步的模型状态,BF16 混合精度 + AdamW 是 {mixed['text']}({mixed['bytes_per_param']} 字节/参数),"
+        f"FP32 + AdamW 也是 {fp32['text']},"
+        f"{'一张 80 GB 卡装得下(占 ' + mixed['cards'] + ' 张卡)' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'},还没算激活。"
+        f"所选口径「{chosen['label']}」:{chosen['bytes_per_param']} 字节/参数,共 {chosen['total_text']}。"
+    )
+    return {"params": {**p, "param_total": n}, "label": label, "bars": bars, "conventions": conv,
+            "chosen": chosen["key"], "summary": summary, "figure": _figure(bars, chosen, card)}
+
+
+def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
+    rows = [(b["short"], b["parts"]) for b in bars] + [(f"口径:{chosen['bytes_per_param']} 字节/参数", chosen["parts"])]
+    ys = [r[0] for r in rows]
+    data, seen = [], set()
+    for y, parts in rows:
+        for part in parts:
+            name = part["label"]
+            data.append({"type": "bar", "orientation": "h", "name": name, "x": [part["bytes"] / units.GB], "y": [y],
+                         "marker": {"color": COLORS.get(part["key"], "#888888")}, "legendgroup": name,
+                         "showlegend": name not in seen,
+                         "hovertemplate": f"{y} · {name}:%{{x:,.1f}} GB<extra></extra>"})
+            seen.add(name)
+    card_gb = card / units.GB
+    return {
+        "data": data,
+        "layout": {
+            "barmode": "stack", "height": 360,
+            "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
+            "xaxis": {"title": {"text": "GB(10⁹ 字节)"}, "rangemode": "tozero", "fixedrange": True},
+            "yaxis": {"categoryorder": "array", "categoryarray": ys[::-1], "automargin": True, "fixedrange": True},
+            "legend": {"orientation": "h", "y": -0.3, "traceorder": "normal"},
+            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
+            "shapes": [{"type": "line", "x0": card_gb, "x1": card_gb, "yref": "paper", "y0": 0, "y1": 1,
+                        "line": {"color": "#c8372d", "width": 2, "dash": "dash"}}],
+            "annotations": [{"x": card_gb, "y": 1.06, "yref": "paper", "text": "80 GB 单卡",
+                             "showarrow": False, "xanchor": "left"}],
+        },
+    }
+
+
+def page_context(**options) -> dict:
+    v = view(options or None)
+    return dict(view=v, model_keys=MODELS, lo=LOG10_MIN, hi=LOG10_MAX, step=LOG10_STEP,
+                conventions=CONVENTIONS, colors=COLORS, card_label=load_facts()["card"]["label"])
