@@ -6,6 +6,8 @@
 import { python } from "./core.js";
 
 document.documentElement.classList.add("c9-js");
+// Material's search dialog has no accessible name; the dialog only works with scripts, so name it here.
+document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "搜索");
 
 const mounted = new Map(); // root element → teardown
 const warmUp = "IntersectionObserver" in window

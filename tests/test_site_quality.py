@@ -1,0 +1,129 @@
+"""Every page of the served site: links, accessibility (axe-core), JavaScript off, Python blocked."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from test_browser import CHROMIUM, FLAGS, PYTHON_TIMEOUT
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def page_paths(site: Path) -> list[str]:
+    """Every page of the site, as a path under the sub-path ('' for the home page)."""
+    out = []
+    for p in sorted(site.rglob("index.html")):
+        rel = p.parent.relative_to(site).as_posix()
+        if rel.startswith(("assets", "vendor", "search")):
+            continue
+        out.append("" if rel == "." else rel + "/")
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def test_no_broken_link_image_or_anchor(built_site, site_server):
+    """linkinator crawls the served site from the home page. Other origins are not requested, and neither
+    is the canonical address (the build's SITE_URL, which has no port here)."""
+    origin = site_server.url.split("/c9/")[0]
+    proc = subprocess.run(
+        [str(ROOT / "node_modules" / ".bin" / "linkinator"), site_server.url, "--recurse", "--format", "json",
+         "--skip", "^(?!" + re.escape(origin) + ")", "--timeout", "20000"],
+        capture_output=True, text=True, timeout=300)
+    report = json.loads(proc.stdout)
+    broken = [(l["url"], l["status"], l.get("parent")) for l in report["links"] if l["state"] == "BROKEN"]
+    assert broken == [], broken
+    assert sum(1 for l in report["links"] if l["state"] == "OK") >= len(page_paths(built_site)) + 5
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_anchors_point_at_ids(built_site):
+    ids = {}
+    for p in built_site.rglob("*.html"):
+        ids[p] = set(re.findall(r'\sid="([^"]+)"', p.read_text(encoding="utf-8")))
+    for p in built_site.rglob("*.html"):
+        if "vendor" in p.parts:
+            continue
+        html = p.read_text(encoding="utf-8")
+        for href in re.findall(r'href="([^"]*#[^"]+)"', html):
+            path, frag = href.split("#", 1)
+            if path.startswith(("http:", "https:")):
+                continue
+            target = (p.parent / path).resolve() if path else p
+            if target.is_dir():
+                target = target / "index.html"
+            assert unquote(frag) in ids.get(target, set()), (p.relative_to(built_site).as_posix(), href)
+
+
+def test_axe_finds_no_serious_or_critical_violation(browser, built_site, site_server):
+    ctx = browser.new_context(bypass_csp=True)  # axe is injected as an inline script
+    page = ctx.new_page()
+    failures = {}
+    for path in page_paths(built_site):
+        page.goto(site_server.url + path)
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+        bad = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"]) for v in result["violations"]
+               if v["impact"] in ("serious", "critical")]
+        if bad:
+            failures[path] = bad
+    ctx.close()
+    assert failures == {}, failures
+
+
+def test_every_page_is_whole_with_javascript_off(browser, built_site, site_server):
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    for path in page_paths(built_site):
+        page.goto(site_server.url + path)
+        text = page.text_content("article")
+        assert len(text) > 300, path
+        assert "{{" not in text and "\\(" not in text, path
+        for fig in page.locator("[data-fig]").all():
+            assert fig.text_content().strip(), (path, fig.get_attribute("data-fig"))
+        for widget in page.locator(".c9-widget").all():
+            summary = widget.locator(".c9-summary, .c9-formula-summary, table, svg").first
+            assert summary.count() and summary.text_content().strip(), (path, widget.get_attribute("data-widget"))
+    ctx.close()
+
+
+def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site, site_server):
+    site_server.block("vendor/pyodide/")
+    try:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        checked = 0
+        for path in page_paths(built_site):
+            page.goto(site_server.url + path)
+            widgets = page.locator('.c9-widget[data-widget]:not([data-python="no"])')
+            for i in range(widgets.count()):
+                w = widgets.nth(i)
+                control = w.locator("form select, form input").first
+                if not control.count():
+                    continue
+                control.dispatch_event("input")
+                expect(w.locator(".c9-status")).to_contain_text("Python 没能加载", timeout=PYTHON_TIMEOUT)
+                checked += 1
+            assert "{{" not in page.text_content("article")
+        assert checked >= 2
+        assert errors == [], errors
+        ctx.close()
+    finally:
+        site_server.block()
