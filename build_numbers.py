@@ -254,6 +254,9 @@ def _zero_gpt2(f: Figures) -> None:
 # inputs), computed through widgets/. A lesson's figures live beside the widgets they come from.
 FIGURE_MODULES = [
     "widgets.codec_figures",
+    "widgets.lessons123_figures",
+    "widgets.lesson4_fp4_figures",
+    "widgets.lab_figures",
 ]
 
 

@@ -53,13 +53,19 @@ def test_s2_switch_only_changes_store_all():
 
 def test_number_typed_as_text_is_accepted():
     assert ask(s="8,192")["view"]["params"]["s"] == 8192
+    assert ask(s="1e3")["view"]["params"]["s"] == 1000
+    assert ask(s=" 4096 ")["view"]["params"]["s"] == 4096
 
 
 @pytest.mark.parametrize("params,message", [
     ({"s": 4}, "序列长度 s 要在 5 到 131,072 之间"),
     ({"s": 131073}, "之间"),
     ({"s": "abc"}, "要是整数"),
-    ({"s": ""}, "要是整数"),
+    ({"s": "1/0"}, "要是整数"),
+    ({"s": "4096.5"}, "要是整数"),
+    ({"s": "1e400"}, "之间"),
+    ({"s": ""}, "不能为空"),
+    ({"s": "  "}, "不能为空"),
     ({"s": 1e400}, "要是整数"),
     ({"s": float("nan")}, "要是整数"),
     ({"s": 4096.5}, "要是整数"),

@@ -8,10 +8,16 @@ from __future__ import annotations
 import json
 
 from . import formula, memory_bar, score_tensor, timeline
+from . import bit_flipper, ledger_chart, loss_scale, repeated_update  # lessons 1–3
+from . import block_lab, evolution_map, fp4_line, mx_nv, pattern_table  # lesson 4, FP4, guide
 
 # Every widget module names itself (WIDGET), gives the page its build-time context (page_context) and,
 # if it is interactive, answers the worker (view). A new widget is one module and one entry here.
 WIDGET_MODULES = [memory_bar, timeline, formula, score_tensor]
+WIDGET_MODULES += [ledger_chart, bit_flipper, repeated_update, loss_scale]  # lessons 1–3
+WIDGET_MODULES += [pattern_table, block_lab, fp4_line, mx_nv, evolution_map]  # lesson 4, FP4, guide
+from . import lab_charts  # noqa: E402  (the lab page; build-time charts only)
+WIDGET_MODULES += [lab_charts]  # lab
 VIEWS = {m.WIDGET: m.view for m in WIDGET_MODULES if hasattr(m, "view")}
 
 

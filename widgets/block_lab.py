@@ -39,7 +39,13 @@ BIN_COLORS = ("#f7f7f7", "#d9ecd0", "#a6d49a", "#f6e08a", "#f5b461", "#e8793f", 
 
 def generate(seed: int = 9, channels: int = 4, magnitude: int = 1000, token: bool = True,
              rows: int = ROWS, cols: int = COLS) -> list[list[float]]:
-    """A rows × cols activation-like tensor from ``random.Random(seed)``.
+    """A rows × cols activation-like tensor from ``random.Random(seed)`` (see :func:`generate_with_outliers`)."""
+    return generate_with_outliers(seed, channels, magnitude, token, rows, cols)[0]
+
+
+def generate_with_outliers(seed: int = 9, channels: int = 4, magnitude: int = 1000, token: bool = True,
+                           rows: int = ROWS, cols: int = COLS) -> tuple[list[list[float]], list[int]]:
+    """The tensor and its outlier columns.
 
     Ordinary entries: random sign, magnitude 10^u with u uniform in [−3, 0.5] (so small values are
     common, as after a normalisation); ``channels`` outlier channels, all in the first 128 columns,
@@ -53,15 +59,17 @@ def generate(seed: int = 9, channels: int = 4, magnitude: int = 1000, token: boo
             t[i][j] = rng.choice((-1.0, 1.0)) * magnitude * rng.uniform(0.3, 1.0)
     if token and rows > 5:
         t[5] = [rng.choice((-1.0, 1.0)) * magnitude * rng.uniform(0.3, 1.0) for _ in range(cols)]
-    return t
+    return t, outlier_cols
 
 
-def outlier_channels(seed: int, channels: int) -> list[int]:
-    """The outlier columns :func:`generate` picks (for the page's summary)."""
-    rng = random.Random(seed)
-    for _ in range(ROWS * COLS):
-        rng.choice((-1.0, 1.0)), rng.uniform(-3.0, 0.5)
-    return sorted(rng.sample(range(128), channels))
+def describe_tensor(p: dict, outlier_cols: "list[int] | None" = None) -> str:
+    """One Chinese sentence on where the tensor came from (shown under the heatmaps)."""
+    if p["source"] == "typed":
+        return "当前张量是手动输入的(原值为 0 的格子误差记为 0)。"
+    cols = "、".join(str(c) for c in outlier_cols or []) or "无"
+    tok = ",外加第 5 行一个离群 token" if p["token"] else ",没有离群 token"
+    return (f"当前张量:种子 {p['seed']},{p['channels']} 个离群通道(第 {cols} 列,都在前 128 列里),"
+            f"量级约 {p['magnitude']:,}{tok};其余数的绝对值在 0.001 到约 3 之间。")
 
 
 def parse_tensor(text) -> list[list[float]]:
@@ -135,13 +143,14 @@ def _int(v, name, lo, hi) -> int:
 _last: dict = {}          # the last generated tensor: the page asks for three schemes of one tensor
 
 
-def tensor_for(p: dict) -> list[list[float]]:
+def tensor_for(p: dict) -> tuple[list[list[float]], "list[int] | None"]:
+    """The tensor the params describe, and its outlier columns (None when typed)."""
     if p["source"] == "typed":
-        return parse_tensor(p["text"])
+        return parse_tensor(p["text"]), None
     key = (p["seed"], p["channels"], p["magnitude"], p["token"])
     if key not in _last:
         _last.clear()
-        _last[key] = generate(*key)
+        _last[key] = generate_with_outliers(*key)
     return _last[key]
 
 
@@ -226,15 +235,16 @@ def view(params: dict | None = None) -> dict:
     10000), token (bool), text (the typed tensor), scheme (one of SCHEMES).
     Raises InputError (Chinese message) on bad input."""
     p = normalise(params)
-    t = tensor_for(p)
+    t, cols = tensor_for(p)
     v = scheme_view(t, p["scheme"])
     v["params"] = p
+    v["tensor_note"] = describe_tensor(p, cols)
     return v
 
 
 def page_context() -> dict:
     """Build time: the default tensor through all three schemes."""
+    import json
     views = [view({"scheme": s}) for s in SCHEMES]
-    return dict(view=views[0], views=views, labels=BIN_LABELS, colors=BIN_COLORS, rows=ROWS, cols=COLS,
-                magnitudes=MAGNITUDES, max_channels=MAX_CHANNELS, defaults=DEFAULTS,
-                outliers=outlier_channels(DEFAULTS["seed"], DEFAULTS["channels"]))
+    return dict(view=views[0], views=views, views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")), labels=BIN_LABELS, colors=BIN_COLORS, rows=ROWS, cols=COLS,
+                magnitudes=MAGNITUDES, max_channels=MAX_CHANNELS, defaults=DEFAULTS)

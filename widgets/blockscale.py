@@ -37,7 +37,8 @@ Public API: :data:`BLOCK_FORMATS`, :class:`BlockFormat`, :func:`get_block_format
 from __future__ import annotations
 
 import math
-from operator import mul, sub, truediv
+from itertools import chain
+from operator import truediv
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -160,6 +161,12 @@ def check_tensor(tensor) -> "tuple[list[list], bool]":
     Raises CodecInputError for: not a list, empty tensor, empty or ragged rows, non-numeric,
     non-finite entries, or entries beyond FP32's range (±3.4e38).
     """
+    rows, was_1d, _ = _check_tensor(tensor)
+    return rows, was_1d
+
+
+def _check_tensor(tensor):
+    """:func:`check_tensor`, plus whether every entry is a float (the fast check passed)."""
     if not isinstance(tensor, (list, tuple)):
         raise CodecInputError(f"tensor must be a list (1-D) or a list of rows (2-D), got "
                               f"{type(tensor).__name__}", "张量必须是列表(一维)或由行组成的列表(二维)",
@@ -170,9 +177,12 @@ def check_tensor(tensor) -> "tuple[list[list], bool]":
     was_1d = not isinstance(tensor[0], (list, tuple))
     rows = [tensor] if was_1d else tensor
     width = len(rows[0]) if isinstance(rows[0], (list, tuple)) else -1
+    # The common case, checked in C. min/max rather than max(map(abs, row)): no float objects
+    # are made (a finite sum rules out NaN, so the comparisons are meaningful).
     if width > 0 and all(isinstance(row, (list, tuple)) and len(row) == width and set(map(type, row)) == _FLOAT
-                         and math.isfinite(sum(row)) and max(map(abs, row)) <= _FP32_MAX for row in rows):
-        return rows, was_1d                                   # the common case, checked in C
+                         and math.isfinite(sum(row)) and max(row) <= _FP32_MAX and min(row) >= -_FP32_MAX
+                         for row in rows):
+        return rows, was_1d, True
     for i, row in enumerate(rows):
         if not isinstance(row, (list, tuple)):
             raise CodecInputError(f"row {i} is not a list: mixing numbers and rows", f"第 {i + 1} 行不是列表",
@@ -195,7 +205,7 @@ def check_tensor(tensor) -> "tuple[list[list], bool]":
                 raise CodecInputError(
                     f"non-numeric entry at {_where(i, j, was_1d)}: {v!r}",
                     f"{_where_zh(i, j, was_1d)}不是数字:{v!r}", "non_numeric")
-    return rows, was_1d
+    return rows, was_1d, False
 
 
 def _where(i, j, was_1d):
@@ -280,50 +290,63 @@ class QuantResult:
 
 
 # --------------------------------------------------------------------------- the rules
-# Each rule returns, per tile, (op, factor, scale value, scale code): elements are quantised from
-# the exact value v·factor ("mul") or v/factor ("div"), and dequantised as q/factor or q·factor.
+# Each rule gets the tiles' amax values and returns, per tile, (op, factor, scale value, scale
+# code): elements are quantised from the exact value v·factor ("mul") or v/factor ("div"), and
+# dequantised as q/factor or q·factor.
 
-def _tile_amax(absrows, r0, r1, c0, c1):
-    if r1 - r0 == 1:
-        return max(absrows[r0][c0:c1])
-    return max([max(absrows[i][c0:c1]) for i in range(r0, r1)])
+def _amaxes(absrows, tiles) -> list:
+    """max |v| of every tile, in tile order."""
+    return [max(absrows[r0][c0:c1]) if r1 - r0 == 1 else max([max(absrows[i][c0:c1]) for i in range(r0, r1)])
+            for r0, r1, c0, c1 in tiles]
 
 
 def _ratio_code(fmt, x, y) -> int:
     """Code of x / y (x, y > 0; floats, ints or Fractions), rounded once, saturating."""
     if type(x) is float and type(y) is float:
-        xn, xs = _float_parts(x)
-        yn, ys = _float_parts(y)
-        return F._round_mag(fmt, False, xn, yn, xs - ys, True)
+        # p = x / y rounded to float64 lies on the same side of every rounding midpoint of fmt as
+        # the exact quotient (rounding is monotonic and the midpoints are floats), so rounding p
+        # gives the exact answer unless p *is* a midpoint: an odd multiple of half fmt's quantum.
+        p = x / y
+        if 0.0 < p < math.inf:
+            n, sh = _float_parts(p)
+            e = n.bit_length() - 1 + sh                       # floor(log2 p)
+            if sh != max(e, fmt.emin) - fmt.mantissa_bits - 1:
+                return F._round_mag(fmt, False, n, 1, sh, True)
+        return _ratio_code_exact(fmt, x, y)
     return F.encode(fmt, Fraction(x) / Fraction(y), "saturate")
 
 
-def _rule_max_over_amax(bf, absrows, tiles, ef, sf):
+def _ratio_code_exact(fmt, x: float, y: float) -> int:
+    """Code of x / y (positive floats) from the exact quotient of their integer significands."""
+    xn, xs = _float_parts(x)
+    yn, ys = _float_parts(y)
+    return F._round_mag(fmt, False, xn, yn, xs - ys, True)
+
+
+def _rule_max_over_amax(bf, amaxes, ef, sf):
     one = F.encode(sf, 1)
     out = []
-    for r0, r1, c0, c1 in tiles:
-        amax = _tile_amax(absrows, r0, r1, c0, c1)
-        code = one if amax == 0 else _ratio_code(sf, ef.max, amax)       # FP32(448 / amax)
+    for amax in amaxes:
+        code = one if amax == 0 else _ratio_code(sf, ef.max, amax)      # FP32(448 / amax)
         s = F.decode(sf, code)
         out.append(("mul", s, s, code))
     return out, None
 
 
-def _rule_mx_pow2(bf, absrows, tiles, ef, sf):
+def _rule_mx_pow2(bf, amaxes, ef, sf):
     emax_elem = ef.emax
     lo_e, hi_e = -sf.bias, sf.max_code - sf.bias        # E8M0: -127 … 127
     out = []
-    for r0, r1, c0, c1 in tiles:
-        amax = _tile_amax(absrows, r0, r1, c0, c1)
+    for amax in amaxes:
         e = lo_e if amax == 0 else min(max(_floor_log2(amax) - emax_elem, lo_e), hi_e)
         x = math.ldexp(1.0, e)
         out.append(("div", x, x, e + sf.bias))
     return out, None
 
 
-def _rule_two_level(bf, absrows, tiles, ef, sf):
+def _rule_two_level(bf, amaxes, ef, sf):
     tf = F.get_format(bf.tensor_scale)
-    amax_t = max(map(max, absrows))
+    amax_t = max(amaxes)
     if amax_t == 0:
         t = 1.0
     else:
@@ -331,13 +354,16 @@ def _rule_two_level(bf, absrows, tiles, ef, sf):
         if t == 0:                                                      # amax < 2688 · 2^-150
             t = tf.min_subnormal
     div = ef.max * t                                                    # 6 · t, exact
-    out = []
-    for r0, r1, c0, c1 in tiles:
-        amax = _tile_amax(absrows, r0, r1, c0, c1)
-        code = 0 if amax == 0 else _ratio_code(sf, amax, div)          # E4M3(amax / (6 t))
-        b = F.decode(sf, code)
-        out.append(("div", b * t, b, code))                             # b · t exact in float64
-    return out, t
+    if sf.mantissa_bits <= 3 and sf.signed and all(type(a) is float for a in amaxes):
+        # Thousands of blocks: round all quotients amax / (6 t) at once by table, as the elements
+        # are (same argument as _ratio_code; amax = 0 gives p = 0 and code 0).
+        tab16, ties = F._fast_table16(sf, True)
+        codes = F._codes16(tab16, ties, [a / div for a in amaxes],
+                           lambda j: _ratio_code_exact(sf, amaxes[j], div))
+    else:
+        codes = [0 if a == 0 else _ratio_code(sf, a, div) for a in amaxes]     # E4M3(amax / (6 t))
+    values = F.code_points(sf)
+    return [("div", values[c] * t, values[c], c) for c in codes], t     # b · t exact in float64
 
 
 _RULES = {"max_over_amax": _rule_max_over_amax, "mx_pow2": _rule_mx_pow2,
@@ -357,36 +383,59 @@ def _exact_code(ef, v, op, factor):
     return F.encode(ef, x, "saturate")
 
 
-def _quantize_floats(rows, tiles, per_tile, ef, codes, deq):
-    """Fast path: every entry a float. Per row, in C-level maps: p = RN(v·f) or RN(v/f) (monotonic
-    in the exact value, so p and the exact value lie on the same side of every rounding midpoint),
-    code = the element format's table entry for p's float64 bits (formats.encode_many's table);
-    only a p equal to a midpoint (a possible tie) is re-decided from the exact value."""
-    table, shift, ties = F._fast_table(ef, True)
+def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
+    """Fast path: every entry a float; the tensor flattened row by row. Returns flat (codes,
+    dequantised).
+
+    p = RN(v·f) or RN(v/f) is monotonic in the exact value, so p and the exact value lie on the
+    same side of every rounding midpoint: the code is the element format's table entry for p's
+    top 16 bits (formats._codes16), and only a p equal to a midpoint is re-decided exactly.
+    Loops are list comprehensions over flat lists: in Pyodide (Python 3.14) they beat map() with
+    operator functions, and one flat pass beats 256 short ones."""
+    tab16, ties = F._fast_table16(ef, True)
     values = F.code_points(ef)
-    get_code, get_val = table.__getitem__, values.__getitem__
-    key = shift.__rrshift__
     op = per_tile[0][0]
-    fwd = mul if op == "mul" else truediv
-    back = truediv if op == "mul" else mul
+    factors = [pt[1] or 1.0 for pt in per_tile]           # an all-zero NVFP4 block: b = 0
+    # Dequantising through a table per distinct factor (value of every code, already divided or
+    # multiplied) costs one lookup per element instead of a lookup and an operation; worth it
+    # when the tables are small next to the tensor (per tensor, 128×128, MX: few distinct
+    # powers of two, NVFP4: 16 codes), not for 1×128 tiles with a float32 scale each.
+    dtabs = dict.fromkeys(factors)
+    use_tables = len(dtabs) * len(values) * 4 <= len(flat)
+    if use_tables:
+        for f in dtabs:
+            dtabs[f] = [v / f for v in values] if op == "mul" else [v * f for v in values]
+    facs, tabs = [], []                                   # per element: factor, its table
     k = 0
     while k < len(tiles):
         r0, r1 = tiles[k][0], tiles[k][1]
-        rowfac = []
-        while k < len(tiles) and tiles[k][0] == r0:           # the tiles of one row band
-            _, _, c0, c1 = tiles[k]
-            rowfac += [per_tile[k][1] or 1.0] * (c1 - c0)     # an all-zero NVFP4 block: b = 0
+        rowfac, rowtab = [], []
+        while k < len(tiles) and tiles[k][0] == r0:       # the tiles of one row band
+            w = tiles[k][3] - tiles[k][2]
+            rowfac += [factors[k]] * w
+            if use_tables:
+                rowtab += [dtabs[factors[k]]] * w
             k += 1
-        for i in range(r0, r1):
-            row = rows[i]
-            ps = list(map(fwd, row, rowfac))
-            qs = list(map(get_code, map(key, F._float_bits(ps))))
-            if not ties.isdisjoint(ps):
-                for j, p in enumerate(ps):
-                    if p in ties:
-                        qs[j] = _exact_code(ef, row[j], op, rowfac[j])
-            codes[i] = qs
-            deq[i] = list(map(back, map(get_val, qs), rowfac))
+        facs += rowfac * (r1 - r0)
+        tabs += rowtab * (r1 - r0)
+    if len(dtabs) == 1:                                   # per tensor, or one scale after all
+        f = factors[0]
+        ps = [v * f for v in flat] if op == "mul" else [v / f for v in flat]
+    elif op == "mul":
+        ps = [v * f for v, f in zip(flat, facs)]
+    else:
+        ps = [v / f for v, f in zip(flat, facs)]
+    qs = F._codes16(tab16, ties, ps, lambda j: _exact_code(ef, flat[j], op, facs[j]))
+    if len(dtabs) == 1 and use_tables:
+        dt = dtabs[factors[0]]
+        deq = [dt[q] for q in qs]
+    elif use_tables:
+        deq = [t[q] for q, t in zip(qs, tabs)]            # a list reference per element: no int math
+    elif op == "mul":
+        deq = [values[q] / f for q, f in zip(qs, facs)]
+    else:
+        deq = [values[q] * f for q, f in zip(qs, facs)]
+    return qs, deq
 
 
 def _quantize_general(rows, tiles, per_tile, ef, codes, deq):
@@ -400,6 +449,10 @@ def _quantize_general(rows, tiles, per_tile, ef, codes, deq):
                 deq[i][j] = (v / fac if op == "mul" else v * fac) if fac else v
 
 
+def _split(flat: list, n: int) -> list:
+    return [flat[i:i + n] for i in range(0, len(flat), n)]
+
+
 def quantize(tensor, scheme) -> QuantResult:
     """Quantise ``tensor`` (1-D list or 2-D list of rows) with block format ``scheme`` (a name from
     :func:`block_format_names`, an alias such as "MXFP4", "NVFP4", "1x128", or a BlockFormat).
@@ -410,35 +463,44 @@ def quantize(tensor, scheme) -> QuantResult:
     Specs: see the module docstring (OCP MX v1.0 §6.3; DeepSeek-V3 §3.3.1; NVIDIA NVFP4).
     """
     bf = get_block_format(scheme)
-    rows, was_1d = check_tensor(tensor)
-    rows, all_float = _as_floats(rows)
+    rows, was_1d, all_float = _check_tensor(tensor)
+    if not all_float:
+        rows, all_float = _as_floats(rows)
     n_rows, n_cols = len(rows), len(rows[0])
     ef, sf = bf.element_format, bf.scale
     tiles = list(_tiles(n_rows, n_cols, bf.tile))
     tile = (n_rows, n_cols) if bf.tile is None else bf.tile
     nr_t, nc_t = -(-n_rows // tile[0]), -(-n_cols // tile[1])
-    absrows = [list(map(abs, row)) for row in rows]
-    per_tile, t = _RULES[bf.scale_rule](bf, absrows, tiles, ef, sf)
-    codes = [[0] * n_cols for _ in range(n_rows)]
-    deq = [[0.0] * n_cols for _ in range(n_rows)]
-    (_quantize_floats if all_float else _quantize_general)(rows, tiles, per_tile, ef, codes, deq)
+    if all_float:
+        flat = list(chain.from_iterable(rows))
+        absflat = list(map(abs, flat))
+        absrows = _split(absflat, n_cols)
+    else:
+        absrows = [list(map(abs, row)) for row in rows]
+    per_tile, t = _RULES[bf.scale_rule](bf, _amaxes(absrows, tiles), ef, sf)
     scales = [[0.0] * nc_t for _ in range(nr_t)]
     scodes = [[0] * nc_t for _ in range(nr_t)]
     for k, (_, _, sval, scode) in enumerate(per_tile):
         scales[k // nc_t][k % nc_t] = sval
         scodes[k // nc_t][k % nc_t] = scode
     if all_float:
-        abs_err = [list(map(abs, map(sub, drow, row))) for drow, row in zip(deq, rows)]
-        rel_err = [list(map(truediv, arow, brow)) if 0.0 not in brow else
-                   [a / b if b else 0.0 for a, b in zip(arow, brow)]
-                   for arow, brow in zip(abs_err, absrows)]
+        qs, dq = _quantize_floats(flat, n_cols, tiles, per_tile, ef)
+        # |d − v| without abs(): d has v's sign whenever v is ±0 (f > 0), so d − v = +0 when d == v
+        ae = [d - v if d >= v else v - d for d, v in zip(dq, flat)]
+        re = list(map(truediv, ae, absflat)) if 0.0 not in absflat else \
+            [a / b if b else 0.0 for a, b in zip(ae, absflat)]
+        mabs, mrel = max(ae), max(re)
+        codes, deq, abs_err, rel_err = (_split(x, n_cols) for x in (qs, dq, ae, re))
     else:
+        codes = [[0] * n_cols for _ in range(n_rows)]
+        deq = [[0.0] * n_cols for _ in range(n_rows)]
+        _quantize_general(rows, tiles, per_tile, ef, codes, deq)
         ex = [[abs(Fraction(d) - Fraction(v)) for d, v in zip(drow, row)] for drow, row in zip(deq, rows)]
         abs_err = [[float(e) for e in erow] for erow in ex]
         rel_err = [[float(e / abs(Fraction(v))) if v else 0.0 for e, v in zip(erow, row)]
                    for erow, row in zip(ex, rows)]
-    mabs = max(map(max, abs_err))
-    mrel = max(map(max, rel_err))
+        mabs = max(map(max, abs_err))
+        mrel = max(map(max, rel_err))
     n = n_rows * n_cols
     total_bits = n * ef.bits + len(tiles) * sf.bits + (F.get_format(bf.tensor_scale).bits if bf.tensor_scale else 0)
     shape = (n_cols,) if was_1d else (n_rows, n_cols)

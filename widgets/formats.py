@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from array import array
 from dataclasses import dataclass
 from decimal import Decimal
@@ -524,6 +525,65 @@ def _fast_table(f: Format, saturate: bool):
     return r
 
 
+#: Index of a float64's most significant 16-bit word in an ``array("H")`` view of its bytes, and
+#: the byte offset of its low 48 bits (sign + 11 exponent bits + top 4 mantissa bits sit on top).
+_TOP16 = 3 if sys.byteorder == "little" else 0
+_LOW48 = 0 if sys.byteorder == "little" else 2
+_ZERO6 = bytes(6)
+_FAST16: dict = {}
+
+
+def _fast_table16(f: Format, saturate: bool):
+    """(table16, ties): :func:`_fast_table` re-keyed by the top 16 bits of the float64 pattern.
+
+    Those 16 bits cover sign, exponent and the top 4 mantissa bits, i.e. at least the m + 1 bits
+    that :func:`_fast_table` buckets on for m <= 3, so each 16-bit bucket lies inside one of its
+    buckets. Reading the top words is a C-level slice of an ``array("H")``, where a shift per
+    element would build a Python int per element (that shift was the costliest step in Pyodide).
+    Every tie has at most 4 significant mantissa bits, so its low 48 bits are zero (checked here):
+    :func:`_codes16` uses that to find candidate ties with a C-level byte search."""
+    key = (f.name, saturate)
+    r = _FAST16.get(key)
+    if r is None:
+        table, shift, ties = _fast_table(f, saturate)
+        k = shift - 48
+        tab16 = [table[h >> k] for h in range(1 << 16)]
+        low = (1 << 48) - 1
+        if any(b & low for b in _float_bits(sorted(ties))):
+            raise AssertionError(f"{f.name}: a rounding midpoint has more than 4 mantissa bits")
+        r = _FAST16[key] = (tab16, ties)
+    return r
+
+
+def _codes16(tab16, ties, ps, exact) -> list:
+    """Codes of the finite floats ``ps`` by their top 16 bits; ``exact(j)`` re-decides any
+    ``ps[j]`` that is a rounding midpoint (a tie). A tie's low 48 bits are zero, so it shows as
+    six zero bytes at its own offset: the C-level ``bytes.find`` skips everything else, and only
+    the hits (zeros, round numbers) are looked up in ``ties``. Many hits: one set test instead."""
+    raw = array("d", ps).tobytes()
+    words = array("H")
+    words.frombytes(raw)
+    qs = [tab16[h] for h in words[_TOP16::4]]
+    i = raw.find(_ZERO6)
+    hits = 0
+    while i >= 0:
+        a = i + (_LOW48 - i) % 8                 # the first float-aligned offset at or after i
+        if a == i:
+            hits += 1
+            if hits > 64:                        # e.g. a sparse tensor: stop testing one by one
+                if not ties.isdisjoint(ps):
+                    for j, p in enumerate(ps):
+                        if p in ties:
+                            qs[j] = exact(j)
+                break
+            j = (i - _LOW48) >> 3
+            if ps[j] in ties:
+                qs[j] = exact(j)
+            a += 8
+        i = raw.find(_ZERO6, a)
+    return qs
+
+
 def encode_many(fmt, xs, overflow: str = "default") -> list:
     """``[encode(fmt, x, overflow) for x in xs]``, faster for lists of floats in formats with at
     most 3 mantissa bits (FP8, FP6, FP4): a table lookup on the float64 bits, with exact
@@ -534,13 +594,8 @@ def encode_many(fmt, xs, overflow: str = "default") -> list:
     if f.mantissa_bits > 3 or not f.signed or not xs or set(map(type, xs)) != {float} \
             or not math.isfinite(sum(xs)):
         return [encode(f, x, overflow) for x in xs]
-    table, shift, ties = _fast_table(f, sat)
-    out = list(map(table.__getitem__, map(shift.__rrshift__, _float_bits(xs))))
-    if not ties.isdisjoint(xs):
-        for j, x in enumerate(xs):
-            if x in ties:
-                out[j] = encode(f, x, overflow)
-    return out
+    tab16, ties = _fast_table16(f, sat)
+    return _codes16(tab16, ties, xs, lambda j: encode(f, xs[j], overflow))
 
 
 def _float_bits(xs):

@@ -5,6 +5,8 @@ the same call runs at build time (default state, validated by the plotly package
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .activations import MODES, activation_memory
 from .errors import InputError
 from .items import Item
@@ -50,10 +52,15 @@ def _integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, bool):
         raise InputError(f"{name} 要是整数")
     if isinstance(v, str):
-        try:
-            v = int(v.strip().replace(",", ""))
-        except ValueError:
-            raise InputError(f"{name} 要是整数,收到的是「{v}」") from None
+        if not v.strip():
+            raise InputError(f"{name} 不能为空,请填一个整数")
+        try:  # exact: "1e3" is 1000, "4096.5" is not an integer
+            v = Fraction(v.strip().replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            raise InputError(f"{name} 要是整数,收到的是「{v[:20]}」") from None
+        if v.denominator != 1:
+            raise InputError(f"{name} 要是整数,收到的是 {float(v):g}")
+        v = v.numerator
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")) or v != int(v):
             raise InputError(f"{name} 要是整数,收到的是 {v}")

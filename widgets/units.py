@@ -5,7 +5,7 @@ what a reader computing by hand would get.
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 
 GB = 10**9
@@ -19,11 +19,12 @@ UNITS = {"GB": GB, "GiB": GiB, "MB": MB, "MiB": MiB, "TB": 10**12, "TiB": 2**40,
 def round_half_up(x: int | float | Fraction, digits: int) -> Decimal:
     """``x`` rounded to ``digits`` decimals, ties away from zero, computed exactly."""
     q = Decimal(1).scaleb(-digits)
-    if isinstance(x, Fraction):
-        d = Decimal(x.numerator) / Decimal(x.denominator)
-    else:
-        d = Decimal(x)
-    return d.quantize(q, rounding=ROUND_HALF_UP)
+    fr = Fraction(x)
+    # Enough significant digits for the integer part and the decimals, however large x is.
+    with localcontext() as ctx:
+        ctx.prec = max(28, len(str(abs(fr.numerator) // fr.denominator)) + digits + 10)
+        d = Decimal(fr.numerator) / Decimal(fr.denominator)
+        return d.quantize(q, rounding=ROUND_HALF_UP)
 
 
 def number(x: int | float | Fraction, digits: int = 0) -> str:

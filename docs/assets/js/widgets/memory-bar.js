@@ -11,8 +11,19 @@ export default function mount(root) {
   const sRange = form.elements.s_stop, sBox = form.elements.s, bRange = form.elements.b;
   let view = JSON.parse(root.dataset.default);
 
+  const syncControls = (p) => {
+    form.elements.model.value = p.model;
+    sBox.value = p.s;
+    sRange.value = nearestStop(p.s);
+    bRange.value = p.b;
+    form.elements.b_out.value = p.b;
+    for (const r of form.elements.mode) r.checked = r.value === p.mode;
+    form.elements.s2_full_only.checked = p.s2_full_only;
+  };
+  let syncNext = false; // set for a state opened from the URL, so the controls show it
   const draw = (v) => {
     view = v;
+    if (syncNext) { syncControls(v.params); syncNext = false; }
     summary.textContent = v.summary;
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     for (const seg of v.segments) {
@@ -55,6 +66,20 @@ export default function mount(root) {
     const b = e.target.closest("button[data-key]");
     if (b) showSegment(b.dataset.key);
   });
+
+  // A link can open the bar in a given state: ?model=…&s=…&b=…&mode=…&s2=1. Python checks the values;
+  // a bad one gets the same Chinese message as a bad typed value, and the default state stays.
+  const query = new URLSearchParams(location.search);
+  if (["model", "s", "b", "mode", "s2"].some((k) => query.has(k))) {
+    const wanted = { ...params() };
+    if (query.has("model")) wanted.model = query.get("model");
+    if (query.has("s")) wanted.s = query.get("s");
+    if (query.has("b")) wanted.b = query.get("b");
+    if (query.has("mode")) wanted.mode = query.get("mode");
+    if (query.has("s2")) wanted.s2_full_only = query.get("s2") === "1";
+    syncNext = true;
+    send(wanted);
+  }
 
   loadPlotly().then((Plotly) => {
     if (!root.isConnected) return;

@@ -1,0 +1,97 @@
+import { python, PythonUnavailable, loadPlotly, themed } from "../core.js";
+
+// ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
+// short); the three schemes of one tensor are asked for one after another. The latest input wins.
+const SCHEMES = ["per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128"];
+
+export default function mount(root) {
+  const form = root.querySelector("form");
+  const status = root.querySelector(".c9-status");
+  const views = JSON.parse(root.dataset.defaults);
+  const panels = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-panel[data-scheme="${s}"]`)]));
+  const rows = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-table tr[data-scheme="${s}"]`)]));
+  const typedBox = root.querySelector(".c9-bl-typed"), genBox = root.querySelector(".c9-bl-generated");
+  let run = 0, plotly = null;
+  const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; };
+  const fmt = (n) => Number(n).toLocaleString("en-US");
+
+  const drawChart = (v) => {
+    if (!plotly) return;
+    const f = themed(v.figure);
+    plotly.react(panels[v.scheme].querySelector(".c9-chart"), f.data, f.layout, f.config);
+  };
+  const draw = (v) => {
+    panels[v.scheme].querySelector(".c9-bl-summary").textContent = v.summary;
+    root.querySelector(".c9-bl-note").textContent = v.tensor_note;
+    const c = rows[v.scheme].cells;
+    c[1].textContent = fmt(v.n_scales);
+    c[2].textContent = Number(v.bits_actual.toPrecision(4)).toString();
+    c[3].textContent = v.max_rel_text;
+    c[4].textContent = v.median_rel_text;
+    c[5].textContent = `${fmt(v.coarse)} / ${fmt(v.total)}`;
+    c[6].textContent = fmt(v.flushed);
+    drawChart(v);
+  };
+  const params = () => ({
+    source: form.elements.source.value,
+    seed: form.elements.seed.value.trim(),
+    channels: Number(form.elements.channels.value),
+    magnitude: Number(form.elements.magnitude.value),
+    token: form.elements.token.checked,
+    text: form.elements.text.value,
+  });
+
+  async function recompute() {
+    const mine = ++run;
+    const p = params();
+    if (python.state !== "ready") say("正在启动页面里的 Python(第一次约需几秒)……", "busy");
+    const t0 = performance.now();
+    for (const scheme of SCHEMES) {
+      let answer;
+      try {
+        answer = await python.ask({ widget: "block-lab", params: { ...p, scheme } });
+      } catch (err) {
+        if (mine !== run) return;
+        root.dataset.state = "no-python";
+        say(err instanceof PythonUnavailable
+          ? "页面里的 Python 没能加载。热力图和表格停在构建时算好的默认张量,正文不受影响。"
+          : `出错了:${err.message}`, "error");
+        return;
+      }
+      if (mine !== run) return;               // a newer input arrived: its run takes over
+      if (!answer.ok) { say(`输入有误:${answer.error}`, "error"); return; }
+      draw(answer.view);
+      say(`已算完 ${SCHEMES.indexOf(scheme) + 1} / 3 种缩放……`, "busy");
+    }
+    root.dataset.state = "live";
+    root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
+    say(`Python 已量化这个张量三次(共 ${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
+    performance.mark("c9:redraw");
+  }
+
+  const showSource = () => {
+    const typed = form.elements.source.value === "typed";
+    typedBox.hidden = !typed; genBox.hidden = typed;
+  };
+  form.addEventListener("input", (e) => {
+    form.elements.channels_out.value = form.elements.channels.value;
+    if (e.target.name === "source") showSource();
+    if (e.target.name === "text" || e.target.name === "seed") return;   // sent when committed
+    recompute();
+  });
+  form.elements.seed.addEventListener("change", recompute);
+  form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
+
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    plotly = Plotly;
+    return Promise.all(views.map((v) => {
+      const f = themed(v.figure);
+      return Plotly.newPlot(panels[v.scheme].querySelector(".c9-chart"), f.data, f.layout, f.config);
+    })).then(() => { root.dataset.chart = "drawn"; performance.mark("c9:widget-ready"); });
+  }).catch(() => {
+    for (const s of SCHEMES) panels[s].querySelector(".c9-chart").textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。";
+  });
+
+  return () => { run++; if (window.Plotly) for (const s of SCHEMES) window.Plotly.purge(panels[s].querySelector(".c9-chart")); };
+}

@@ -1,0 +1,13 @@
+import { loadPlotly, themed } from "../core.js";
+
+// ---- The lab page: draw the build-time figure (no Python; the numbers are in the HTML already) -----
+export default function mount(root) {
+  const chart = root.querySelector(".c9-chart");
+  if (!chart || !root.dataset.default) return;
+  const { figure } = JSON.parse(root.dataset.default);
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    const f = themed(figure);
+    Plotly.react(chart, f.data, f.layout, f.config);
+  }).catch(() => { /* the table and summary below the chart already carry the numbers */ });
+}

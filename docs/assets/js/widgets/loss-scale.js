@@ -1,0 +1,34 @@
+import { liveView, loadPlotly, themed } from "../core.js";
+
+// ---- Lesson 2: loss scaling shifts the whole gradient histogram along the log2 axis -----------------
+export default function mount(root) {
+  const form = root.querySelector("form");
+  const chart = root.querySelector(".c9-chart");
+  const summary = root.querySelector(".c9-summary");
+  const range = form.elements.k;
+  let view = JSON.parse(root.dataset.default);
+
+  const draw = (v) => {
+    view = v;
+    summary.textContent = v.summary;
+    for (const [k, text] of Object.entries(v.shares)) {
+      const td = root.querySelector(`td[data-k="${k}"]`);
+      if (td) td.textContent = text;
+    }
+    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+  };
+  const { send } = liveView("loss-scale", root, draw);
+  form.addEventListener("input", () => {
+    form.elements.k_out.value = `2^${range.value}`;
+    range.setAttribute("aria-valuetext", `S = 2^${range.value}`);
+    send({ k: Number(range.value), source: view.params.source, fmt: view.params.fmt });
+  });
+  form.addEventListener("submit", (e) => e.preventDefault());
+
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    const f = themed(view.figure);
+    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
+  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+}

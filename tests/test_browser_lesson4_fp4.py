@@ -1,0 +1,88 @@
+"""Lesson 4 and the FP4 branch in headless Chromium: the MX/NV table and the block-lab heatmaps are
+recomputed by Python in the page and agree with CPython; bad input gives a Chinese message."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from widgets import api
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+PYTHON_TIMEOUT = 120_000
+
+
+def python_view(widget, **params):
+    out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+    assert out["ok"], out
+    return out["view"]
+
+
+@pytest.fixture(scope="module")
+def page(site_server):
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        pg = b.new_page(viewport={"width": 1280, "height": 900})
+        errors = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.errors = errors
+        yield pg
+        b.close()
+
+
+def test_mx_nv_table_follows_python_and_reports_bad_input(page, site_server):
+    page.goto(site_server.url + "fp4/")
+    w = page.locator('[data-widget="mx-nv"]')
+    box = w.locator('input[name="text"]')
+    box.fill("0.3, -1.2, 4, 0.05")
+    box.press("Enter")
+    expect(w).to_have_attribute("data-state", "live", timeout=PYTHON_TIMEOUT)
+    want = python_view("mx-nv", text="0.3, -1.2, 4, 0.05")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"])
+    cells = w.locator(".c9-mn-table tbody tr").first.locator("td")
+    assert cells.nth(1).text_content() == want["rows"][0]["mx"]["dequantized_text"]
+    assert cells.nth(4).text_content() == want["rows"][0]["nv"]["dequantized_text"]
+    assert w.locator(".c9-mn-mx-scale").text_content().startswith(want["mx"]["scale_text"])
+    box.fill("0.3, abc")
+    box.press("Enter")
+    expect(w.locator(".c9-status")).to_contain_text("「abc」不是数字")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"])      # the last good state stays
+    assert page.errors == []
+
+
+def test_block_lab_redraws_heatmaps_from_python(page, site_server):
+    page.goto(site_server.url + "lesson-4/")
+    w = page.locator('[data-widget="block-lab"]')
+    w.scroll_into_view_if_needed()
+    expect(w).to_have_attribute("data-chart", "drawn", timeout=30_000)
+    w.locator('input[name="token"]').uncheck()
+    expect(w).to_have_attribute("data-runs", "1", timeout=PYTHON_TIMEOUT)
+    for scheme in ("per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128"):
+        want = python_view("block-lab", token=False, scheme=scheme)
+        panel = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"]')
+        expect(panel.locator(".c9-bl-summary")).to_have_text(want["summary"])
+        z = panel.locator(".c9-chart").evaluate("el => el.data[0].z")
+        assert z == want["figure"]["data"][0]["z"], scheme
+    expect(w.locator(".c9-bl-note")).to_contain_text("没有离群 token")
+    # a typed tensor with ragged rows: a Chinese message, the heatmaps keep the last good state
+    w.locator('input[name="source"][value="typed"]').check()
+    w.locator('textarea[name="text"]').fill("1, 2\n3")
+    w.locator('button[type="submit"]').click()
+    expect(w.locator(".c9-status")).to_contain_text("各行长度不一", timeout=PYTHON_TIMEOUT)
+    assert page.errors == []
+
+
+def test_pattern_table_keyboard(page, site_server):
+    page.goto(site_server.url + "lesson-4/")
+    t = page.locator('[data-widget="pattern-table"][data-format="float8_e4m3fn"]')
+    t.locator('td[data-code="56"]').focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    expect(t.locator(".c9-pt-detail")).to_have_text(t.locator('td[data-code="73"]').get_attribute("data-info"))
+    assert t.locator('td[tabindex="0"]').count() == 1

@@ -1,0 +1,91 @@
+"""Lessons 1–3 in headless Chromium: a bit flipped with the keyboard and a loss-scale slider step are
+recomputed by Python in the page and match the same views in CPython; a bad hex code gets a Chinese
+message; the ledger's slider moves the bars. One page per lesson, to keep the suite fast."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from widgets import api
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+PYTHON_TIMEOUT = 90_000
+
+
+def python_view(widget, **params):
+    out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+    assert out["ok"], out
+    return out["view"]
+
+
+@pytest.fixture(scope="module")
+def page(site_server):
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        pg = b.new_page(viewport={"width": 1280, "height": 900})
+        errors = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        pg.errors = errors
+        yield pg
+        b.close()
+
+
+def test_bit_flip_by_keyboard_and_a_bad_hex_code(page, site_server):
+    page.goto(site_server.url + "lesson-2/")
+    widget = page.locator('[data-widget="bit-flipper"]').first
+    row = widget.locator('.c9-bf-row[data-format="float16"]')
+    first = row.locator(".c9-bit").first
+    expect(first).to_be_enabled()
+    first.focus()
+    page.keyboard.press("End")                                   # roving focus to the last mantissa bit
+    last = row.get_by_role("button", name="FP16 尾数位 10")
+    expect(last).to_be_focused()
+    page.keyboard.press("Space")
+    expected = python_view("bit-flipper", formats="float16,float32", source="float16", code=0x3C01)
+    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
+    expect(last).to_have_attribute("aria-pressed", "true")
+    expect(row.locator('dd[data-k="exact"]')).to_have_text(expected["rows"][0]["exact"])
+    expect(widget.locator('.c9-bf-row[data-format="float32"] input[name="hex"]')).to_have_value("0x3F802000")
+
+    box = row.locator('input[name="hex"]')
+    box.fill("0x12345")
+    box.press("Enter")
+    expect(widget.locator(".c9-status")).to_contain_text("无法把 '0x12345' 读成 16 位的 float16 编码", timeout=PYTHON_TIMEOUT)
+    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"])   # the last good state stays
+
+    value = widget.locator('input[name="value"]')
+    value.fill("70000")
+    value.press("Enter")
+    expect(widget.locator(".c9-summary")).to_have_text(
+        python_view("bit-flipper", formats="float16,float32", value="70000")["summary"], timeout=PYTHON_TIMEOUT)
+
+    ls = page.locator('[data-widget="loss-scale"]')
+    slider = ls.locator('input[name="k"]')
+    slider.focus()
+    for _ in range(16):
+        slider.press("ArrowRight")
+    expect(ls.locator(".c9-summary")).to_have_text(python_view("loss-scale", k=16)["summary"], timeout=PYTHON_TIMEOUT)
+    assert page.errors == []
+
+
+def test_ledger_slider_moves_the_bars(page, site_server):
+    page.goto(site_server.url + "lesson-1/")
+    widget = page.locator('[data-widget="ledger"]')
+    expect(widget.locator(".c9-summary")).to_have_text(python_view("ledger")["summary"])
+    slider = widget.locator('input[name="log10_params"]')
+    slider.focus()
+    slider.press("ArrowRight")
+    expected = python_view("ledger", model="custom", log10_params=10.05, convention="zero")
+    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
+    expect(widget).to_have_attribute("data-chart", "drawn")
+    xs = page.evaluate("() => document.querySelector('.c9-ledger .c9-chart').data.map(t => t.x[0])")
+    assert xs == pytest.approx([t["x"][0] for t in expected["figure"]["data"]])
+    assert page.errors == []

@@ -1,0 +1,54 @@
+"""The lab page's figures and charts, from the committed data file (standard library + plotly only)."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+
+from widgets import lab_charts, lab_figures
+from widgets.ledger import model_states
+
+
+@pytest.fixture(scope="module")
+def data():
+    return lab_figures.load()
+
+
+def test_committed_file_is_a_full_run(data):
+    prov = data["provenance"]
+    assert prov["profile"] == "full" and prov["device"] == "cpu"
+    assert data["model"]["param_count"] == 3_688_704
+    assert prov["wall_time_s"] < 30 * 60
+
+
+def test_figures_are_unique_and_consistent(data):
+    rows = lab_figures.figures(data)
+    figs = {r["name"]: r for r in rows}
+    assert len(figs) == len(rows)
+    assert figs["lab_ledger_mib"]["text"] == "56.3 MiB"
+    assert figs["lab_ledger_bytes"]["value"] == model_states(3_688_704, "fp32_adamw").bytes
+    for name in lab_figures.RUN_ORDER:
+        assert figs[f"lab_{name}_val_loss"]["value"] == data["runs"][name]["val_loss"]
+    # the acceptance criterion the page states: FP16 without scaling loses more gradient elements to zero
+    z = {n: data["runs"][n]["mean_zero_grad_fraction"] for n in ("fp16", "fp16_scaled")}
+    assert figs["lab_zero_fp16_higher"]["value"] == ("是" if z["fp16"] > z["fp16_scaled"] else "否")
+
+
+def test_sci_format():
+    assert lab_figures.sci(0.000123456) == "1.2 × 10⁻⁴"
+    assert lab_figures.sci(9.996e-3) == "1.0 × 10⁻²"
+
+
+@pytest.mark.parametrize("chart", lab_charts.CHARTS)
+def test_charts_are_valid_plotly_and_whole_without_js(chart):
+    ctx = lab_charts.page_context(chart=chart)
+    assert ctx["summary"] and ctx["columns"] and ctx["rows"] is not None
+    if ctx["figure"] is not None:
+        go.Figure(ctx["figure"])  # raises on a misspelt property
+    if chart == "table":
+        assert ctx["columns"][1:5] == ["tokens/s(中位数)", "显存(四个截面的最大值)", "val loss", "跳过步数"]
+        assert len(ctx["rows"]) == 4
+
+
+def test_unknown_chart_is_refused():
+    with pytest.raises(ValueError):
+        lab_charts.page_context(chart="nope")

@@ -1,0 +1,238 @@
+"""Lesson 4 and the FP4 branch: the views checked against independent oracles (ml_dtypes, numpy),
+their bad-input messages, their Plotly specs, the evolution map, the figures, and the built pages."""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import ml_dtypes
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from widgets import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table
+from widgets.lesson4_fp4_figures import figures
+
+DTYPES = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
+
+
+def ask(widget, **params):
+    return json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+
+
+# ---------------------------------------------------------------- pattern-table
+
+@pytest.mark.parametrize("fmt", list(DTYPES))
+def test_every_cell_matches_ml_dtypes(fmt):
+    t = pattern_table.table(fmt)
+    oracle = np.arange(256, dtype=np.uint8).view(DTYPES[fmt]).astype(np.float64)
+    for hi, row in enumerate(t["rows"]):
+        for lo, c in enumerate(row):
+            code = hi * 16 + lo
+            want = oracle[code]
+            assert c["code"] == code
+            assert c["bits"].replace(".", "") == format(code, "08b"), f"{fmt} code {code:#04x}"
+            if np.isnan(want):
+                assert c["cls"] == "nan", f"{fmt} code {code:#04x}"
+            elif np.isinf(want):
+                assert c["cls"] == "infinity" and c["value"] == ("+inf" if want > 0 else "−inf")
+            elif want == 0:
+                assert c["cls"] == "zero"
+            else:
+                info = ml_dtypes.finfo(DTYPES[fmt])
+                assert c["cls"] == ("subnormal" if abs(want) < float(info.smallest_normal) else "normal"), f"{fmt} {code:#04x}"
+                assert float(c["value"]) == want, f"{fmt} code {code:#04x}"
+
+
+@pytest.mark.parametrize("fmt,counts", [
+    ("float8_e4m3fn", {"zero": 2, "subnormal": 14, "normal": 238, "infinity": 0, "nan": 2}),   # OCP OFP8 §5.1
+    ("float8_e5m2", {"zero": 2, "subnormal": 6, "normal": 240, "infinity": 2, "nan": 6}),
+])
+def test_class_counts(fmt, counts):
+    assert pattern_table.table(fmt)["counts"] == counts
+
+
+def test_pattern_table_refuses_other_formats():
+    with pytest.raises(ValueError):
+        pattern_table.page_context(format="bf16")
+    assert pattern_table.short_value(-0.0) == "−0" and pattern_table.short_value(57344.0) == "57344"
+
+
+# ---------------------------------------------------------------- block-lab
+
+def _oracle_per_block(t: np.ndarray, tile):
+    """Independent: FP32 scale 448/amax per tile, v·s rounded to E4M3 by ml_dtypes, back to float."""
+    rows, cols = t.shape
+    tr, tc = (rows, cols) if tile is None else tile
+    deq = np.empty_like(t)
+    for r0 in range(0, rows, tr):
+        for c0 in range(0, cols, tc):
+            blk = t[r0:r0 + tr, c0:c0 + tc]
+            s = np.float64(np.float32(448.0 / np.max(np.abs(blk))))
+            q = (blk * s).astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+            deq[r0:r0 + tr, c0:c0 + tc] = q / s
+    return np.abs(deq - t) / np.abs(t)
+
+
+@pytest.mark.parametrize("scheme,tile", [("per_tensor_e4m3", None), ("deepseek_1x128", (1, 128)),
+                                         ("deepseek_128x128", (128, 128))])
+@pytest.mark.parametrize("token", [True, False])
+def test_block_lab_against_ml_dtypes(scheme, tile, token):
+    v = block_lab.view({"scheme": scheme, "token": token})
+    t = np.array(block_lab.generate(token=token))
+    rel = _oracle_per_block(t, tile)
+    bins = np.digitize(rel, block_lab.BIN_EDGES, right=True)
+    assert v["figure"]["data"][0]["z"] == bins.tolist()
+    assert v["max_rel"] == pytest.approx(rel.max(), rel=1e-12)
+    assert v["median_rel"] == pytest.approx(float(np.median(rel)), rel=1e-12)
+    assert v["coarse"] == int((rel > 0.0625).sum())
+    assert v["flushed"] == int((rel == 1.0).sum())
+    assert v["shape"] == [block_lab.ROWS, block_lab.COLS]
+    go.Figure(v["figure"])
+
+
+def test_block_shape_follows_the_outlier_token():
+    """The page's claim: the outlier token hurts 128×128 blocks, hardly 1×128 tiles."""
+    c = {(s, tok): block_lab.view({"scheme": s, "token": tok})["coarse"]
+         for s in ("deepseek_1x128", "deepseek_128x128") for tok in (True, False)}
+    assert c["deepseek_128x128", True] > 1.8 * c["deepseek_128x128", False]
+    assert abs(c["deepseek_1x128", True] - c["deepseek_1x128", False]) < 0.05 * c["deepseek_1x128", False]
+
+
+def test_typed_default_shows_12_8_and_0_45_percent():
+    got = {s: ask("block-lab", source="typed", scheme=s)["view"]["max_rel_text"] for s in block_lab.SCHEMES}
+    assert got == {"per_tensor_e4m3": "12.8%", "deepseek_1x128": "0.45%", "deepseek_128x128": "12.8%"}
+    one_row = ask("block-lab", source="typed", text="[1000, 0.01, 0.02, 0.5]", scheme="deepseek_1x128")
+    assert one_row["view"]["max_rel_text"] == "12.8%"
+
+
+def test_generator_is_seeded_and_describes_its_outliers():
+    t, cols = block_lab.generate_with_outliers(9, 4, 1000, True)
+    assert t == block_lab.generate(9, 4, 1000, True)
+    big = [j for j in range(block_lab.COLS) if all(abs(t[i][j]) >= 300 for i in range(block_lab.ROWS))]
+    assert big == cols and all(c < 128 for c in cols)
+    assert all(abs(x) >= 300 for x in t[5])
+    assert "第 1、48、67、83 列" in block_lab.view()["tensor_note"]
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"source": "typed", "text": ""}, "张量是空的"),
+    ({"source": "typed", "text": "1, abc"}, "「abc」不是数字"),
+    ({"source": "typed", "text": "1, 2\n3"}, "各行长度不一"),
+    ({"source": "typed", "text": "1, nan"}, "NaN"),
+    ({"source": "typed", "text": "1, inf"}, "无穷大"),
+    ({"source": "typed", "text": "1e39"}, "FP32"),
+    ({"source": "typed", "text": "\n".join(["1"] * 65)}, "张量太大"),
+    ({"seed": "x"}, "随机种子要是整数"),
+    ({"seed": -1}, "随机种子要在"),
+    ({"channels": 9}, "离群通道数要在"),
+    ({"magnitude": 7}, "离群值的量级只能选"),
+    ({"token": "yes"}, "只能是开或关"),
+    ({"scheme": "fp3"}, "没有这种缩放方案"),
+    ({"source": "web"}, "张量来源"),
+    ({"colour": 1}, "不认识的参数"),
+])
+def test_block_lab_bad_input(params, message):
+    out = ask("block-lab", **params)
+    assert out["ok"] is False and message in out["error"], out
+
+
+# ---------------------------------------------------------------- mx-nv
+
+def _e2m1(x):
+    return np.clip(np.asarray(x, dtype=np.float64), -6, 6).astype(ml_dtypes.float4_e2m1fn).astype(np.float64)
+
+
+def _oracle_mx(v):
+    v = np.asarray(v, dtype=np.float64)
+    x = 2.0 ** (math.floor(math.log2(np.max(np.abs(v)))) - 2)          # OCP MX v1.0 §6.3
+    return _e2m1(v / x) * x
+
+
+def _oracle_nv(v):
+    v = np.asarray(v, dtype=np.float64)
+    amax = np.max(np.abs(v))
+    t = np.float64(np.float32(amax / 2688.0))
+    b = np.float64(np.clip(amax / (6 * t), 0, 448).astype(ml_dtypes.float8_e4m3fn))
+    return _e2m1(v / (b * t)) * (b * t)
+
+
+@pytest.mark.parametrize("block", [[0.3, -1.2, 2.7, 0.05], [0.3, -1.2, 4, 0.05], [1e-3, 5e-4, -7e-3],
+                                   [100.0, 1.0, -3.0, 0.2] * 4, [6.0, 5.0, 2.5, 1.75]])
+def test_mx_nv_against_ml_dtypes(block):
+    v = mx_nv.view({"text": ", ".join(map(repr, block))})
+    mx = np.array([r["mx"]["dequantized"] for r in v["rows"]])
+    nv = np.array([r["nv"]["dequantized"] for r in v["rows"]])
+    np.testing.assert_allclose(mx, _oracle_mx(block), rtol=0, atol=0)
+    np.testing.assert_allclose(nv, _oracle_nv(block), rtol=1e-15)
+    assert v["mx"]["bits_nominal"] == 4.25 and v["nv"]["bits_nominal"] == 4.5
+
+
+def test_default_block_zeroes_0_05_in_both():
+    v = mx_nv.view()
+    last = v["rows"][-1]
+    assert last["value"] == 0.05 and last["mx"]["zeroed"] and last["nv"]["zeroed"]
+    assert v["mx"]["scale"] == 0.5 and v["mx"]["scale_code"] == 126        # E8M0: 2^(126 − 127)
+    assert "1 个非零数变成了 0" in v["summary"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "块是空的"), ("  ,  ", "块是空的"), ("0.3, x", "「x」不是数字"), ("nan", "NaN"),
+    ("inf, 1", "超出了 FP32"), (", ".join(["1"] * 17), "最多 16 个数"), ("0, 0, -0", "全是 0"), (3, "块是空的"),
+])
+def test_mx_nv_bad_input(text, message):
+    out = ask("mx-nv", text=text)
+    assert out["ok"] is False and message in out["error"], out
+
+
+# ---------------------------------------------------------------- fp4-line, evolution-map, figures
+
+def test_fp4_line_intervals_round_to_their_code():
+    rows = fp4_line.rows()
+    assert len(rows) == 16
+    for r in rows:
+        lo, hi = max(r["lo"], -7.0), min(r["hi"], 7.0)
+        for x in np.linspace(lo, hi, 9)[1:-1]:
+            assert _e2m1(x)[()] == r["value"], (r["hex"], x)
+    assert [r["value_text"] for r in rows[:8]] == ["0", "0.5", "1", "1.5", "2", "3", "4", "6"]
+    assert "<svg" in fp4_line.svg()
+
+
+def test_evolution_map_marks_the_page():
+    ctx = evolution_map.page_context(here="lesson-4")
+    assert [s["page"] for s in ctx["stages"] if s["here"]] == ["lesson-4"]
+    assert ctx["stages"][0]["href"] == "../lesson-1/"
+    assert not any(s["here"] for s in evolution_map.page_context()["stages"])
+    with pytest.raises(ValueError):
+        evolution_map.page_context(here="lesson-9")
+
+
+def test_figures_match_the_hand_calculation():
+    f = {row["name"]: row for row in figures()}
+    assert f["outlier_scale_in_block"]["value"] == 896.0
+    assert f["outlier_scaled_in_block"]["text"] == "8.96"
+    assert f["outlier_code_in_block"]["value"] == 9.0
+    assert f["outlier_dequant_in_block"]["value"] == pytest.approx(9 / 896)
+    assert f["outlier_code_per_tensor"]["value"] == 2 * 2.0**-9
+    assert f["e5m2_max"]["value"] == float(ml_dtypes.finfo(ml_dtypes.float8_e5m2).max)
+    assert f["mx_big4_0_3_rel_error"]["text"] == "66.7%"
+    assert f["e2m1_of_1_75"]["value"] == 2.0 and f["e2m1_of_2_5"]["value"] == 2.0
+
+
+# ---------------------------------------------------------------- the built pages
+
+def test_built_pages_have_the_tables_and_maps(built_site):
+    l4 = (built_site / "lesson-4" / "index.html").read_text()
+    for fmt in ("float8_e4m3fn", "float8_e5m2"):
+        table = re.search(rf'data-format="{fmt}".*?</table>', l4, re.S).group(0)
+        assert len(re.findall(r"<td [^>]*data-code=", table)) == 256
+        assert len(re.findall(r'<th scope="row">', table)) == 16
+    assert l4.count('aria-current="step"') == 1 and "你在这里" in l4
+    assert 'data-widget="block-lab"' in l4 and "12.8%" in l4 and "0.45%" in l4
+    fp4 = (built_site / "fp4" / "index.html").read_text()
+    assert 'data-widget="mx-nv"' in fp4 and "c9-fl-svg" in fp4 and fp4.count('aria-current="step"') == 1
+    home = (built_site / "index.html").read_text()
+    assert "c9-evo" in home and 'href="lesson-4/"' in home
+    for page in (l4, fp4, home):
+        assert "{{" not in page

@@ -1,0 +1,198 @@
+"""The lab page's figures, computed from the lab's data file (lab/results/c09-precision.json).
+
+:func:`figures` returns ``{"name", "value", "text", "formula", "inputs"}`` dicts for build_numbers.py.
+Standard library only; it reads the file written by ``python -m lab.run`` (the build never runs torch).
+Only the build needs this module: it is never called in the browser.
+"""
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+from . import units
+from .ledger import model_states
+
+DATA_PATH = Path(__file__).resolve().parent.parent / "lab" / "results" / "c09-precision.json"
+SRC = "lab/results/c09-precision.json"
+RUN_ORDER = ["fp32", "bf16", "fp16", "fp16_scaled"]
+POINTS = ["after_build", "after_forward", "after_backward", "after_step"]
+POINT_LABELS = {"after_build": "建好模型后", "after_forward": "前向之后", "after_backward": "反向之后",
+                "after_step": "第一次优化器更新后"}
+
+__all__ = ["figures", "load", "DATA_PATH", "RUN_ORDER", "POINTS", "POINT_LABELS"]
+
+
+def load(path: Path | str = DATA_PATH) -> dict:
+    """The lab's data file. Raises FileNotFoundError with the command that writes it."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `python -m lab.run` (pip install .[lab])")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def mib(n: int | float, digits: int = 1) -> str:
+    return units.size(n, "MiB", digits)
+
+
+def sci(x: float, digits: int = 2) -> str:
+    """x as a·10^b with Unicode superscripts (x > 0), or '0'."""
+    if x == 0:
+        return "0"
+    e = math.floor(math.log10(abs(x)))
+    m = units.round_half_up(Fraction(x) / Fraction(10) ** e, digits - 1)
+    if abs(m) >= 10:
+        e, m = e + 1, units.round_half_up(Fraction(x) / Fraction(10) ** (e + 1), digits - 1)
+    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{m} × 10{sup}"
+
+
+def _fig(out, name, value, text, formula, **inputs):
+    out.append({"name": name, "value": value, "text": text, "formula": formula, "inputs": inputs})
+
+
+def figures(data: dict | None = None) -> list[dict]:
+    d = load() if data is None else data
+    out: list[dict] = []
+    prov, m, acc = d["provenance"], d["model"], d["accounting"]
+    cfg = prov["config"]
+    prof = cfg["smoke" if prov["profile"] == "smoke" else "full"]
+    psi = m["param_count"]
+
+    # provenance and set-up
+    _fig(out, "lab_params", psi, units.number(psi), f"{SRC}: model.param_count(从建好的模型数出)")
+    for k, label in (("d_model", "d_model"), ("n_layers", "n_layers"), ("n_heads", "n_heads"),
+                     ("vocab_size", "vocab_size"), ("context", "context")):
+        v = m["config"][k]
+        _fig(out, f"lab_{k}", v, units.number(v), f"lab/config.json: model.{label}")
+    _fig(out, "lab_torch", prov["torch"], prov["torch"], f"{SRC}: provenance.torch")
+    _fig(out, "lab_cpu", prov["cpu"], prov["cpu"], f"{SRC}: provenance.cpu")
+    _fig(out, "lab_threads", prov["threads"], str(prov["threads"]), f"{SRC}: provenance.threads")
+    _fig(out, "lab_date", prov["date"], prov["date"][:10], f"{SRC}: provenance.date (UTC)")
+    wall = prov["wall_time_s"]
+    _fig(out, "lab_wall_min", wall / 60, f"{units.number(Fraction(wall) / 60, 1)} 分钟",
+         "provenance.wall_time_s ÷ 60", wall_time_s=round(wall, 1))
+    _fig(out, "lab_steps", prof["steps"], str(prof["steps"]), "lab/config.json: full.steps")
+    _fig(out, "lab_batch", prof["batch_size"], str(prof["batch_size"]), "lab/config.json: full.batch_size")
+    tps = d["data"]["tokens_per_step"]
+    _fig(out, "lab_tokens_per_step", tps, units.number(tps), "batch_size × context",
+         batch_size=prof["batch_size"], context=m["config"]["context"])
+    _fig(out, "lab_tokens_per_run", tps * prof["steps"], units.number(tps * prof["steps"]),
+         "tokens_per_step × steps", tokens_per_step=tps, steps=prof["steps"])
+    for k in ("train_tokens", "val_tokens", "files"):
+        _fig(out, f"lab_data_{k}", d["data"][k], units.number(d["data"][k]), f"{SRC}: data.{k}")
+    _fig(out, "lab_seed", prov["seed"], str(prov["seed"]), "lab/config.json: seed")
+    sc = cfg["scaler"]
+    _fig(out, "lab_scaler_init", sc["init_scale"], units.number(sc["init_scale"]), "lab/config.json: scaler.init_scale")
+    _fig(out, "lab_scaler_interval", sc["growth_interval"], str(sc["growth_interval"]),
+         "lab/config.json: scaler.growth_interval")
+
+    # the ledger against the measured snapshots
+    ledger = model_states(psi, "fp32_adamw").bytes
+    _fig(out, "lab_ledger_bytes", ledger, units.number(ledger), "16 B × Ψ(FP32 + AdamW)", psi=psi)
+    _fig(out, "lab_ledger_mib", ledger / 2**20, mib(ledger), "16 B × Ψ ÷ 2²⁰", psi=psi)
+    runs = d["runs"]
+    for name in RUN_ORDER:
+        r = runs[name]
+        snaps = {s["point"]: s for s in r["memory"]}
+        for p in POINTS:
+            t = snaps[p]["total"]
+            _fig(out, f"lab_{name}_{p}_mib", t / 2**20, mib(t, 2), f"{SRC}: runs.{name}.memory[{p}].total ÷ 2²⁰",
+                 bytes=t)
+        saved = snaps["after_forward"]["parts"]["saved_for_backward"]
+        _fig(out, f"lab_{name}_saved_mib", saved / 2**20, mib(saved, 2),
+             f"{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward ÷ 2²⁰", bytes=saved)
+        det = snaps["after_forward"]["saved_detail"]
+        _fig(out, f"lab_{name}_weight_copies_mib", det["weight_copies_16bit"] / 2**20,
+             mib(det["weight_copies_16bit"], 2), "保存给反向的 16 位张量中形状与权重矩阵相同者(autocast 的权重副本)",
+             bytes=det["weight_copies_16bit"])
+        _fig(out, f"lab_{name}_body_saved_mib", det["model_body"] / 2**20, mib(det["model_body"], 2),
+             "模型主体(嵌入到最后的 RMSNorm 与输出矩阵乘)保存给反向的字节", bytes=det["model_body"])
+        _fig(out, f"lab_{name}_head_saved_mib", det["loss_head"] / 2**20, mib(det["loss_head"], 2),
+             "交叉熵(含转 FP32 的 logits)保存给反向的字节", bytes=det["loss_head"])
+        step = snaps["after_step"]["total"]
+        diff = step - ledger
+        _fig(out, f"lab_{name}_step_minus_ledger", diff, f"{units.number(diff)} B",
+             "实测「第一次更新后」− 16 B × Ψ", measured=step, ledger=ledger)
+        peak = r["peak_bytes"]
+        _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{SRC}: runs.{name}.peak_bytes ÷ 2²⁰", bytes=peak)
+        _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 3), f"{SRC}: runs.{name}.val_loss")
+        _fig(out, f"lab_{name}_final_loss", r["final_train_loss"], units.number(r["final_train_loss"], 3),
+             f"{SRC}: runs.{name}.steps[-1].loss")
+        tp = r["tokens_per_s_median"]
+        _fig(out, f"lab_{name}_tps", tp, units.number(tp), f"{SRC}: runs.{name}: 各步 tokens/s 的中位数(不含第 1 步)")
+        _fig(out, f"lab_{name}_skipped", r["skipped_steps"], str(r["skipped_steps"]), f"{SRC}: runs.{name}.skipped_steps")
+        z = r["mean_zero_grad_fraction"]
+        _fig(out, f"lab_{name}_zero_frac", z, sci(z) if z else "0",
+             f"{SRC}: runs.{name}: 每步「恰为 0 的梯度元素」比例的平均")
+        zl = r["steps"][-1]["zero_grad_fraction"]
+        _fig(out, f"lab_{name}_zero_frac_last", zl, sci(zl) if zl else "0",
+             f"{SRC}: runs.{name}.steps[-1].zero_grad_fraction")
+    tps32 = runs["fp32"]["tokens_per_s_median"]
+    for name in RUN_ORDER[1:]:
+        ratio = tps32 / runs[name]["tokens_per_s_median"]
+        _fig(out, f"lab_{name}_slowdown", ratio, f"{units.number(ratio, 1)} 倍", "FP32 的 tokens/s ÷ 这一行的 tokens/s",
+             fp32=round(tps32, 1), this=round(runs[name]["tokens_per_s_median"], 1))
+    fs = runs["fp16_scaled"]
+    _fig(out, "lab_fp16_scaled_final_scale", fs["final_loss_scale"], units.number(fs["final_loss_scale"]),
+         f"{SRC}: runs.fp16_scaled.final_loss_scale")
+    scales = [s["loss_scale"] for s in fs["steps"]]
+    _fig(out, "lab_fp16_scaled_max_scale", max(scales), units.number(max(scales)), "max(各步 loss_scale)")
+    skipped_at = [s["step"] for s in fs["steps"] if s["skipped"]]
+    _fig(out, "lab_fp16_scaled_skipped_at", ",".join(map(str, skipped_at)) or "—",
+         "、".join(f"第 {k} 步" for k in skipped_at) or "没有", f"{SRC}: runs.fp16_scaled.steps[].skipped")
+    z16, z16s = runs["fp16"]["mean_zero_grad_fraction"], fs["mean_zero_grad_fraction"]
+    _fig(out, "lab_zero_fp16_higher", "是" if z16 > z16s else "否", "是" if z16 > z16s else "否",
+         "fp16 不缩放的平均 0 梯度比例 > fp16 + 动态缩放的?", fp16=z16, fp16_scaled=z16s)
+    best = min(RUN_ORDER, key=lambda n: runs[n]["val_loss"])
+    _fig(out, "lab_best_val_run", best, runs[best]["label"], "val loss 最低的一次")
+    gap = runs["bf16"]["val_loss"] - runs["fp32"]["val_loss"]
+    _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.3f}", "val_loss(bf16) − val_loss(fp32)")
+    gap = runs["fp16"]["val_loss"] - runs["fp16_scaled"]["val_loss"]
+    _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.3f}", "val_loss(fp16) − val_loss(fp16_scaled)")
+
+    # the activation formula against the measured saved tensors
+    fa = acc["formula_activation_bytes"]
+    fi = acc["formula_inputs"]
+    _fig(out, "lab_formula_mib", fa / 2**20, mib(fa, 2), "L·s·b·h·(34 + 5·a·s/h)(Korthikanti 式 1)", **fi)
+    _fig(out, "lab_formula_linear_mib", acc["formula_parts"]["act_linear"] / 2**20,
+         mib(acc["formula_parts"]["act_linear"], 2), "L × 34sbh", **fi)
+    _fig(out, "lab_formula_scores_mib", acc["formula_parts"]["act_scores"] / 2**20,
+         mib(acc["formula_parts"]["act_scores"], 2), "L × 5as²b", **fi)
+    for name in ("fp32", "bf16"):
+        saved = {s["point"]: s for s in runs[name]["memory"]}["after_forward"]["parts"]["saved_for_backward"]
+        diff = saved - fa
+        _fig(out, f"lab_{name}_saved_minus_formula_mib", diff / 2**20, mib(diff, 2),
+             "实测保存给反向的字节 − 公式", measured=saved, formula_bytes=fa)
+        _fig(out, f"lab_{name}_saved_over_formula", saved / fa, f"{units.number(Fraction(saved, fa), 2)} 倍",
+             "实测 ÷ 公式", measured=saved, formula_bytes=fa)
+    # the fp32 run's model-state ledger reconciled: after the step = 16 B × Ψ + AdamW's step counters
+    diff = {s["point"]: s for s in runs["fp32"]["memory"]}["after_step"]["total"] - ledger
+    _fig(out, "lab_step_counters", diff // 4, str(diff // 4),
+         "(实测「第一次更新后」− 16 B × Ψ) ÷ 4 B:AdamW 每个参数张量一个 FP32 的 step 计数", diff_bytes=diff)
+
+    # the underflow probe
+    for p in d["probe"]:
+        tag = "init" if p["when"] == "initialization" else "trained"
+        f = p["frac_below_2^-24"]
+        _fig(out, f"lab_probe_{tag}_below", f, units.percent(Fraction(f), 1, 3),
+             "|g| < 2⁻²⁴ 的元素 ÷ 全部梯度元素", count=p["below_2^-24"], elements=p["elements"])
+        _fig(out, f"lab_probe_{tag}_below_count", p["below_2^-24"], units.number(p["below_2^-24"]),
+             "|g| < 2⁻²⁴ 的元素个数")
+        f2 = p["frac_below_2^-24_after_x65536"]
+        _fig(out, f"lab_probe_{tag}_below_scaled", f2, units.percent(Fraction(f2), 1, 3),
+             "|g| × 65,536 < 2⁻²⁴(即 |g| < 2⁻⁴⁰)的元素 ÷ 全部", count=p["below_2^-24_after_x65536"],
+             elements=p["elements"])
+        _fig(out, f"lab_probe_{tag}_below_scaled_count", p["below_2^-24_after_x65536"],
+             units.number(p["below_2^-24_after_x65536"]), "|g| < 2⁻⁴⁰ 的元素个数")
+        _fig(out, f"lab_probe_{tag}_median_log2", p["median_log2"], f"2^{units.number(p['median_log2'], 1)}",
+             "log₂(|g| 的中位数)")
+        _fig(out, f"lab_probe_{tag}_min_log2", p["min_log2"], f"2^{units.number(p['min_log2'], 1)}",
+             "log₂(最小的非零 |g|)")
+        _fig(out, f"lab_probe_{tag}_max_log2", p["max_log2"], f"2^{units.number(p['max_log2'], 1)}",
+             "log₂(最大的 |g|)")
+        _fig(out, f"lab_probe_{tag}_zero", p["exact_zero"], units.number(p["exact_zero"]), "FP32 里就恰为 0 的元素")
+    _fig(out, "lab_probe_elements", d["probe"][0]["elements"], units.number(d["probe"][0]["elements"]),
+         "探针看的梯度元素个数(= Ψ)")
+    return out

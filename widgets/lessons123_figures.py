@@ -1,0 +1,170 @@
+"""The figures lessons 1–3 quote, each computed through widgets/ (ledger, formats, the widgets' own
+views). :func:`figures` returns dicts ``{"name", "value", "text", "formula", "inputs"}`` for
+build_numbers.py. Only the inputs the lessons chose (1 + 10⁻⁴ a thousand times, 7.5B ...) are typed.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from . import formats as F
+from . import units
+from .ledger import model_states
+from .ledger_chart import CONVENTIONS
+from .loss_scale import STAND_IN, counts, thresholds
+from .models import anchor, card_bytes, model
+from .repeated_update import run
+
+__all__ = ["figures"]
+
+
+def _fig(name, value, text, formula, **inputs):
+    if isinstance(value, Fraction):
+        value = float(value)
+    return {"name": name, "value": value, "text": text, "formula": formula, "inputs": inputs}
+
+
+def _gb(n: int) -> str:
+    return units.size(n, "GB")
+
+
+def _exp(x) -> int:
+    """log2 of an exact power of two (raises if it is not one)."""
+    fr = Fraction(x)
+    e = fr.numerator.bit_length() - fr.denominator.bit_length()
+    assert fr == Fraction(2) ** e, x
+    return e
+
+
+def _pow(e: int) -> str:
+    return f"2^{e}"
+
+
+def _t(x: float, digits: int = 6) -> str:
+    if x == int(x):
+        return f"{int(x):,}"
+    return f"{x:.{digits}g}"
+
+
+def _lesson1() -> list[dict]:
+    m, q8, card = anchor(), model("qwen3-8b"), card_bytes()
+    n = m.param_total
+    fp32 = model_states(n, "fp32_adamw").bytes
+    mixed = model_states(n, "bf16_mixed_adamw").bytes
+    w = model_states(n, "bf16_weights_only").bytes
+    per = {k: sum(p[2] for p in c["parts"]) for k, c in CONVENTIONS.items()}
+    zero_params = 7_500_000_000                          # ZeRO §3.1's example model
+    out = [
+        _fig("l1_fp32_adamw_anchor", fp32, _gb(fp32), "4 + 4 + 4 + 4 B × Ψ (FP32 + AdamW)", param_total=n),
+        _fig("l1_undercount", Fraction(mixed, w), units.number(Fraction(mixed, w)), "16 B ÷ 2 B", mixed=mixed, weights=w),
+        _fig("l1_mv_bytes", 8, "8", "Adam m 4 B + v 4 B per parameter"),
+        _fig("l1_conv18", per["hf"], str(per["hf"]), "sum of the convention's parts", convention="hf"),
+        _fig("l1_conv20", per["playbook"], str(per["playbook"]), "sum of the convention's parts", convention="playbook"),
+        _fig("l1_conv18_anchor", per["hf"] * n, _gb(per["hf"] * n), "18 B × Ψ", param_total=n),
+        _fig("l1_conv20_anchor", per["playbook"] * n, _gb(per["playbook"] * n), "20 B × Ψ", param_total=n),
+        _fig("l1_zero_k", 12, "12", "K = 4 (FP32 master) + 4 (m) + 4 (v)"),
+        _fig("l1_zero_params", zero_params, f"{units.number(Fraction(zero_params, 10**9), 1)}B", "ZeRO §3.1's example"),
+        _fig("l1_zero_gb", model_states(zero_params).bytes, _gb(model_states(zero_params).bytes).replace(".0 GB", " GB"),
+             "(2 + 2 + 12) B × Ψ", param_total=zero_params),
+        _fig("l1_qwen3_8b_params", q8.param_total, f"{units.number(Fraction(q8.param_total, 10**9), 1)}B",
+             "anchor-model.json: param_total ÷ 10⁹", param_total=q8.param_total),
+        _fig("l1_qwen3_8b_states", 16 * q8.param_total, _gb(model_states(q8.param_total).bytes), "16 B × Ψ",
+             param_total=q8.param_total),
+        _fig("l1_qwen3_8b_weights", 2 * q8.param_total, _gb(model_states(q8.param_total, "bf16_weights_only").bytes),
+             "2 B × Ψ", param_total=q8.param_total),
+        _fig("l1_qwen3_8b_cards", Fraction(16 * q8.param_total, card), units.number(Fraction(16 * q8.param_total, card), 1),
+             "16 B × Ψ ÷ 80 GB", param_total=q8.param_total, card=card),
+        _fig("l1_card_max_params_16", Fraction(card, 16), f"{units.number(Fraction(card, 16 * 10**9), 1)}B",
+             "80 GB ÷ 16 B", card=card),
+        _fig("l1_card_max_params_2", Fraction(card, 2), f"{units.number(Fraction(card, 2 * 10**9), 1)}B",
+             "80 GB ÷ 2 B", card=card),
+        _fig("l1_bf16_weights_share", Fraction(w, mixed), units.percent(w, mixed), "2 B ÷ 16 B", weights=w, mixed=mixed),
+    ]
+    return out
+
+
+def _fp16_bf16() -> list[dict]:
+    fp16, bf16, fp32 = F.get_format("fp16"), F.get_format("bf16"), F.get_format("fp32")
+    out = []
+    for f, tag in ((fp16, "fp16"), (bf16, "bf16"), (fp32, "fp32")):
+        t = thresholds(f) if f is not fp32 else None
+        z = F.interval(f, 0).hi                                   # |x| ≤ z rounds to 0
+        one = F.interval(f, F.encode(f, 1))                        # reals that round to 1
+        out += [
+            _fig(f"{tag}_zero_threshold", _exp(z), _pow(_exp(z)), "upper end of interval(fmt, +0): half the smallest subnormal; ties go to 0 (even)",
+                 format=f.name),
+            _fig(f"{tag}_swallow_threshold", _exp(one.hi - 1), _pow(_exp(one.hi - 1)),
+                 "upper end of interval(fmt, 1) − 1: half the spacing above 1; 1 + that ties back to 1 (even)", format=f.name),
+            _fig(f"{tag}_exp_bits", f.exponent_bits, str(f.exponent_bits), "format table", format=f.name),
+            _fig(f"{tag}_man_bits", f.mantissa_bits, str(f.mantissa_bits), "format table (stored bits only)", format=f.name),
+            _fig(f"{tag}_min_normal_exp", f.emin, _pow(f.emin), "1 − bias", format=f.name, bias=f.bias),
+            _fig(f"{tag}_min_subnormal_exp_l", _exp(Fraction(f.min_subnormal)), _pow(_exp(Fraction(f.min_subnormal))),
+                 "log2(smallest subnormal)", format=f.name),
+            _fig(f"{tag}_powers_window", f.emax - _exp(Fraction(f.min_subnormal)) + 1,
+                 str(f.emax - _exp(Fraction(f.min_subnormal)) + 1), "emax − log2(min subnormal) + 1", format=f.name),
+            _fig(f"{tag}_ulp_1", F.ulp(f, 1), f"1/{int(1 / F.ulp(f, 1)):,}" if f is not fp32 else _pow(_exp(F.ulp(f, 1))),
+                 "ulp(fmt, 1) = 2^-mantissa_bits", format=f.name),
+        ]
+        if t:
+            big = t["inf_min"] >= 1e6
+            out.append(_fig(f"{tag}_overflow_from", t["inf_min"],
+                            f"{t['inf_min']:.3g}".replace("e+", "×10^") if big else _t(t["inf_min"]),
+                            "lower end of interval(fmt, +inf): values from here round to ∞", format=f.name))
+    # fp16(1e-8 × 65,536): the lesson's underflowing gradient, scaled by 2^16 first
+    scaled = F.round_value(fp16, Fraction(1, 10**8) * 65536)
+    out.append(_fig("fp16_of_1e_minus_8_scaled", scaled, _t(scaled, 5), "round_fp16(10⁻⁸ × 2^16)", x="1e-8", S=65536))
+    out.append(_fig("fp16_of_1e_minus_8_scaled_back", float(Fraction(scaled) / 65536), f"{float(Fraction(scaled) / 65536):.4g}",
+                    "round_fp16(10⁻⁸ × 2^16) ÷ 2^16 (in FP32: exact)", S=65536))
+    b = F.round_value(bf16, Fraction(1, 10**8))
+    out.append(_fig("bf16_of_1e_minus_8", b, f"{b:.4g}", "round_bf16(10⁻⁸)", x="1e-8"))
+    out.append(_fig("bf16_of_70000", F.round_value(bf16, 70000), _t(F.round_value(bf16, 70000)), "round_bf16(70,000)", x=70000))
+    out.append(_fig("bf16_over_fp16_spacing", int(F.ulp(bf16, 1) / F.ulp(fp16, 1)), str(int(F.ulp(bf16, 1) / F.ulp(fp16, 1))),
+                    "ulp(BF16, 1) ÷ ulp(FP16, 1)"))
+    for f, tag in ((bf16, "bf16"), (fp32, "fp32")):
+        out.append(_fig(f"{tag}_values_per_binade", 1 << f.mantissa_bits, f"{1 << f.mantissa_bits:,}",
+                        "2^mantissa_bits values in each [2^e, 2^(e+1))", format=f.name))
+    out.append(_fig("bf16_ulp_1000", F.ulp(bf16, 1000), _t(F.ulp(bf16, 1000)), "ulp(BF16, 1000): spacing in [512, 1024)", x=1000))
+    out.append(_fig("bf16_of_1001", F.round_value(bf16, 1001), _t(F.round_value(bf16, 1001)), "round_bf16(1,001)", x=1001))
+    out.append(_fig("bf16_max", bf16.max, f"{bf16.max:.3g}".replace("e+38", "×10^38"), "largest finite BF16", format=bf16.name))
+    return out
+
+
+def _updates() -> list[dict]:
+    out = []
+    for fmt, tag, w0, d, steps in (("float16", "l2_ru", 1, Fraction(1, 10**4), 1000),
+                                   ("bfloat16", "l3_ru", 1, Fraction(1, 10**3), 1000),
+                                   ("bfloat16", "l3_sum", 0, 1, 1000),
+                                   ("float16", "l2_sum", 0, 1, 5000)):
+        r = run(fmt, w0, d, steps)
+        ins = dict(format=fmt, w0=w0, delta=str(d), steps=steps)
+        exact = w0 + steps * d
+        out += [
+            _fig(f"{tag}_low", r["low"][-1], _t(r["low"][-1]), f"w ← round_{fmt}(w + round_{fmt}(Δ)), {steps} times", **ins),
+            _fig(f"{tag}_master", r["master"][-1], _t(r["master"][-1], 7), f"w ← round_fp32(w + round_fp32(Δ)), {steps} times", **ins),
+            _fig(f"{tag}_copy", r["copy"][-1], _t(r["copy"][-1], 7), f"round_{fmt}(FP32 master after {steps} steps)", **ins),
+            _fig(f"{tag}_exact", exact, _t(float(exact)), "w₀ + steps × Δ (exact)", **ins),
+            _fig(f"{tag}_steps", steps, f"{steps:,}", "steps", **ins),
+        ]
+        stop = next((i for i, (a, c) in enumerate(zip(r["low"], r["low"][1:])) if a == c), None)
+        if stop is not None and w0 == 0:
+            out.append(_fig(f"{tag}_stops_at", r["low"][stop], _t(r["low"][stop]), f"first w with round_{fmt}(w + 1) = w", **ins))
+    return out
+
+
+def _loss_scale() -> list[dict]:
+    out = [_fig("ls_n", STAND_IN["n"], f"{STAND_IN['n']:,}", "stand-in sample size", **STAND_IN),
+           _fig("ls_mu", STAND_IN["mu"], f"{STAND_IN['mu']:g}", "stand-in mean of log2|g|", **STAND_IN),
+           _fig("ls_sigma", STAND_IN["sigma"], f"{STAND_IN['sigma']:g}", "stand-in sd of log2|g|", **STAND_IN)]
+    for fmt, k in (("float16", 0), ("float16", 16), ("bfloat16", 0)):
+        c = counts("stand-in", k, fmt)
+        for key in ("zero", "subnormal", "inf"):
+            out.append(_fig(f"ls_{'fp16' if fmt == 'float16' else 'bf16'}_k{k}_{key}", Fraction(c[key], c["n"]),
+                            units.percent(c[key], c["n"]), f"share of the stand-in gradients × 2^{k} that round to {key} in {fmt}",
+                            format=fmt, k=k, seed=STAND_IN["seed"]))
+    first = next(k for k in range(0, 41) if counts("stand-in", k, "float16")["inf"] > 0)
+    out.append(_fig("ls_fp16_first_inf_k", first, _pow(first), "smallest k with any stand-in gradient × 2^k ≥ 65,520", seed=STAND_IN["seed"]))
+    return out
+
+
+def figures() -> list[dict]:
+    return _lesson1() + _fp16_bf16() + _updates() + _loss_scale()

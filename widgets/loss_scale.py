@@ -1,0 +1,167 @@
+"""Loss scaling as a shift along the number line (lesson 2): a histogram of gradient magnitudes on a
+log2 axis, moved by S = 2^k, against the window of a 16-bit format. Read out: the share that rounds
+to zero, that lands among the subnormals (fewer significant bits), and that overflows to infinity.
+
+Where the gradients come from is a *source*: today only ``"stand-in"``, a stated, deterministic
+log-normal sample (not measured). The lab registers real log2 magnitudes with
+:func:`register_source` and the same view draws them.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import random
+
+from . import formats as F
+from .bit_flipper import short_name
+from .errors import InputError
+
+WIDGET = "loss-scale"
+
+STAND_IN = {"seed": 2017, "n": 20000, "mu": -26.0, "sigma": 3.5}
+DEFAULTS = {"k": 0, "source": "stand-in", "fmt": "float16"}
+K_MIN, K_MAX = 0, 40
+FORMATS = ["float16", "bfloat16"]
+
+_SOURCES: dict[str, dict] = {}
+
+
+def register_source(name: str, log2_magnitudes, label: str) -> None:
+    """Make ``name`` a source: a list of log2 |g| (finite floats; zero gradients left out)."""
+    vals = sorted(float(x) for x in log2_magnitudes if math.isfinite(float(x)))
+    if not vals:
+        raise ValueError("a source needs at least one finite log2 magnitude")
+    _SOURCES[name] = {"label": label, "log2": vals, "g": [2.0 ** x for x in vals]}
+
+
+def _stand_in() -> None:
+    rng = random.Random(STAND_IN["seed"])
+    xs = [rng.gauss(STAND_IN["mu"], STAND_IN["sigma"]) for _ in range(STAND_IN["n"])]
+    register_source("stand-in", xs,
+                    f"替身分布(不是实测):log₂|g| ~ 正态(均值 {STAND_IN['mu']:g},标准差 {STAND_IN['sigma']:g}),"
+                    f"random.Random({STAND_IN['seed']}) 抽 {STAND_IN['n']:,} 个")
+
+
+_stand_in()
+
+
+def thresholds(fmt) -> dict:
+    """Exact magnitudes (floats, each a dyadic rational) where rounding to ``fmt`` changes kind:
+    ``zero_max`` (|x| ≤ it → 0), ``sub_lim`` (|x| below it, or equal if ``sub_closed``, → subnormal),
+    ``inf_min`` (|x| ≥ it → ∞). Read off :func:`widgets.formats.interval`."""
+    f = F.get_format(fmt)
+    z = F.interval(f, 0)
+    s = F.interval(f, (1 << f.mantissa_bits) - 1)        # the largest subnormal
+    i = F.interval(f, f.inf_code)
+    assert z.hi_closed and i.lo_closed
+    return {"zero_max": float(z.hi), "sub_lim": float(s.hi), "sub_closed": s.hi_closed, "inf_min": float(i.lo),
+            "lo_exp": int(math.log2(f.min_subnormal)), "hi_exp": f.emax}
+
+
+def counts(source: str, k: int, fmt) -> dict:
+    """How many of the source's gradients, multiplied by 2^k and rounded to ``fmt``, become 0, a
+    subnormal, a normal number or ∞. Exact: g·2^k is a float product by a power of two."""
+    g = _SOURCES[source]["g"]
+    t = thresholds(fmt)
+    s = math.ldexp(1.0, -k)
+    n = len(g)
+    zero = bisect.bisect_right(g, t["zero_max"] * s)
+    sub_end = (bisect.bisect_right if t["sub_closed"] else bisect.bisect_left)(g, t["sub_lim"] * s)
+    inf_start = bisect.bisect_left(g, t["inf_min"] * s)
+    return {"n": n, "zero": zero, "subnormal": sub_end - zero, "normal": inf_start - sub_end, "inf": n - inf_start}
+
+
+def _pct(a: int, n: int) -> str:
+    return f"{100 * a / n:.1f}%"
+
+
+def view(params: dict | None = None) -> dict:
+    """params: k (S = 2^k, 0…40), source (a registered name), fmt ("float16" | "bfloat16")."""
+    p = {**DEFAULTS, **(params or {})}
+    unknown = set(p) - set(DEFAULTS)
+    if unknown:
+        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    k = p["k"]
+    if isinstance(k, str):
+        try:
+            k = int(k.strip())
+        except ValueError:
+            raise InputError(f"缩放指数 k 要是整数,收到的是「{p['k']}」") from None
+    if isinstance(k, float) and k.is_integer():
+        k = int(k)
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InputError("缩放指数 k 要是整数")
+    if not K_MIN <= k <= K_MAX:
+        raise InputError(f"缩放指数 k 要在 {K_MIN} 到 {K_MAX} 之间")
+    if p["source"] not in _SOURCES:
+        raise InputError(f"没有这份梯度数据:{p['source']}")
+    try:
+        fmt = F.get_format(p["fmt"]).name
+    except F.CodecInputError as e:
+        raise InputError(e.message_zh) from None
+    if fmt not in FORMATS:
+        raise InputError("这里只比较 FP16 和 BF16")
+    c = counts(p["source"], k, fmt)
+    t = thresholds(fmt)
+    name = short_name(fmt)
+    n = c["n"]
+    summary = (f"S = 2^{k}(= {2 ** k:,}):{n:,} 个梯度乘 S 后存进 {name},{_pct(c['zero'], n)}({c['zero']:,} 个)舍入成 0,"
+               f"{_pct(c['subnormal'], n)}({c['subnormal']:,} 个)落进次正规区(有效位变少),"
+               f"{_pct(c['inf'], n)}({c['inf']:,} 个)溢出成 ∞,{_pct(c['normal'], n)} 是正规数。")
+    return {"params": {"k": k, "source": p["source"], "fmt": fmt}, "format_short": name,
+            "source_label": _SOURCES[p["source"]]["label"], "counts": c,
+            "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
+            "summary": summary, "figure": _figure(p["source"], k, t, name)}
+
+
+def _histogram(source: str) -> tuple[int, int, list[int]]:
+    """Counts per unit bin of log2 |g| (cached per source; a shift by k only relabels the bins)."""
+    src = _SOURCES[source]
+    if "hist" not in src:
+        xs = src["log2"]
+        lo_bin, hi_bin = math.floor(xs[0]), math.floor(xs[-1])
+        hist = [0] * (hi_bin - lo_bin + 1)
+        for x in xs:
+            hist[math.floor(x) - lo_bin] += 1
+        src["hist"] = (lo_bin, hi_bin, hist)
+    return src["hist"]
+
+
+def _figure(source: str, k: int, t: dict, name: str) -> dict:
+    lo_bin, hi_bin, hist = _histogram(source)
+    centers = [b + k + 0.5 for b in range(lo_bin, hi_bin + 1)]
+    zero_x = math.log2(t["zero_max"])
+    inf_x = math.log2(t["inf_min"])
+    span = (min(zero_x - 6, lo_bin + k - 2), max(inf_x + 6, hi_bin + k + 3))
+    if name == "BF16":
+        span = (min(lo_bin + k - 8, -60), max(hi_bin + k + 8, 30))
+    band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "line": {"width": 0}, "layer": "below"}
+    shapes = [
+        {**band, "x0": span[0], "x1": zero_x, "fillcolor": "rgba(200,55,45,0.15)"},
+        {**band, "x0": zero_x, "x1": math.log2(t["sub_lim"]), "fillcolor": "rgba(224,138,30,0.15)"},
+        {**band, "x0": inf_x, "x1": span[1], "fillcolor": "rgba(200,55,45,0.15)"},
+    ]
+    return {
+        "data": [{"type": "bar", "x": centers, "y": hist, "width": 1, "name": "梯度个数",
+                  "marker": {"color": "#1f4e8c"},
+                  "hovertemplate": "log₂|g·S| ∈ [%{x:.0f}−0.5, +0.5):%{y:,} 个<extra></extra>"}],
+        "layout": {
+            "height": 340, "margin": {"l": 10, "r": 10, "t": 56, "b": 50}, "showlegend": False, "bargap": 0,
+            "xaxis": {"title": {"text": f"log₂ |g × S|(S = 2^{k})"}, "range": list(span), "fixedrange": True},
+            "yaxis": {"title": {"text": "个数"}, "automargin": True, "fixedrange": True},
+            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
+            "shapes": shapes,
+            "annotations": [
+                {"x": zero_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "← 变成 0", "showarrow": False, "xanchor": "right"},
+                {"x": inf_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "变成 ∞ →", "showarrow": False, "xanchor": "left"},
+                {"x": 0.5, "xref": "paper", "y": 1.1, "yref": "paper", "yanchor": "bottom", "showarrow": False,
+                 "text": f"{name} 的窗口:2^{t['lo_exp']} … 2^{t['hi_exp']}"},
+            ],
+        },
+    }
+
+
+def page_context(**options) -> dict:
+    v = view(options or None)
+    return dict(view=v, k_min=K_MIN, k_max=K_MAX)

@@ -1,0 +1,154 @@
+"""The repeated small update (lessons 2 and 3): add Δ to w again and again, once straight in a 16-bit
+format and once in an FP32 master copy, each sum rounded once to nearest, ties to even
+(:func:`widgets.formats.round_value`). The same widget shows a running sum that stops growing
+(w₀ = 0, Δ = 1 in BF16 stops at 256).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from . import formats as F
+from .bit_flipper import parse_value, short_name
+from .errors import InputError
+
+WIDGET = "repeated-update"
+
+DEFAULTS = {"fmt": "float16", "w0": "1", "delta": "1e-4", "steps": 1000}
+LOW_FORMATS = ["float16", "bfloat16"]
+STEPS_MAX = 5000
+MAX_POINTS = 201       # points per line sent to the chart (the step function is sampled, ends kept)
+COLORS = {"exact": "#888888", "master": "#1f4e8c", "low": "#c8372d", "copy": "#e08a1e"}
+
+
+def _add(fmt, a: float, b: float) -> float:
+    """round_fmt(a + b) with the sum formed exactly (a float sum is used only when it is exact)."""
+    s = a + b
+    if math.isfinite(s) and s - a == b and s - b == a:
+        return F.round_value(fmt, s)
+    return F.round_value(fmt, Fraction(a) + Fraction(b)) if math.isfinite(a) and math.isfinite(b) else F.round_value(fmt, s)
+
+
+def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
+    """The three sequences, each of ``steps + 1`` floats: ``low`` (w kept in ``fmt``), ``master``
+    (w kept in FP32), ``copy`` (the ``fmt`` copy of the master, what the forward pass would use)."""
+    low_d = F.round_value(fmt, delta)
+    m_d = F.round_value("float32", delta)
+    low = [F.round_value(fmt, w0)]
+    master = [F.round_value("float32", w0)]
+    seen: dict = {}                      # a swallowed update repeats the same sum: compute it once
+    for _ in range(steps):
+        w = low[-1]
+        if w not in seen:
+            seen[w] = _add(fmt, w, low_d)
+        low.append(seen[w])
+        master.append(_add("float32", master[-1], m_d))
+    copy = [F.round_value(fmt, x) for x in master] if with_copy else None
+    return {"low": low, "master": master, "copy": copy, "low_delta": low_d, "master_delta": m_d}
+
+
+def _steps(v) -> int:
+    if isinstance(v, str):
+        try:
+            v = int(v.strip().replace(",", ""))
+        except ValueError:
+            raise InputError(f"次数要是整数,收到的是「{v}」") from None
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError("次数要是整数")
+    if not 1 <= v <= STEPS_MAX:
+        raise InputError(f"次数要在 1 到 {STEPS_MAX:,} 之间")
+    return v
+
+
+def _finite(text, name: str, lo: float, hi: float) -> Fraction:
+    x = parse_value(text)
+    if isinstance(x, float):
+        if x != x or math.isinf(x):
+            raise InputError(f"{name}要是有限的数")
+        x = Fraction(0)
+    if not lo <= abs(x) <= hi and x != 0:
+        raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:g} 之间")
+    return x
+
+
+def _t(x: float) -> str:
+    if x != x:
+        return "NaN"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.10g}"
+
+
+def view(params: dict | None = None) -> dict:
+    """params: fmt ("float16" | "bfloat16"), w0 and delta (decimal texts), steps (1…5,000).
+    Raises InputError (Chinese)."""
+    p = {**DEFAULTS, **(params or {})}
+    unknown = set(p) - set(DEFAULTS)
+    if unknown:
+        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    try:
+        fmt = F.get_format(p["fmt"]).name
+    except F.CodecInputError as e:
+        raise InputError(e.message_zh) from None
+    if fmt not in LOW_FORMATS:
+        raise InputError("这里只比较 FP16 和 BF16")
+    w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
+    delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)
+    if delta == 0:
+        raise InputError("每次的增量 Δ 不能是 0")
+    steps = _steps(p["steps"])
+    r = run(fmt, w0, delta, steps, with_copy=False)
+    exact_end = w0 + steps * delta
+    name = short_name(fmt)
+    low, master = r["low"], r["master"]
+    stride = max(1, math.ceil(steps / (MAX_POINTS - 1)))
+    idx = list(range(0, steps + 1, stride))
+    if idx[-1] != steps:
+        idx.append(steps)
+    copy = {i: F.round_value(fmt, master[i]) for i in idx}   # the 16-bit copy, at the drawn steps only
+    moved = sum(1 for a, b in zip(low, low[1:]) if a != b)
+    stuck_at = next((i for i, (a, b) in enumerate(zip(low, low[1:])) if a == b), None)
+    if moved == 0:
+        low_story = f"一次也没动:每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
+    elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1:])):
+        low_story = f"前 {stuck_at} 步还在涨,到 {_t(low[stuck_at])} 就停住了(之后每一步都被舍入吞掉)"
+    else:
+        low_story = f"{steps:,} 步里只动了 {moved:,} 次"
+    summary = (f"w₀ = {_t(float(w0))},每步加 Δ = {_t(float(delta))},共 {steps:,} 步。精确值应到 {_t(float(exact_end))};"
+               f"FP32 主权重到了 {_t(master[-1])};直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
+               f"由主权重转成的 {name} 副本是 {_t(copy[steps])}。")
+    exact = [float(w0 + i * delta) for i in idx]
+    lines = [("exact", "精确值 w₀ + kΔ", exact, "dot"),
+             ("master", "FP32 主权重", [master[i] for i in idx], "solid"),
+             ("copy", f"主权重的 {name} 副本", [copy[i] for i in idx], "dash"),
+             ("low", f"直接在 {name} 里更新", [low[i] for i in idx], "solid")]
+    figure = {
+        "data": [{"type": "scatter", "mode": "lines", "name": label, "x": idx, "y": ys,
+                  "line": {"color": COLORS[key], "dash": dash, "width": 3 if key == "low" else 2,
+                           "shape": "hv" if key in ("low", "copy") else "linear"},
+                  "hovertemplate": f"{label}:第 %{{x}} 步,%{{y:.8g}}<extra></extra>"} for key, label, ys, dash in lines],
+        "layout": {"height": 340, "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
+                   "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True},
+                   "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},
+                   "legend": {"orientation": "h", "y": -0.28},
+                   "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+                   "font": {"family": "Noto Sans SC, sans-serif", "size": 13}},
+    }
+    table = [{"label": "精确值", "text": _t(float(exact_end))},
+             {"label": "FP32 主权重", "text": _t(master[-1])},
+             {"label": f"主权重的 {name} 副本", "text": _t(copy[steps])},
+             {"label": f"直接在 {name} 里更新", "text": _t(low[-1])}]
+    return {"params": {"fmt": fmt, "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": steps},
+            "format_short": name, "final": {"exact": float(exact_end), "master": master[-1], "copy": copy[steps], "low": low[-1]},
+            "moved": moved, "table": table, "summary": summary, "figure": figure}
+
+
+def page_context(**options) -> dict:
+    import zlib
+    v = view(options or None)
+    return dict(view=v, low_formats={f: short_name(f) for f in LOW_FORMATS}, steps_max=STEPS_MAX,
+                uid=f"ru-{zlib.crc32(repr(sorted(options.items())).encode()):08x}")
