@@ -28,7 +28,7 @@ deps: $(VENV)/.installed node_modules/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,lab]'
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

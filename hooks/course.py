@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
-from widgets.api import WIDGET_MODULES  # noqa: E402
+from widgets.api import widget_modules  # noqa: E402
 from widgets.models import load_facts  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
@@ -45,7 +45,8 @@ VENDOR = [
     ("katex/dist/katex.min.css", "katex/katex.min.css"),
     ("katex/dist/fonts", "katex/fonts"),
 ]
-FONT_WEIGHTS = (400, 700)
+# Regular only: bold is synthesised, which halves what a reader without CJK fonts downloads.
+FONT_WEIGHTS = (400,)
 PY_FILES = ["anchor-model.json", "widgets/*.py"]
 
 # Fenced code blocks and inline code are left as written; Jinja renders the rest.
@@ -105,7 +106,7 @@ def _widget(name: str, **options) -> Markup:
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
-PAGE_WIDGETS = {m.WIDGET: m for m in WIDGET_MODULES}
+PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -153,7 +154,7 @@ def _copy(src: Path, dst: Path) -> None:
 
 
 def _fonts(dst: Path) -> None:
-    """Noto Sans SC, regular and bold, woff2 only, split by unicode-range so a page loads few files."""
+    """Noto Sans SC, woff2 only, split by unicode-range so a page loads only the subsets it uses."""
     pkg = NODE_MODULES / "@fontsource" / "noto-sans-sc"
     css = []
     for w in FONT_WEIGHTS:

@@ -152,14 +152,16 @@ def test_smoke_snapshots_reconcile_with_the_ledger(smoke):
             assert r["memory"][1]["saved_detail"]["weight_copies_16bit"] > 0
 
 
-def test_smoke_figures_and_charts(smoke):
-    import plotly.graph_objects as go
+def test_smoke_file_feeds_the_page_figures(smoke):
+    """The figures module reads whatever the pipeline writes (here: the smoke run's file)."""
     from widgets.lab_figures import figures
     rows = figures(smoke)
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names))
-    assert {r["name"]: r["text"] for r in rows}["lab_ledger_mib"] == "56.3 MiB"
-    del go
+    figs = {r["name"]: r for r in rows}
+    assert figs["lab_ledger_mib"]["text"] == "56.3 MiB"
+    assert figs["lab_params"]["value"] == PSI
+    assert figs["lab_fp32_step_minus_ledger"]["value"] == 4 * figs["lab_step_counters"]["value"]
 
 
 def test_corpus_is_real_text_held_out():

@@ -87,3 +87,22 @@ def test_bad_input_gives_a_chinese_message(params, message):
 def test_malformed_requests_never_raise(raw):
     out = json.loads(api.handle(raw))
     assert out["ok"] is False and out["error"]
+
+
+def test_every_widget_module_names_itself_as_registered():
+    for name in api.WIDGETS:
+        module = api.widget_module(name)
+        assert module.WIDGET == name
+        assert callable(module.page_context)
+
+
+def test_the_api_imports_widget_modules_only_when_asked():
+    import subprocess
+    import sys
+    code = ("import sys, json; from widgets import api; "
+            "api.handle(json.dumps({'widget': 'memory-bar', 'params': {}})); "
+            "print(sorted(m for m in sys.modules if m.startswith('widgets.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=str(__import__('pathlib').Path(__file__).parent.parent)).stdout
+    assert "widgets.formats" not in out and "widgets.blockscale" not in out, out
+    assert "widgets.memory_bar" in out

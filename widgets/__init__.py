@@ -14,5 +14,5 @@ Public API, one module per concern:
 
 Widget modules (each: ``WIDGET`` name, ``page_context()`` for the build, ``view(params)`` for the worker):
 ``memory_bar``, ``timeline``, ``formula``, ``score_tensor``.
-- ``api``: :func:`handle`, the JSON entry point the page's Web Worker calls; ``WIDGET_MODULES`` lists them.
+- ``api``: :func:`handle`, the JSON entry point the page's Web Worker calls; ``WIDGETS`` maps names to modules.
 """

@@ -5,32 +5,46 @@ Bad input never raises out of here; an unexpected failure is reported as an erro
 """
 from __future__ import annotations
 
+import importlib
 import json
 
-from . import formula, memory_bar, score_tensor, timeline
-from . import bit_flipper, ledger_chart, loss_scale, repeated_update  # lessons 1–3
-from . import block_lab, evolution_map, fp4_line, mx_nv, pattern_table  # lesson 4, FP4, guide
+# Every widget is one module under widgets/ that names itself (WIDGET), gives the page its build-time
+# context (page_context) and, if it is interactive, answers the worker (view). A new widget is one
+# module and one row here. Modules are imported on first use, so the page's Python boots without
+# loading every lesson's code.
+WIDGETS = {
+    "memory-bar": "memory_bar", "timeline": "timeline", "formula": "formula", "score-tensor": "score_tensor",
+    "ledger": "ledger_chart", "bit-flipper": "bit_flipper", "repeated-update": "repeated_update",
+    "loss-scale": "loss_scale",  # lessons 1–3
+    "pattern-table": "pattern_table", "block-lab": "block_lab", "fp4-line": "fp4_line", "mx-nv": "mx_nv",
+    "evolution-map": "evolution_map",  # lesson 4, FP4, guide
+    "lab-charts": "lab_charts",  # the lab (build-time charts only)
+}
 
-# Every widget module names itself (WIDGET), gives the page its build-time context (page_context) and,
-# if it is interactive, answers the worker (view). A new widget is one module and one entry here.
-WIDGET_MODULES = [memory_bar, timeline, formula, score_tensor]
-WIDGET_MODULES += [ledger_chart, bit_flipper, repeated_update, loss_scale]  # lessons 1–3
-WIDGET_MODULES += [pattern_table, block_lab, fp4_line, mx_nv, evolution_map]  # lesson 4, FP4, guide
-from . import lab_charts  # noqa: E402  (the lab page; build-time charts only)
-WIDGET_MODULES += [lab_charts]  # lab
-VIEWS = {m.WIDGET: m.view for m in WIDGET_MODULES if hasattr(m, "view")}
+
+def widget_module(name: str):
+    """The module of widget ``name``. Raises KeyError for an unknown widget."""
+    return importlib.import_module(f"{__package__}.{WIDGETS[name]}")
+
+
+def widget_modules() -> list:
+    """Every widget module (imports them all: for the build)."""
+    return [widget_module(name) for name in WIDGETS]
 
 
 def handle(request: str) -> str:
     """Answer one request (a JSON string) with a JSON string. Never raises."""
     try:
         req = json.loads(request)
-        if not isinstance(req, dict) or req.get("widget") not in VIEWS:
+        if not isinstance(req, dict) or req.get("widget") not in WIDGETS:
             return _error("没有这个组件")
+        view = getattr(widget_module(req["widget"]), "view", None)
+        if view is None:
+            return _error("这个组件不需要 Python 计算")
         params = req.get("params") or {}
         if not isinstance(params, dict):
             return _error("参数格式不对")
-        return json.dumps({"ok": True, "view": VIEWS[req["widget"]](params)}, ensure_ascii=False, allow_nan=False)
+        return json.dumps({"ok": True, "view": view(params)}, ensure_ascii=False, allow_nan=False)
     except Exception as e:  # the reader sees a message; the page keeps working
         msg = getattr(e, "message_zh", None)
         return _error(msg or f"计算出错:{type(e).__name__}: {e}")

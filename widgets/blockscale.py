@@ -165,8 +165,10 @@ def check_tensor(tensor) -> "tuple[list[list], bool]":
     return rows, was_1d
 
 
-def _check_tensor(tensor):
-    """:func:`check_tensor`, plus whether every entry is a float (the fast check passed)."""
+def _check_tensor(tensor, check_range: bool = True):
+    """:func:`check_tensor`, plus whether every entry is a float (the fast check passed). With
+    ``check_range=False`` the fast check leaves FP32's range to the caller, who must call
+    :func:`check_tensor` (which raises) if some |v| exceeds it."""
     if not isinstance(tensor, (list, tuple)):
         raise CodecInputError(f"tensor must be a list (1-D) or a list of rows (2-D), got "
                               f"{type(tensor).__name__}", "张量必须是列表(一维)或由行组成的列表(二维)",
@@ -180,7 +182,8 @@ def _check_tensor(tensor):
     # The common case, checked in C. min/max rather than max(map(abs, row)): no float objects
     # are made (a finite sum rules out NaN, so the comparisons are meaningful).
     if width > 0 and all(isinstance(row, (list, tuple)) and len(row) == width and set(map(type, row)) == _FLOAT
-                         and math.isfinite(sum(row)) and max(row) <= _FP32_MAX and min(row) >= -_FP32_MAX
+                         and math.isfinite(sum(row))
+                         and (not check_range or (max(row) <= _FP32_MAX and min(row) >= -_FP32_MAX))
                          for row in rows):
         return rows, was_1d, True
     for i, row in enumerate(rows):
@@ -435,6 +438,15 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
         deq = [values[q] / f for q, f in zip(qs, facs)]
     else:
         deq = [values[q] * f for q, f in zip(qs, facs)]
+    # A block whose scale rounded to 0 (NVFP4: a block far below the tensor's amax) holds zeros:
+    # q · b · t = 0, as the exact path gives. Its elements were rounded with the stand-in factor 1.
+    for (r0, r1, c0, c1), pt in zip(tiles, per_tile):
+        if pt[1] == 0:
+            for i in range(r0, r1):
+                for j in range(i * n_cols + c0, i * n_cols + c1):
+                    neg = _neg(flat[j])
+                    qs[j] = ef.sign_bit if neg else 0
+                    deq[j] = -0.0 if neg else 0.0
     return qs, deq
 
 
@@ -463,7 +475,7 @@ def quantize(tensor, scheme) -> QuantResult:
     Specs: see the module docstring (OCP MX v1.0 §6.3; DeepSeek-V3 §3.3.1; NVIDIA NVFP4).
     """
     bf = get_block_format(scheme)
-    rows, was_1d, all_float = _check_tensor(tensor)
+    rows, was_1d, all_float = _check_tensor(tensor, check_range=False)
     if not all_float:
         rows, all_float = _as_floats(rows)
     n_rows, n_cols = len(rows), len(rows[0])
@@ -477,7 +489,10 @@ def quantize(tensor, scheme) -> QuantResult:
         absrows = _split(absflat, n_cols)
     else:
         absrows = [list(map(abs, row)) for row in rows]
-    per_tile, t = _RULES[bf.scale_rule](bf, _amaxes(absrows, tiles), ef, sf)
+    amaxes = _amaxes(absrows, tiles)
+    if all_float and max(amaxes) > _FP32_MAX:         # range left to us by _check_tensor
+        check_tensor(tensor)                          # raises the error naming the entry
+    per_tile, t = _RULES[bf.scale_rule](bf, amaxes, ef, sf)
     scales = [[0.0] * nc_t for _ in range(nr_t)]
     scodes = [[0] * nc_t for _ in range(nr_t)]
     for k, (_, _, sval, scode) in enumerate(per_tile):

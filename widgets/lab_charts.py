@@ -195,4 +195,6 @@ def page_context(chart: str = "table") -> dict:
         ctx["summary"] = (f"第一次更新后实测 {_mib(snaps['after_step']['total'])},账本 16 B × Ψ = {_mib(ledger)};"
                           f"前向之后保存给反向的张量 {_mib(snaps['after_forward']['parts']['saved_for_backward'])},"
                           f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。")
+    if ctx["figure"] is not None:
+        ctx["view"] = {"figure": ctx["figure"]}  # the hook serialises it as view_json for data-default
     return ctx

@@ -126,6 +126,14 @@ def figures(data: dict | None = None) -> list[dict]:
         z = r["mean_zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac", z, sci(z) if z else "0",
              f"{SRC}: runs.{name}: 每步「恰为 0 的梯度元素」比例的平均")
+        z1 = r["steps"][0]["zero_grad_fraction"]
+        _fig(out, f"lab_{name}_zero_frac_first", z1, sci(z1) if z1 else "0",
+             f"{SRC}: runs.{name}.steps[0].zero_grad_fraction")
+        zmax = max(r["steps"], key=lambda s: s["zero_grad_fraction"])
+        _fig(out, f"lab_{name}_zero_frac_max", zmax["zero_grad_fraction"],
+             sci(zmax["zero_grad_fraction"]) if zmax["zero_grad_fraction"] else "0",
+             f"max over steps of {SRC}: runs.{name}.steps[].zero_grad_fraction", step=zmax["step"])
+        _fig(out, f"lab_{name}_zero_frac_max_step", zmax["step"], str(zmax["step"]), "比例最高的那一步")
         zl = r["steps"][-1]["zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac_last", zl, sci(zl) if zl else "0",
              f"{SRC}: runs.{name}.steps[-1].zero_grad_fraction")
