@@ -99,7 +99,7 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
     for step, batch in enumerate(batches(train_tokens, steps, b, s, cfg["seed"] + 1)):
         for g in opt.param_groups:
             g["lr"] = lr_at(step, steps, o)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if step == 0:
             with SavedTensors(exclude=params) as body:
                 with _autocast(spec["dtype"]):
@@ -129,20 +129,24 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
         if step == 0:
             mem.append(snapshot("after_step", model, opt, 0))
         opt.zero_grad(set_to_none=True)
-        el = time.perf_counter() - t0
+        el, cpu = time.perf_counter() - t0, time.process_time() - c0
         rec = {"step": step + 1, "loss": loss.item(), "tokens_per_s": b * s / el,
                "loss_scale": scaler.scale if scaler else None, "skipped": bool(skipped),
-               "skipped_steps": skipped_total, "zero_grad_fraction": zf, "seconds": el}
+               "skipped_steps": skipped_total, "zero_grad_fraction": zf, "seconds": el,
+               "cpu_seconds": cpu, "tokens_per_cpu_s": b * s / cpu if cpu > 0 else None}
         log_steps.append(rec)
         if step % 10 == 0 or step == steps - 1:
             log(f"[{name}] step {step + 1}/{steps} loss {rec['loss']:.4f} tok/s {rec['tokens_per_s']:.0f} "
                 f"zero {zf:.3e} scale {rec['loss_scale']} skipped {skipped_total}")
     vl = val_loss(model, val_tokens, cfg, prof)
     tps = [r["tokens_per_s"] for r in log_steps[1:]] or [log_steps[0]["tokens_per_s"]]
+    tpc = sorted(r["tokens_per_cpu_s"] for r in (log_steps[1:] or log_steps) if r["tokens_per_cpu_s"])
     return {"label": spec["label"], "autocast_dtype": str(spec["dtype"]).replace("torch.", "") if spec["dtype"] else None,
             "loss_scaling": "DynamicLossScaler" if scaler else None,
             "steps": log_steps, "val_loss": vl,
             "tokens_per_s_median": sorted(tps)[len(tps) // 2],
+            # tokens per second of this process's CPU time (all its threads): robust to other load
+            "tokens_per_cpu_s_median": tpc[len(tpc) // 2] if tpc else None,
             "skipped_steps": skipped_total,
             "mean_zero_grad_fraction": sum(r["zero_grad_fraction"] for r in log_steps) / len(log_steps),
             "final_loss_scale": scaler.scale if scaler else None,

@@ -118,7 +118,8 @@ def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site,
                 control = w.locator("form select, form input").first
                 if not control.count():
                     continue
-                control.dispatch_event("input")
+                control.dispatch_event("input")   # sliders, selects, radios
+                control.dispatch_event("change")  # typed entries send on commit
                 expect(w.locator(".c9-status")).to_contain_text("Python 没能加载", timeout=PYTHON_TIMEOUT)
                 checked += 1
             assert "{{" not in page.text_content("article")

@@ -18,7 +18,7 @@ export default function mount(root) {
       for (const b of r.bits) {
         const btn = el.querySelector(`.c9-bit[data-pos="${b.pos}"]`);
         btn.setAttribute("aria-pressed", b.on ? "true" : "false");
-        btn.textContent = b.on ? "1" : "0";
+        btn.querySelector(".c9-bit-v").textContent = b.on ? "1" : "0";
       }
       el.querySelector('input[name="hex"]').value = r.hex;
       el.dataset.cls = r.cls;
@@ -41,7 +41,7 @@ export default function mount(root) {
       if (!btn) return;
       const on = btn.getAttribute("aria-pressed") === "true";
       btn.setAttribute("aria-pressed", on ? "false" : "true"); // immediate feedback; Python confirms
-      btn.textContent = on ? "0" : "1";
+      btn.querySelector(".c9-bit-v").textContent = on ? "0" : "1";
       send({ formats, source: fmt, code: codeOf(el) });     // up to 2^32 − 1: plain numbers, no 32-bit ops
     });
     el.querySelector(".c9-bits").addEventListener("keydown", (e) => {
