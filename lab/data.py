@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import hashlib
 import re
 import sys
@@ -39,6 +40,7 @@ def docstrings(path: Path) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4)
 def load_corpus(val_fraction: float) -> dict:
     """Return {'train': str, 'val': str, 'files': n, 'train_files': n, 'sha256': hex, 'source': str}."""
     files = sorted(p for p in stdlib_dir().glob("*.py") if not p.name.startswith("_"))

@@ -9,8 +9,6 @@ The data file is read only here, at build time; the module imports nothing outsi
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 from . import units
 
 WIDGET = "lab-charts"
@@ -46,7 +44,7 @@ def comparison_rows(d: dict) -> list[dict]:
                      "tokens_per_cpu_s": units.number(tpc) if tpc is not None else "—",
                      "peak": _mib(r["peak_bytes"]),
                      "saved": _mib({m["point"]: m for m in r["memory"]}["after_forward"]["parts"]["saved_for_backward"]),
-                     "val_loss": units.number(r["val_loss"], 3),
+                     "val_loss": units.number(r["val_loss"], 4),
                      "skipped": str(r["skipped_steps"]),
                      "zero": _sci(r["mean_zero_grad_fraction"])})
     return rows
@@ -79,7 +77,7 @@ def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=No
 
 
 def page_context(chart: str = "table") -> dict:
-    from .lab_figures import POINTS, POINT_LABELS, RUN_ORDER, load, sci
+    from .lab_figures import POINTS, POINT_LABELS, RUN_ORDER, frac_text, load
     if chart not in CHARTS:
         raise ValueError(f"chart must be one of {CHARTS}, got {chart!r}")
     d = load()
@@ -95,8 +93,8 @@ def page_context(chart: str = "table") -> dict:
                         r["saved"], r["zero"]]
                        for r in comparison_rows(d)]
         ctx["caption"] = f"四种精度的对照(同一种子、同一批数据;{machine})"
-        best = min(RUN_ORDER, key=lambda n: runs[n]["val_loss"])
-        ctx["summary"] = (f"val loss 最低的是 {runs[best]['label']}({units.number(runs[best]['val_loss'], 3)});"
+        vals = [runs[n]["val_loss"] for n in RUN_ORDER]
+        ctx["summary"] = (f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间;"
                           f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步;"
                           f"平均「恰为 0 的梯度」比例,FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])},"
                           f"加动态缩放是 {_sci(runs['fp16_scaled']['mean_zero_grad_fraction'])}。")
@@ -104,7 +102,7 @@ def page_context(chart: str = "table") -> dict:
         ctx["figure"] = _runs_chart(d, "loss", "训练 loss(每步,同一批数据)", "交叉熵 loss", False)
         ctx["columns"] = ["精度", "第 1 步", "最后一步", "val loss"]
         ctx["rows"] = [[runs[n]["label"], units.number(runs[n]["steps"][0]["loss"], 3),
-                        units.number(runs[n]["steps"][-1]["loss"], 3), units.number(runs[n]["val_loss"], 3)]
+                        units.number(runs[n]["steps"][-1]["loss"], 3), units.number(runs[n]["val_loss"], 4)]
                        for n in RUN_ORDER]
         ctx["caption"] = "每条曲线的起点、终点和留出集上的 loss"
         ctx["summary"] = "四条训练 loss 曲线:" + ";".join(
@@ -165,13 +163,13 @@ def page_context(chart: str = "table") -> dict:
         ctx["columns"] = ["时刻", "|g| < 2⁻²⁴", "乘 65,536 后仍 < 2⁻²⁴", "中位数", "最小的非零 |g|"]
         for p in d["probe"]:
             ctx["rows"].append([names.get(p["when"], p["when"]),
-                                f"{units.number(p['below_2^-24'])}({units.percent(Fraction(p['frac_below_2^-24']), 1, 3)})",
-                                f"{units.number(p['below_2^-24_after_x65536'])}({units.percent(Fraction(p['frac_below_2^-24_after_x65536']), 1, 3)})",
+                                f"{units.number(p['below_2^-24'])}({frac_text(p['frac_below_2^-24'])})",
+                                f"{units.number(p['below_2^-24_after_x65536'])}({frac_text(p['frac_below_2^-24_after_x65536'])})",
                                 f"2^{units.number(p['median_log2'], 1)}", f"2^{units.number(p['min_log2'], 1)}"])
         ctx["caption"] = f"下溢探针:{units.number(d['probe'][0]['elements'])} 个参数梯度元素,各取一批数据"
         ctx["summary"] = "下溢探针:" + ";".join(
-            f"{names.get(p['when'], p['when'])}有 {units.percent(Fraction(p['frac_below_2^-24']), 1, 3)} 的梯度元素小于 2⁻²⁴,"
-            f"乘 65,536 之后还有 {units.percent(Fraction(p['frac_below_2^-24_after_x65536']), 1, 3)}" for p in d["probe"]) + "。"
+            f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴,"
+            f"乘 65,536 之后还有 {frac_text(p['frac_below_2^-24_after_x65536'])}" for p in d["probe"]) + "。"
     elif chart == "memory":
         r = runs["fp32"]
         snaps = {s["point"]: s for s in r["memory"]}
@@ -182,7 +180,7 @@ def page_context(chart: str = "table") -> dict:
             data.append({"type": "bar", "name": PART_LABELS[part], "x": xs,
                          "y": [snaps[p]["parts"][part] / 2**20 for p in POINTS], "marker": {"color": color}})
         ledger = acc["ledger_model_states_bytes"]
-        formula_total = 4 * r["memory"][0]["parts"]["parameters"] // 4 + acc["formula_activation_bytes"]
+        formula_total = snaps["after_build"]["parts"]["parameters"] + acc["formula_activation_bytes"]
         data.append({"type": "scatter", "mode": "markers", "name": "账本:16 B × Ψ(模型状态)", "x": [xs[-1]],
                      "y": [ledger / 2**20], "marker": {"symbol": "line-ew-open", "size": 40, "color": "#111",
                                                       "line": {"width": 3}}})

@@ -48,6 +48,15 @@ def sci(x: float, digits: int = 2) -> str:
     return f"{m} × 10{sup}"
 
 
+def frac_text(x: float) -> str:
+    """A fraction as a percentage with two decimals, or in a·10^b form (as a fraction) when below 0.01%."""
+    if x == 0:
+        return "0"
+    if x < 1e-4:
+        return sci(x)
+    return units.percent(Fraction(x), 1, 2)
+
+
 def _fig(out, name, value, text, formula, **inputs):
     out.append({"name": name, "value": value, "text": text, "formula": formula, "inputs": inputs})
 
@@ -117,7 +126,7 @@ def figures(data: dict | None = None) -> list[dict]:
              "实测「第一次更新后」− 16 B × Ψ", measured=step, ledger=ledger)
         peak = r["peak_bytes"]
         _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{SRC}: runs.{name}.peak_bytes ÷ 2²⁰", bytes=peak)
-        _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 3), f"{SRC}: runs.{name}.val_loss")
+        _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 4), f"{SRC}: runs.{name}.val_loss")
         _fig(out, f"lab_{name}_final_loss", r["final_train_loss"], units.number(r["final_train_loss"], 3),
              f"{SRC}: runs.{name}.steps[-1].loss")
         tp = r["tokens_per_s_median"]
@@ -158,12 +167,15 @@ def figures(data: dict | None = None) -> list[dict]:
     z16, z16s = runs["fp16"]["mean_zero_grad_fraction"], fs["mean_zero_grad_fraction"]
     _fig(out, "lab_zero_fp16_higher", "是" if z16 > z16s else "否", "是" if z16 > z16s else "否",
          "fp16 不缩放的平均 0 梯度比例 > fp16 + 动态缩放的?", fp16=z16, fp16_scaled=z16s)
+    vals = [runs[n]["val_loss"] for n in RUN_ORDER]
+    spread = max(vals) - min(vals)
+    _fig(out, "lab_val_spread", spread, units.number(spread, 4), "四次 val loss 的最大值 − 最小值")
     best = min(RUN_ORDER, key=lambda n: runs[n]["val_loss"])
     _fig(out, "lab_best_val_run", best, runs[best]["label"], "val loss 最低的一次")
     gap = runs["bf16"]["val_loss"] - runs["fp32"]["val_loss"]
-    _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.3f}", "val_loss(bf16) − val_loss(fp32)")
+    _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.4f}", "val_loss(bf16) − val_loss(fp32)")
     gap = runs["fp16"]["val_loss"] - runs["fp16_scaled"]["val_loss"]
-    _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.3f}", "val_loss(fp16) − val_loss(fp16_scaled)")
+    _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.4f}", "val_loss(fp16) − val_loss(fp16_scaled)")
 
     # the activation formula against the measured saved tensors
     fa = acc["formula_activation_bytes"]
@@ -189,12 +201,12 @@ def figures(data: dict | None = None) -> list[dict]:
     for p in d["probe"]:
         tag = "init" if p["when"] == "initialization" else "trained"
         f = p["frac_below_2^-24"]
-        _fig(out, f"lab_probe_{tag}_below", f, units.percent(Fraction(f), 1, 3),
+        _fig(out, f"lab_probe_{tag}_below", f, frac_text(f),
              "|g| < 2⁻²⁴ 的元素 ÷ 全部梯度元素", count=p["below_2^-24"], elements=p["elements"])
         _fig(out, f"lab_probe_{tag}_below_count", p["below_2^-24"], units.number(p["below_2^-24"]),
              "|g| < 2⁻²⁴ 的元素个数")
         f2 = p["frac_below_2^-24_after_x65536"]
-        _fig(out, f"lab_probe_{tag}_below_scaled", f2, units.percent(Fraction(f2), 1, 3),
+        _fig(out, f"lab_probe_{tag}_below_scaled", f2, frac_text(f2),
              "|g| × 65,536 < 2⁻²⁴(即 |g| < 2⁻⁴⁰)的元素 ÷ 全部", count=p["below_2^-24_after_x65536"],
              elements=p["elements"])
         _fig(out, f"lab_probe_{tag}_below_scaled_count", p["below_2^-24_after_x65536"],
