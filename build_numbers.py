@@ -60,7 +60,8 @@ class Figures(dict):
             raise ValueError(f"figure {name!r} defined twice")
         if isinstance(value, Fraction):
             value = float(value)
-        self[name] = Figure(name, value, text, formula, inputs)
+        # Pages show powers typeset (2⁻²⁴); modules may write them ASCII-style (2^-24).
+        self[name] = Figure(name, value, units.superscript_powers(text), formula, inputs)
         return self[name]
 
 

@@ -53,3 +53,13 @@ def auto_size(n_bytes: int | float, binary: bool = True, digits: int = 1) -> str
 def percent(part: int | float | Fraction, whole: int | float | Fraction, digits: int = 1) -> str:
     """``part / whole`` as a percentage: percent(1, 8) == '12.5%'. Raises ZeroDivisionError if whole is 0."""
     return f"{number(Fraction(part) / Fraction(whole) * 100, digits)}%"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·")
+
+
+def superscript_powers(text: str) -> str:
+    """Powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸"."""
+    import re
+
+    return re.sub(r"\^(-?\d+(?:\.\d+)?)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
