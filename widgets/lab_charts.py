@@ -122,13 +122,15 @@ def page_context(chart: str = "table") -> dict:
         r = runs["fp16_scaled"]
         xs = [s["step"] for s in r["steps"]]
         skipped = [s for s in r["steps"] if s["skipped"]]
-        data = [{"type": "scatter", "mode": "lines+markers", "name": "loss scale(这一步用的是更新后的值)",
+        ticks = sorted({s["loss_scale"] for s in r["steps"]} | {d["provenance"]["config"]["scaler"]["init_scale"]})
+        data = [{"type": "scatter", "mode": "lines+markers", "name": "每步结束时的 loss scale",
                  "x": xs, "y": [s["loss_scale"] for s in r["steps"]], "line": {"color": COLORS["fp16_scaled"], "shape": "hv"}}]
         if skipped:
             data.append({"type": "scatter", "mode": "markers", "name": "跳过的步", "x": [s["step"] for s in skipped],
                          "y": [s["loss_scale"] for s in skipped], "marker": {"symbol": "x", "size": 11, "color": "#c8372d"}})
         ctx["figure"] = {"data": data, "layout": _layout("FP16 + 动态缩放:每步结束时的 loss scale", "训练步", "loss scale",
-                                                         yaxis={"type": "log", "title": {"text": "loss scale"}, "exponentformat": "power"})}
+                                                         yaxis={"type": "log", "title": {"text": "loss scale"},
+                                                                "tickvals": ticks, "ticktext": [units.number(t) for t in ticks]})}
         ctx["columns"] = ["步", "事件", "之后的 loss scale"]
         prev = d["provenance"]["config"]["scaler"]["init_scale"]
         for s in r["steps"]:

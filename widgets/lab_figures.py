@@ -92,6 +92,12 @@ def figures(data: dict | None = None) -> list[dict]:
     for k in ("train_tokens", "val_tokens", "files"):
         _fig(out, f"lab_data_{k}", d["data"][k], units.number(d["data"][k]), f"{SRC}: data.{k}")
     _fig(out, "lab_seed", prov["seed"], str(prov["seed"]), "lab/config.json: seed")
+    nval = d["data"]["files"] - d["data"]["train_files"]
+    _fig(out, "lab_val_files", nval, str(nval), "data.files − data.train_files(按文件名排在最后的几个)",
+         files=d["data"]["files"], train_files=d["data"]["train_files"])
+    _fig(out, "lab_val_first_file", d["data"]["val_first_file"], d["data"]["val_first_file"],
+         f"{SRC}: data.val_first_file")
+    _fig(out, "lab_ffn_mult", m["config"]["ffn_mult"], str(m["config"]["ffn_mult"]), "lab/config.json: model.ffn_mult")
     sc = cfg["scaler"]
     _fig(out, "lab_scaler_init", sc["init_scale"], units.number(sc["init_scale"]), "lab/config.json: scaler.init_scale")
     _fig(out, "lab_scaler_interval", sc["growth_interval"], str(sc["growth_interval"]),
