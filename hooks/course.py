@@ -47,7 +47,7 @@ VENDOR = [
 ]
 # Regular only: bold is synthesised, which halves what a reader without CJK fonts downloads.
 FONT_WEIGHTS = (400,)
-PY_FILES = ["anchor-model.json", "widgets/*.py"]
+PY_FILES = ["anchor-model.json", "widgets/*.py", "lab/results/c09-precision.json"]  # the lab data: real gradients for lesson 2
 
 # Fenced code blocks and inline code are left as written; Jinja renders the rest.
 CODE = re.compile(r"(^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[ \t]*$|`[^`\n]+`)", re.M | re.S)

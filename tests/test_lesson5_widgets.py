@@ -89,3 +89,27 @@ def test_score_tensor_svg_is_well_formed_and_uses_one_log_scale():
     assert "32" in small  # 2 · 4² scores
     with pytest.raises(ValueError):
         score_tensor.svg(0, 4, 3, "bad")
+
+
+def test_our_small_model_puts_the_labs_four_snapshots_on_the_fp32_curve():
+    """The lab's FP32 run: the curve follows the FP32 ledger (4Ψ weights, 4Ψ gradients, 8Ψ m and v);
+    the measured snapshots after building, after backward and after the step equal it (the step
+    adds AdamW's step counters, 4 bytes per parameter tensor)."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent.parent / "lab/results/c09-precision.json").read_text())
+    psi = data["model"]["param_count"]
+    assert psi == 3_688_704
+    v = timeline.view({"model": "lab"})
+    measured = {m["point"]: m for m in v["measured"]}
+    assert set(measured) == {"after_build", "after_forward", "after_backward", "after_step"}
+    assert measured["after_build"]["derived"] == measured["after_build"]["bytes"] == 4 * psi
+    assert measured["after_backward"]["derived"] == measured["after_backward"]["bytes"] == 8 * psi
+    assert measured["after_step"]["derived"] == 16 * psi
+    assert 0 <= measured["after_step"]["bytes"] - 16 * psi < 1000
+    assert v["start_bytes"] == 4 * psi and v["peak_bytes"] == 16 * psi
+    go.Figure(v["figure"])
+    assert len(v["figure"]["data"]) == 3  # curve, peak, measured dots
+    assert timeline.view({"model": "lab", "iteration": 2})["measured"] == []
+    assert "MiB" in v["summary"]

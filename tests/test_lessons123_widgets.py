@@ -265,7 +265,7 @@ def test_loss_scale_view_is_fast():
 
 @pytest.mark.parametrize("params, words", [
     ({"k": -1}, "之间"), ({"k": 41}, "之间"), ({"k": "x"}, "整数"), ({"k": 1.5}, "整数"), ({"k": ""}, "整数"),
-    ({"source": "lab"}, "没有这份"), ({"fmt": "float32"}, "只比较"),
+    ({"source": "lab-2099"}, "没有这份"), ({"fmt": "float32"}, "只比较"),
 ])
 def test_loss_scale_bad_input(params, words):
     out = ask("loss-scale", **params)
@@ -282,3 +282,19 @@ def test_lesson_figures_against_closed_forms():
     assert f["l1_card_max_params_16"]["text"] == "5.0B" and f["l1_undercount"]["text"] == "8"
     assert float(np.float16(np.float32(1e-8) * np.float32(65536))) == f["fp16_of_1e_minus_8_scaled"]["value"]
     assert f["bf16_of_1001"]["value"] == float(ml_dtypes.bfloat16(1001.0)) == 1000.0
+
+
+
+def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
+    """The lab's histogram, shifted by k bins: a unit bin [e, e + 1) is wholly ≤ 2^-25 (FP16 rounds it
+    to 0) when e + k + 1 ≤ -25, and wholly ≥ 2^16 > 65,520 (∞) when e + k ≥ 16."""
+    import json
+    from pathlib import Path
+
+    probe = json.loads((Path(__file__).parent.parent / "lab/results/c09-precision.json").read_text())["probe"][-1]
+    bins, cnt = probe["bins_log2"], probe["counts"]
+    for k in (0, 16, 24):
+        v = ask("loss-scale", source="lab", k=k)["view"]["counts"]
+        assert v["n"] == probe["elements"]
+        assert v["zero"] == probe.get("exact_zero", 0) + sum(c for e, c in zip(bins, cnt) if e + k + 1 <= -25)
+        assert v["inf"] == sum(c for e, c in zip(bins, cnt) if e + k >= 16)

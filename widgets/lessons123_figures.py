@@ -11,7 +11,7 @@ from . import formats as F
 from . import units
 from .ledger import model_states
 from .ledger_chart import CONVENTIONS
-from .loss_scale import STAND_IN, counts, thresholds
+from .loss_scale import _SOURCES, STAND_IN, counts, thresholds
 from .models import anchor, card_bytes, model
 from .repeated_update import run
 
@@ -163,7 +163,25 @@ def _loss_scale() -> list[dict]:
                             format=fmt, k=k, seed=STAND_IN["seed"]))
     first = next(k for k in range(0, 41) if counts("stand-in", k, "float16")["inf"] > 0)
     out.append(_fig("ls_fp16_first_inf_k", first, _pow(first), "smallest k with any stand-in gradient × 2^k ≥ 65,520", seed=STAND_IN["seed"]))
+    # The lab's real gradients (binned by powers of two), when the lab's data file is present.
+    if "lab" in _SOURCES:
+        for k in (0, 16, 24):
+            c = counts("lab", k, "float16")
+            for key in ("zero", "subnormal", "inf"):
+                out.append(_fig(f"ls_lab_k{k}_{key}", Fraction(c[key], c["n"]), _share(c[key], c["n"]),
+                                f"share of the lab's gradients × 2^{k} that round to {key} in float16 (by power-of-two bins)",
+                                k=k, source="lab/results/c09-precision.json"))
+        first = next(k for k in range(0, 41) if counts("lab", k, "float16")["inf"] > 0)
+        out.append(_fig("ls_lab_first_inf_k", first, _pow(first), "smallest k with any lab gradient bin × 2^k past 65,520",
+                        source="lab/results/c09-precision.json"))
     return out
+
+
+def _share(part: int, whole: int) -> str:
+    """A percentage that never shows a non-zero share as 0.0%."""
+    if 0 < part and part * 1000 < whole:
+        return f"{units.number(Fraction(part, whole) * 100, 4)}%" if part * 10**6 >= whole else f"{part:,} / {whole:,}"
+    return units.percent(part, whole)
 
 
 def figures() -> list[dict]:

@@ -34,6 +34,30 @@ def register_source(name: str, log2_magnitudes, label: str) -> None:
     _SOURCES[name] = {"label": label, "log2": vals, "g": [2.0 ** x for x in vals]}
 
 
+def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exact_zero: int = 0) -> None:
+    """Make ``name`` a source from counts per unit bin of log2 |g|: bin i holds [lo_bin + i, lo_bin + i + 1).
+    ``exact_zero`` gradients are 0 before any scaling. Shares are then read at bin granularity: a
+    bin that straddles a threshold goes to the side holding most of its width (said on the page)."""
+    if not hist or any(c < 0 for c in hist):
+        raise ValueError("a histogram source needs non-negative counts")
+    _SOURCES[name] = {"label": label, "hist": (lo_bin, lo_bin + len(hist) - 1, list(hist)), "zeros": exact_zero}
+
+
+def _lab() -> None:
+    """The lab's underflow probe (lab/results/c09-precision.json), when the file is present: every
+    parameter gradient of our small model after its FP32 training run, binned by powers of two."""
+    from .lab_figures import DATA_PATH
+
+    if not DATA_PATH.exists():
+        return
+    import json
+
+    probe = json.loads(DATA_PATH.read_text(encoding="utf-8"))["probe"][-1]
+    register_histogram("lab", probe["bins_log2"][0], probe["counts"],
+                       f"实测:实验课的小模型训练后,全部 {probe['elements']:,} 个参数梯度(FP32),按 2 的幂分箱",
+                       probe.get("exact_zero", 0))
+
+
 def _stand_in() -> None:
     rng = random.Random(STAND_IN["seed"])
     xs = [rng.gauss(STAND_IN["mu"], STAND_IN["sigma"]) for _ in range(STAND_IN["n"])]
@@ -43,6 +67,7 @@ def _stand_in() -> None:
 
 
 _stand_in()
+_lab()
 
 
 def thresholds(fmt) -> dict:
@@ -61,14 +86,30 @@ def thresholds(fmt) -> dict:
 def counts(source: str, k: int, fmt) -> dict:
     """How many of the source's gradients, multiplied by 2^k and rounded to ``fmt``, become 0, a
     subnormal, a normal number or ∞. Exact: g·2^k is a float product by a power of two."""
-    g = _SOURCES[source]["g"]
     t = thresholds(fmt)
+    if "g" not in _SOURCES[source]:
+        return _binned_counts(source, k, t)
+    g = _SOURCES[source]["g"]
     s = math.ldexp(1.0, -k)
     n = len(g)
     zero = bisect.bisect_right(g, t["zero_max"] * s)
     sub_end = (bisect.bisect_right if t["sub_closed"] else bisect.bisect_left)(g, t["sub_lim"] * s)
     inf_start = bisect.bisect_left(g, t["inf_min"] * s)
     return {"n": n, "zero": zero, "subnormal": sub_end - zero, "normal": inf_start - sub_end, "inf": n - inf_start}
+
+
+def _binned_counts(source: str, k: int, t: dict) -> dict:
+    """counts() for a histogram source: bin [e, e + 1) moves to [e + k, e + k + 1); it is counted
+    on the side of each threshold (log2 of zero_max, sub_lim, inf_min) that holds its midpoint."""
+    lo_bin, _, hist = _SOURCES[source]["hist"]
+    zero_x, sub_x, inf_x = (math.log2(t[key]) for key in ("zero_max", "sub_lim", "inf_min"))
+    out = {"n": sum(hist) + _SOURCES[source]["zeros"], "zero": _SOURCES[source]["zeros"], "subnormal": 0,
+           "normal": 0, "inf": 0}
+    for i, c in enumerate(hist):
+        mid = lo_bin + i + k + 0.5
+        kind = "zero" if mid < zero_x else "subnormal" if mid < sub_x else "normal" if mid < inf_x else "inf"
+        out[kind] += c
+    return out
 
 
 def _pct(a: int, n: int) -> str:
@@ -162,6 +203,11 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
     }
 
 
+# Short names for the source select (the full label is shown beside the chart).
+SOURCE_NAMES = {"stand-in": "替身分布(示意)", "lab": "实测:实验课小模型的梯度"}
+
+
 def page_context(**options) -> dict:
     v = view(options or None)
-    return dict(view=v, k_min=K_MIN, k_max=K_MAX)
+    sources = {key: SOURCE_NAMES.get(key, key) for key in _SOURCES}
+    return dict(view=v, k_min=K_MIN, k_max=K_MAX, sources=sources)

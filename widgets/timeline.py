@@ -29,7 +29,7 @@ def normalise(params: dict | None) -> dict:
     unknown = set(p) - set(DEFAULTS)
     if unknown:
         raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
-    if p["model"] not in model_keys():
+    if p["model"] not in model_keys() and not (p["model"] == LAB and lab_run() is not None):
         raise InputError(f"没有这个模型:{p['model']}")
     p["s"] = _integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = _integer(p["b"], "batch b", B_MIN, B_MAX)
@@ -39,14 +39,49 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
+# "Our small model" from the lab: its FP32 run, with the four memory snapshots it measured.
+LAB = "lab"
+LAB_LABEL = "我们的小模型(实验课,FP32)"
+SNAPSHOT_AT = {"after_build": "start", "after_forward": "forward", "after_backward": "backward", "after_step": "step"}
+
+
+def lab_run() -> dict | None:
+    """The lab's shape and FP32 snapshots (lab/results/c09-precision.json), or None without the file."""
+    from .lab_figures import DATA_PATH
+
+    if not DATA_PATH.exists():
+        return None
+    import json
+
+    d = json.loads(DATA_PATH.read_text(encoding="utf-8"))
+    f = d["accounting"]["formula_inputs"]
+    return {"psi": d["model"]["param_count"], "L": f["L"], "h": f["h"], "a": f["a"], "s": f["s"], "b": f["b"],
+            "snapshots": d["runs"]["fp32"]["memory"]}
+
+
+def _shape(p: dict) -> dict:
+    """What the iteration needs: Ψ, L, per-layer activations, and the ledger's bytes per parameter
+    for resident weights, gradients and Adam's m, v (BF16 mixed precision; FP32 for the lab's run)."""
+    if p["model"] == LAB:
+        r = lab_run()
+        psi, L, h, a, s, b = r["psi"], r["L"], r["h"], r["a"], r["s"], r["b"]
+        weights, grad, names = 4, 4, "FP32 权重"
+    else:
+        m = model(p["model"])
+        psi, L, h, a, s, b = m.param_total, m.L, m.h, m.a, p["s"], p["b"]
+        weights, grad, names = 2 + 4, 2, "BF16 权重 + FP32 主权重"
+    act = activation_memory(s, b, h, a, 1).bytes
+    kept = act if p["mode"] == "store_all" else activation_memory(s, b, h, a, 1, "full_recompute").bytes
+    return {"psi": psi, "L": L, "act": act, "kept": kept, "weights": weights * psi, "grads": grad * psi,
+            "mv": 8 * psi, "names": names}
+
+
 def events(p: dict) -> list[dict]:
     """The iteration as a list of moments: {phase, label, bytes (total resident after the event)}."""
-    m = model(p["model"])
-    psi, L = m.param_total, m.L
-    per_layer_act = activation_memory(p["s"], p["b"], m.h, m.a, 1).bytes
-    kept = per_layer_act if p["mode"] == "store_all" else activation_memory(p["s"], p["b"], m.h, m.a, 1, "full_recompute").bytes
-    base = 2 * psi + 4 * psi + (8 * psi if p["iteration"] == 2 else 0)
-    out = [{"phase": "start", "label": "迭代开始:BF16 权重 + FP32 主权重" + (" + Adam m、v" if p["iteration"] == 2 else ""),
+    sh = _shape(p)
+    L, per_layer_act, kept = sh["L"], sh["act"], sh["kept"]
+    base = sh["weights"] + (sh["mv"] if p["iteration"] == 2 else 0)
+    out = [{"phase": "start", "label": f"迭代开始:{sh['names']}" + (" + Adam m、v" if p["iteration"] == 2 else ""),
             "bytes": base}]
     now = base
     for i in range(1, L + 1):
@@ -56,12 +91,12 @@ def events(p: dict) -> list[dict]:
     for done, i in enumerate(range(L, 0, -1), start=1):
         if p["mode"] == "full_recompute":
             out.append({"phase": "recompute", "label": f"重算第 {i} 层的前向", "bytes": now + per_layer_act})
-        grown = 2 * psi * done // L - grads  # cumulative split, so the layers' gradients add up to exactly 2Ψ
+        grown = sh["grads"] * done // L - grads  # cumulative split: the layers' gradients add up exactly
         now += grown - kept
         grads += grown
         out.append({"phase": "backward", "label": f"反向第 {i} 层", "bytes": now})
     if p["iteration"] == 1:
-        now += 8 * psi
+        now += sh["mv"]
         out.append({"phase": "step", "label": "optimizer.step():第一次分配 Adam m、v", "bytes": now})
     else:
         out.append({"phase": "step", "label": "optimizer.step():m、v 早已在显存里", "bytes": now})
@@ -86,45 +121,65 @@ def view(params: dict | None = None) -> dict:
     peak_i = max(range(len(ev)), key=lambda i: ev[i]["bytes"])
     peak = ev[peak_i]
     start = ev[0]["bytes"]
-    m = model(p["model"])
+    lab = p["model"] == LAB
+    # The small model lives in MiB (as on the lab page); the card line only makes sense next to GB.
+    unit, scale = ("MiB", units.MiB) if lab else ("GB", units.GB)
+    if lab:
+        r = lab_run()
+        who = f"{LAB_LABEL},s = {r['s']}、b = {r['b']}"
+    else:
+        who = f"{model(p['model']).label},s = {units.number(p['s'])}、b = {p['b']}"
     summary = (
-        f"{m.label},s = {units.number(p['s'])}、b = {p['b']},第 {p['iteration']} 次迭代,{TIMELINE_MODES[p['mode']]}:"
-        f"起点 {units.size(start, 'GB')},峰值 {units.size(peak['bytes'], 'GB')},出现在「{peak['label']}」"
-        f"(第 {peak_i} 步,共 {len(ev) - 1} 步),比起点高 {units.size(peak['bytes'] - start, 'GB')}。"
+        f"{who},第 {p['iteration']} 次迭代,{TIMELINE_MODES[p['mode']]}:"
+        f"起点 {units.size(start, unit)},峰值 {units.size(peak['bytes'], unit)},出现在「{peak['label']}」"
+        f"(第 {peak_i} 步,共 {len(ev) - 1} 步),比起点高 {units.size(peak['bytes'] - start, unit)}。"
     )
+    measured = []
+    if lab and p["iteration"] == 1 and p["mode"] == "store_all":
+        # The lab measured the first iteration with every activation stored: its snapshots sit on the
+        # moments they were taken at (the last moment of each phase).
+        last = {e["phase"]: i for i, e in enumerate(ev)}
+        for snap in lab_run()["snapshots"]:
+            i = last[SNAPSHOT_AT[snap["point"]]]
+            measured.append({"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]})
+        diffs = ",".join(f"{units.size(m['bytes'], unit, 2)}(推演 {units.size(m['derived'], unit, 2)})" for m in measured)
+        summary += f"黑点是实验课实测的 4 个截面:{diffs}。"
     xs = list(range(len(ev)))
-    ys = [e["bytes"] / units.GB for e in ev]
+    ys = [e["bytes"] / scale for e in ev]
     card = card_bytes() / units.GB
     figure = {
         "data": [
             {"type": "scatter", "mode": "lines", "name": "显存占用", "x": xs, "y": ys,
              "line": {"color": "#1f4e8c", "width": 2, "shape": "hv"},
-             "text": [e["label"] for e in ev], "hovertemplate": "%{text}<br>%{y:.1f} GB<extra></extra>"},
-            {"type": "scatter", "mode": "markers+text", "name": "峰值", "x": [peak_i], "y": [peak["bytes"] / units.GB],
+             "text": [e["label"] for e in ev], "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>"},
+            {"type": "scatter", "mode": "markers+text", "name": "峰值", "x": [peak_i], "y": [peak["bytes"] / scale],
              "marker": {"color": "#c8372d", "size": 11, "symbol": "diamond"}, "text": ["峰值"],
-             "textposition": "top center", "hovertemplate": f"峰值:{peak['label']}<br>%{{y:.1f}} GB<extra></extra>"},
-        ],
+             "textposition": "top center", "hovertemplate": f"峰值:{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>"},
+        ] + ([{"type": "scatter", "mode": "markers", "name": "实测", "x": [m["i"] for m in measured],
+               "y": [m["bytes"] / scale for m in measured], "marker": {"color": "#111111", "size": 10},
+               "hovertemplate": "实测:%{y:.2f} " + unit + "<extra></extra>"}] if measured else []),
         "layout": {
             "height": 340, "margin": {"l": 60, "r": 10, "t": 20, "b": 50},
             "xaxis": {"title": {"text": "时刻(前向 → 反向 → 更新)"}, "fixedrange": True, "range": [-0.5, len(ev) * 1.04]},
-            "yaxis": {"title": {"text": "GB(10⁹ 字节)"}, "rangemode": "tozero", "fixedrange": True,
-                      "range": [0, max(ys) * 1.12]},
+            "yaxis": {"title": {"text": "MiB(2²⁰ 字节)" if lab else "GB(10⁹ 字节)"}, "rangemode": "tozero",
+                      "fixedrange": True, "range": [0, max(ys + [m["bytes"] / scale for m in measured]) * 1.12]},
             "showlegend": False,
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
-            "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": card, "y1": card,
-                        "line": {"color": "#222222", "width": 1.5, "dash": "dash"}}],
-            "annotations": [{"xref": "paper", "x": 0, "y": card, "text": "80 GB 卡", "showarrow": False,
-                             "xanchor": "left", "yanchor": "bottom"}],
+            "shapes": [] if lab else [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": card, "y1": card,
+                                       "line": {"color": "#222222", "width": 1.5, "dash": "dash"}}],
+            "annotations": [] if lab else [{"xref": "paper", "x": 0, "y": card, "text": "80 GB 卡", "showarrow": False,
+                                            "xanchor": "left", "yanchor": "bottom"}],
         },
     }
-    marks = [{"i": i, "phase": e["phase"], "label": e["label"], "text": units.size(e["bytes"], "GB")}
+    marks = [{"i": i, "phase": e["phase"], "label": e["label"], "text": units.size(e["bytes"], unit)}
              for i, e in enumerate(ev) if e["phase"] in ("start", "step", "end") or i == peak_i
              or (i + 1 < len(ev) and ev[i + 1]["phase"] != e["phase"])]
     return {"params": p, "start_bytes": start, "peak_bytes": peak["bytes"], "peak_index": peak_i,
-            "peak_label": peak["label"], "n": len(ev), "marks": marks, "summary": summary, "figure": figure}
+            "peak_label": peak["label"], "n": len(ev), "marks": marks, "measured": measured, "summary": summary,
+            "figure": figure}
 
 
 def page_context() -> dict:
     """What the page template (hooks/templates/timeline.html) needs at build time."""
-    return dict(view=view(), modes=TIMELINE_MODES)
+    return dict(view=view(), modes=TIMELINE_MODES, lab_label=LAB_LABEL if lab_run() is not None else None)

@@ -55,11 +55,12 @@ def percent(part: int | float | Fraction, whole: int | float | Fraction, digits:
     return f"{number(Fraction(part) / Fraction(whole) * 100, digits)}%"
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def superscript_powers(text: str) -> str:
-    """Powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸"."""
+    """Integer powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸".
+    A fractional power ("2^-9.8") stays as written: a superscript decimal point reads badly."""
     import re
 
-    return re.sub(r"\^(-?\d+(?:\.\d+)?)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    return re.sub(r"\^(-?\d+)(?![\d.])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)

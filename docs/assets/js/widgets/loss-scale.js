@@ -11,6 +11,8 @@ export default function mount(root) {
   const draw = (v) => {
     view = v;
     summary.textContent = v.summary;
+    const label = root.querySelector(".c9-ls-source-label");
+    if (label) label.textContent = v.source_label;
     for (const [k, text] of Object.entries(v.shares)) {
       const td = root.querySelector(`td[data-k="${k}"]`);
       if (td) td.textContent = text;
@@ -21,7 +23,8 @@ export default function mount(root) {
   form.addEventListener("input", () => {
     form.elements.k_out.value = `2^${range.value}`;
     range.setAttribute("aria-valuetext", `S = 2^${range.value}`);
-    send({ k: Number(range.value), source: view.params.source, fmt: view.params.fmt });
+    const source = form.elements.source ? form.elements.source.value : view.params.source;
+    send({ k: Number(range.value), source, fmt: view.params.fmt });
   });
   form.addEventListener("submit", (e) => e.preventDefault());
 
