@@ -55,6 +55,11 @@ CODE = re.compile(r"(^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[ \t]*$|`[^`\n]+`)", r
 _state: dict = {}
 
 
+def on_startup(command, dirty):
+    # `mkdocs serve` injects an inline live-reload script, which the page's CSP would block.
+    _state["serving"] = command == "serve"
+
+
 def on_config(config):
     figures = build_numbers.compute()
     env = jinja2.Environment(
@@ -65,6 +70,7 @@ def on_config(config):
         loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
     )
     env.globals.update(fig=_FigureNamespace(figures), widget=_widget)
+    config["extra"]["csp"] = not _state.get("serving", False)
     _state.update(figures=figures, env=env)
     return config
 
@@ -103,6 +109,9 @@ def _widget(name: str, **options) -> Markup:
     html = _state["env"].get_template(f"{name}.html").render(
         **context, fmt=build_numbers.units.number, models=facts["models"], anchor=facts["models"][facts["anchor"]])
     # One line: a raw HTML block must not contain blank lines, and may sit indented in a tab or list.
+    # Line breaks inside a <textarea> are content: keep them as character references.
+    html = re.sub(r"(<textarea\b[^>]*>)(.*?)(</textarea>)", lambda m: m.group(1) + m.group(2).replace("\n", "&#10;")
+                  + m.group(3), html, flags=re.S)
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 

@@ -418,4 +418,7 @@ def test_parse_code():
     assert F.parse_code("E4M3", "0x7E") == 0x7E
     assert F.parse_code("E4M3", "0.1111.110") == 0x7E
     assert F.parse_code("E4M3", "0b01111110") == 0x7E
-    assert F.parse_code("fp16", "15360") == 0x3C00
+    assert F.parse_code("fp16", "0d15360") == 0x3C00
+    assert F.parse_code("fp16", "3C00") == 0x3C00     # a bare code is hex, as the field says
+    assert F.parse_code("E4M3", "7e") == 0x7E
+    assert F.parse_code("fp16", "10") == 0x10

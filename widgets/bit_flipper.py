@@ -55,7 +55,7 @@ def parse_value(text) -> "Fraction | float":
         text = repr(text)
     if not isinstance(text, str):
         raise InputError("数值要是十进制数字")
-    t = text.strip().replace(",", "").replace(",", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
+    t = text.strip().replace(",", "").replace("，", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
     if not t:
         raise InputError("数值是空的:请输入一个十进制数,例如 1e-8 或 70000")
     if len(t) > MAX_TEXT:
@@ -227,6 +227,9 @@ def view(params: dict | None = None) -> dict:
         x = v if (v != v or math.isinf(v) or v == 0) else F.decode_exact(src, code)
     rows = []
     for f in fmts:
+        if typed is None and f.name == src.name:   # the row the reader edited keeps its exact bits (NaN payloads too)
+            rows.append(format_view(f, code, typed))
+            continue
         try:
             c = F.encode(f, x)
         except F.CodecInputError as e:     # e.g. NaN into a format without NaN

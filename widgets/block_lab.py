@@ -77,10 +77,10 @@ def parse_tensor(text) -> list[list[float]]:
     by commas or spaces; brackets are ignored. Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的:至少输入一个数")
-    body = text.replace("[", " ").replace("]", " ;").replace(";", "\n")
+    body = text.replace("[", " ").replace("]", " ;").replace("；", ";").replace(";", "\n")
     rows = []
     for line in body.splitlines():
-        parts = [p for p in line.replace(",", " ").replace(",", " ").split() if p]
+        parts = [p for p in line.replace(",", " ").replace("，", " ").replace("、", " ").split() if p]
         if not parts:
             continue
         row = []

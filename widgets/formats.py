@@ -705,8 +705,9 @@ def describe(fmt, code: int) -> dict:
 
 
 def parse_code(fmt, text: str) -> int:
-    """A code typed by a reader: hex ("0x7E", "7e"), binary ("0b0111_1110", "0.1111.110"), or a
-    decimal int. The digit count must fit the format. Raises CodecInputError otherwise."""
+    """A code typed by a reader: hex ("0x7E", or bare "7e", "3C00": a code field reads hex), binary
+    ("0b0111_1110", "0.1111.110"), or decimal with a "0d" prefix ("0d15360"). The digit count must
+    fit the format. Raises CodecInputError otherwise."""
     f = get_format(fmt)
     if not isinstance(text, str):
         raise _non_numeric(text)
@@ -718,18 +719,19 @@ def parse_code(fmt, text: str) -> int:
             if len(digits) > f.bits:
                 raise ValueError
             code = int(digits, 2)
-        elif t.startswith("0x"):
-            if len(t) - 2 > (f.bits + 3) // 4:
-                raise ValueError
-            code = int(t[2:], 16)
+        elif t.startswith("0d"):
+            code = int(t[2:], 10)
         else:
-            code = int(t, 10)
+            digits = t[2:] if t.startswith("0x") else t
+            if not digits or len(digits) > (f.bits + 3) // 4:
+                raise ValueError
+            code = int(digits, 16)
     except ValueError:
         raise CodecInputError(
             f"cannot read {text!r} as a {f.bits}-bit {f.name} code (use hex 0x.. with at most "
             f"{(f.bits + 3) // 4} digits, or binary 0b.. with at most {f.bits} bits)",
-            f"无法把 {text!r} 读成 {f.bits} 位的 {f.name} 编码(十六进制最多 {(f.bits + 3) // 4} 位,"
-            f"二进制最多 {f.bits} 位)", "bad_code_text") from None
+            f"无法把「{text}」读成 {f.bits} 位的编码:十六进制最多 {(f.bits + 3) // 4} 位(如 {'3C00' if f.bits == 16 else '7E'}),"
+            f"二进制写成 0b… 最多 {f.bits} 位", "bad_code_text") from None
     return _check_code(f, code)
 
 

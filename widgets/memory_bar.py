@@ -55,7 +55,7 @@ def _integer(v, name: str, lo: int, hi: int) -> int:
         if not v.strip():
             raise InputError(f"{name} 不能为空,请填一个整数")
         try:  # exact: "1e3" is 1000, "4096.5" is not an integer
-            v = Fraction(v.strip().replace(",", ""))
+            v = Fraction(v.strip().replace(",", "").replace("，", ""))
         except (ValueError, ZeroDivisionError):
             raise InputError(f"{name} 要是整数,收到的是「{v[:20]}」") from None
         if v.denominator != 1:

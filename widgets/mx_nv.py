@@ -19,12 +19,16 @@ DEFAULT_TEXT = "0.3, -1.2, 2.7, 0.05"
 SCHEMES = ("mxfp4", "nvfp4")
 
 
+# Commas, enumeration commas and semicolons, ASCII or full-width, all separate numbers.
+_SEPARATORS = str.maketrans({c: " " for c in ",，、;；"})
+
+
 def parse_block(text) -> list[float]:
     """The reader's block: numbers separated by commas or spaces (brackets ignored)."""
-    if not isinstance(text, str) or not text.strip(" \t\n,,[]"):
+    if not isinstance(text, str) or not text.strip(" \t\n,，、;；[]"):
         raise InputError("块是空的:至少输入一个数")
     vals = []
-    for p in text.replace("[", " ").replace("]", " ").replace(",", " ").replace(",", " ").split():
+    for p in text.replace("[", " ").replace("]", " ").translate(_SEPARATORS).split():
         try:
             v = float(p.replace("−", "-"))
         except ValueError:

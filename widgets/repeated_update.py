@@ -50,7 +50,7 @@ def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
 def _steps(v) -> int:
     if isinstance(v, str):
         try:
-            v = int(v.strip().replace(",", ""))
+            v = int(v.strip().replace(",", "").replace("，", ""))
         except ValueError:
             raise InputError(f"次数要是整数,收到的是「{v}」") from None
     if isinstance(v, float) and v.is_integer():

@@ -11,7 +11,11 @@ export default function mount(root) {
   const draw = (v) => {
     view = v;
     summary.textContent = v.summary;
-    if (v.params.value !== null && document.activeElement !== valueForm.elements.value) valueForm.elements.value.value = v.params.value;
+    if (document.activeElement !== valueForm.elements.value) {
+      // A typed value stays as typed; after a bit flip or a code, the box shows that code's value.
+      const edited = v.rows.find((r) => r.format === v.params.source);
+      valueForm.elements.value.value = v.params.value ?? (edited ? edited.value_text : "");
+    }
     for (const r of v.rows) {
       const el = rows.get(r.format);
       if (!el) continue;

@@ -49,13 +49,17 @@ export default function mount(root) {
   const { send } = liveView("memory-bar", root, draw);
 
   const nearestStop = (s) => stops.reduce((best, x, i) => Math.abs(Math.log(x / s)) < Math.abs(Math.log(stops[best] / s)) ? i : best, 0);
+  // Python judges a typed s; the slider only follows a value inside its own range.
+  const sInRange = (s) => Number.isInteger(s) && s >= stops[0] && s <= stops[stops.length - 1];
   const onInput = (e) => {
     if (e.target === sRange) sBox.value = stops[Number(sRange.value)];
     if (e.target === sBox) {
       const s = Number(sBox.value);
-      if (Number.isFinite(s) && s > 0) sRange.value = nearestStop(s);
+      if (sInRange(s)) sRange.value = nearestStop(s);
+    } else if (!sInRange(Number(sBox.value))) {
+      sBox.value = view.params.s; // another control moved: drop a rejected typed s, keep the last good one
     }
-    sRange.setAttribute("aria-valuetext", `s = ${Number(sBox.value).toLocaleString("en-US")}`);
+    sRange.setAttribute("aria-valuetext", `s = ${Number(stops[Number(sRange.value)]).toLocaleString("en-US")}`);
     form.elements.b_out.value = bRange.value;
     send(params());
   };

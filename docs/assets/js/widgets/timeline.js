@@ -25,7 +25,10 @@ export default function mount(root) {
     if (window.Plotly) { const f = figureAt(k); window.Plotly.react(chart, f.data, f.layout, f.config); }
     if (speak) announce(k);
   };
-  const pause = () => { clearInterval(timer); timer = null; };
+  const pause = () => {
+    if (timer) announce(frame); // say where the curve stopped
+    clearInterval(timer); timer = null;
+  };
   const play = () => {
     pause();
     if (reduceMotion.matches) { drawFrame(view.n - 1, true); return; }
