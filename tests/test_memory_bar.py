@@ -106,3 +106,20 @@ def test_the_api_imports_widget_modules_only_when_asked():
                          cwd=str(__import__('pathlib').Path(__file__).parent.parent)).stdout
     assert "widgets.formats" not in out and "widgets.blockscale" not in out, out
     assert "widgets.memory_bar" in out
+
+
+def test_our_small_model_shows_the_labs_measured_bar_at_its_own_s_and_b():
+    """At the lab's s = 64, b = 2 the bar gains a measured row: model states from the snapshot after
+    the first step (= the FP32 ledger + AdamW's step counters), activations from the one after forward."""
+    v = memory_bar.view({"model": "lab", "s": 64, "b": 2})
+    psi = 3_688_704
+    assert v["params"]["recipe"] == "fp32_adamw" and v["states_bytes"] == 16 * psi
+    assert v["activation_bytes"] == 4 * 64 * 2 * 256 * (34 + 5 * 4 * 64 // 256)  # L·s·b·h·(34 + 5as/h)
+    rows = {t["y"][0] for t in v["figure"]["data"]}
+    assert rows == {"推演", "实测"}
+    measured = sum(t["x"][0] for t in v["figure"]["data"] if t["y"] == ["实测"]) * 2**20
+    assert measured == pytest.approx(59_019_372 + 11_414_548 + 1_048_576)
+    assert "实测" in v["summary"]
+    go.Figure(v["figure"])
+    # Another s: no measurement to compare with.
+    assert {t["y"][0] for t in memory_bar.view({"model": "lab", "s": 128, "b": 2})["figure"]["data"]} == {"训练一步"}

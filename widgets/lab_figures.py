@@ -12,9 +12,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from . import units
+from .models import LAB_DATA
 from .ledger import model_states
 
-DATA_PATH = Path(__file__).resolve().parent.parent / "lab" / "results" / "c09-precision.json"
+DATA_PATH = LAB_DATA
 SRC = "lab/results/c09-precision.json"
 RUN_ORDER = ["fp32", "bf16", "fp16", "fp16_scaled"]
 POINTS = ["after_build", "after_forward", "after_backward", "after_step"]

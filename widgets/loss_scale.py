@@ -46,13 +46,13 @@ def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exac
 def _lab() -> None:
     """The lab's underflow probe (lab/results/c09-precision.json), when the file is present: every
     parameter gradient of our small model after its FP32 training run, binned by powers of two."""
-    from .lab_figures import DATA_PATH
+    from .models import LAB_DATA
 
-    if not DATA_PATH.exists():
+    if not LAB_DATA.exists():
         return
     import json
 
-    probe = json.loads(DATA_PATH.read_text(encoding="utf-8"))["probe"][-1]
+    probe = json.loads(LAB_DATA.read_text(encoding="utf-8"))["probe"][-1]
     register_histogram("lab", probe["bins_log2"][0], probe["counts"],
                        f"实测:实验课的小模型训练后,全部 {probe['elements']:,} 个参数梯度(FP32),按 2 的幂分箱",
                        probe.get("exact_zero", 0))

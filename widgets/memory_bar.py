@@ -11,7 +11,7 @@ from .activations import MODES, activation_memory
 from .errors import InputError
 from .items import Item
 from .ledger import model_states
-from .models import card_bytes, load_facts, model, model_keys
+from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model, model_keys
 from . import units
 
 WIDGET = "memory-bar"
@@ -37,8 +37,10 @@ def normalise(params: dict | None) -> dict:
     unknown = set(p) - set(DEFAULTS)
     if unknown:
         raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
-    if p["model"] not in model_keys():
+    if p["model"] not in model_keys() and not (p["model"] == LAB and lab_run() is not None):
         raise InputError(f"没有这个模型:{p['model']}")
+    if p["model"] == LAB:
+        p["recipe"] = "fp32_adamw"  # the lab trained its reference run in FP32
     p["s"] = _integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = _integer(p["b"], "batch b", B_MIN, B_MAX)
     if p["mode"] not in MODES:
@@ -72,12 +74,36 @@ def _integer(v, name: str, lo: int, hi: int) -> int:
     return v
 
 
+def _shape(key: str) -> dict:
+    """label, Ψ, L, h, a and full-attention layers of a model of anchor-model.json, or of the lab's."""
+    if key == LAB:
+        r = lab_run()
+        return {"label": LAB_LABEL, "psi": r["psi"], "L": r["L"], "h": r["h"], "a": r["a"], "full": r["L"]}
+    m = model(key)
+    return {"label": m.label, "psi": m.param_total, "L": m.L, "h": m.h, "a": m.a, "full": m.full_attention_layers}
+
+
 def ledger(p: dict) -> Item:
     """The step's memory tree: ``step`` → ``model_states`` (by recipe) and ``activations``."""
-    m = model(p["model"])
-    s2_layers = m.full_attention_layers if p["s2_full_only"] else None
-    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers)
-    return Item.group("step", "训练一步", [model_states(m.param_total, p["recipe"]), act])
+    m = _shape(p["model"])
+    s2_layers = m["full"] if p["s2_full_only"] else None
+    act = activation_memory(p["s"], p["b"], m["h"], m["a"], m["L"], p["mode"], s2_layers)
+    return Item.group("step", "训练一步", [model_states(m["psi"], p["recipe"]), act])
+
+
+def measured(p: dict) -> list[dict] | None:
+    """The lab's measured counterpart of the bar, at the lab's own s, b with every activation stored:
+    model states from the snapshot after the first step, activations from the one after forward."""
+    r = lab_run() if p["model"] == LAB else None
+    if r is None or (p["s"], p["b"], p["mode"]) != (r["s"], r["b"], "store_all") or p["s2_full_only"]:
+        return None
+    snap = {s["point"]: s["parts"] for s in r["snapshots"]}
+    step, fwd = snap["after_step"], snap["after_forward"]
+    return [{"key": "m_params", "label": "实测·参数", "bytes": step["parameters"]},
+            {"key": "m_grads", "label": "实测·梯度", "bytes": step["gradients"]},
+            {"key": "m_optimizer", "label": "实测·优化器状态", "bytes": step["optimizer_state"]},
+            {"key": "m_saved", "label": "实测·为反向保存的张量", "bytes": fwd["saved_for_backward"]},
+            {"key": "m_logits", "label": "实测·logits 与 loss", "bytes": fwd["logits_and_loss"]}]
 
 
 def view(params: dict | None = None) -> dict:
@@ -88,7 +114,7 @@ def view(params: dict | None = None) -> dict:
     Raises InputError (Chinese message) on any bad value.
     """
     p = normalise(params)
-    m = model(p["model"])
+    m = _shape(p["model"])
     tree = ledger(p)
     states, act = tree.children
     card = card_bytes()
@@ -100,12 +126,19 @@ def view(params: dict | None = None) -> dict:
     scores = act.find("act_scores").bytes
     share = units.percent(scores, act.bytes) if act.bytes else "0%"
     over = tree.bytes / card
+    meas = measured(p)
     summary = (
-        f"{m.label},s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
-        f"{'(只有 ' + str(m.full_attention_layers) + ' 个全注意力层带 s²)' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}:"
+        f"{m['label']},s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
+        f"{'(只有 ' + str(m['full']) + ' 个全注意力层带 s²)' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}:"
         f"模型状态 {_both(states.bytes)},激活 {_both(act.bytes)},其中注意力分数占 {share}。"
-        f"合计 {_both(tree.bytes)},是 {load_facts()['card']['label']}的 {units.number(over, 1)} 倍。"
+        f"合计 {_both(tree.bytes)},"
+        + (f"是 {load_facts()['card']['label']}的 {units.number(over, 1)} 倍。" if over >= 0.1
+           else f"只占 {load_facts()['card']['label']}的 {units.percent(tree.bytes, card, 2)}。")
     )
+    if meas:
+        total = sum(x["bytes"] for x in meas)
+        summary += (f"下面一条是实验课实测的同一笔账:{units.size(total, 'MiB', 2)},比上面的推演多 "
+                    f"{units.size(total - tree.bytes, 'MiB', 2)}(FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里)。")
     return {
         "params": p,
         "total_bytes": tree.bytes,
@@ -114,7 +147,7 @@ def view(params: dict | None = None) -> dict:
         "score_share": share,
         "segments": segments,
         "summary": summary,
-        "figure": _figure(segments, card),
+        "figure": _figure(segments, card, meas),
     }
 
 
@@ -128,7 +161,11 @@ def _both(n: int) -> str:
     return f"{units.size(n, 'TiB')}({units.size(n, 'TB')})"
 
 
-def _figure(segments: list[dict], card: int) -> dict:
+MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",
+                   "m_logits": "#7a5c2e"}
+
+
+def _figure(segments: list[dict], card: int, meas: list[dict] | None = None) -> dict:
     card_gib = card / units.GiB
     data = [
         {"type": "bar", "orientation": "h", "name": s["label"], "x": [s["gib"]], "y": ["训练一步"],
@@ -136,9 +173,27 @@ def _figure(segments: list[dict], card: int) -> dict:
          "hovertemplate": f"{s['label']}:{s['text']}<extra></extra>"}
         for s in segments
     ]
+    if meas:  # the lab's model: MiB, no 80 GB card in sight, the measured bar below the derived one
+        scale = units.MiB
+        for d in data:
+            d["x"] = [d["x"][0] * units.GiB / scale]
+            d["y"] = ["推演"]
+        data += [{"type": "bar", "orientation": "h", "name": x["label"], "x": [x["bytes"] / scale], "y": ["实测"],
+                  "marker": {"color": MEASURED_COLORS[x["key"]], "pattern": {"shape": "/"}}, "customdata": [x["key"]],
+                  "hovertemplate": f"{x['label']}:{units.size(x['bytes'], 'MiB', 2)}<extra></extra>"} for x in meas]
+    layout_extra = {}
+    if meas:
+        layout_extra = {"shapes": [], "annotations": [],
+                        "xaxis": {"title": {"text": "MiB(2²⁰ 字节)"}, "rangemode": "tozero", "fixedrange": True},
+                        "yaxis": {"showticklabels": True, "fixedrange": True, "autorange": "reversed"}}
     return {
         "data": data,
-        "layout": {
+        "layout": {**_layout(card_gib), **layout_extra},
+    }
+
+
+def _layout(card_gib: float) -> dict:
+    return {
             "barmode": "stack",
             "height": 300,
             "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
@@ -152,10 +207,10 @@ def _figure(segments: list[dict], card: int) -> dict:
                         "line": {"color": "#222222", "width": 2, "dash": "dash"}}],
             "annotations": [{"x": card_gib, "y": 1.08, "yref": "paper", "text": f"80 GB 卡({units.number(card_gib, 1)} GiB)",
                              "showarrow": False, "xanchor": "left"}],
-        },
     }
 
 
 def page_context() -> dict:
     """What the page template (hooks/templates/memory-bar.html) needs at build time."""
-    return dict(view=view(), stops=S_STOPS, modes=MODES, b_max=B_MAX, colors=COLORS)
+    return dict(view=view(), stops=S_STOPS, modes=MODES, b_max=B_MAX, colors=COLORS,
+                lab_label=LAB_LABEL if lab_run() is not None else None)

@@ -10,6 +10,10 @@ from functools import lru_cache
 from pathlib import Path
 
 FACTS_FILE = Path(__file__).resolve().parent.parent / "anchor-model.json"
+# The lab's measured run (in the repository, and in the page's Python archive).
+LAB_DATA = Path(__file__).resolve().parent.parent / "lab" / "results" / "c09-precision.json"
+LAB = "lab"
+LAB_LABEL = "我们的小模型(实验课,FP32)"
 
 
 @dataclass(frozen=True)
@@ -60,3 +64,14 @@ def anchor() -> ModelConfig:
 def card_bytes() -> int:
     """The reference accelerator's memory, in bytes (80 GB = 80 × 10^9 B)."""
     return load_facts()["card"]["memory_bytes"]
+
+
+@lru_cache(maxsize=1)
+def lab_run() -> dict | None:
+    """The lab's shape and FP32 snapshots (lab/results/c09-precision.json), or None without the file."""
+    if not LAB_DATA.exists():
+        return None
+    d = json.loads(LAB_DATA.read_text(encoding="utf-8"))
+    f = d["accounting"]["formula_inputs"]
+    return {"psi": d["model"]["param_count"], "L": f["L"], "h": f["h"], "a": f["a"], "s": f["s"], "b": f["b"],
+            "snapshots": d["runs"]["fp32"]["memory"]}

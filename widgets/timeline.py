@@ -17,7 +17,7 @@ from . import units
 from .activations import activation_memory
 from .errors import InputError
 from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _integer
-from .models import card_bytes, model, model_keys
+from .models import LAB, LAB_LABEL, card_bytes, lab_run, model, model_keys
 
 WIDGET = "timeline"
 DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1, "iteration": 1, "mode": "store_all"}
@@ -39,24 +39,8 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
-# "Our small model" from the lab: its FP32 run, with the four memory snapshots it measured.
-LAB = "lab"
-LAB_LABEL = "我们的小模型(实验课,FP32)"
+# "Our small model" (widgets.models.lab_run): its FP32 run, with the four memory snapshots it measured.
 SNAPSHOT_AT = {"after_build": "start", "after_forward": "forward", "after_backward": "backward", "after_step": "step"}
-
-
-def lab_run() -> dict | None:
-    """The lab's shape and FP32 snapshots (lab/results/c09-precision.json), or None without the file."""
-    from .lab_figures import DATA_PATH
-
-    if not DATA_PATH.exists():
-        return None
-    import json
-
-    d = json.loads(DATA_PATH.read_text(encoding="utf-8"))
-    f = d["accounting"]["formula_inputs"]
-    return {"psi": d["model"]["param_count"], "L": f["L"], "h": f["h"], "a": f["a"], "s": f["s"], "b": f["b"],
-            "snapshots": d["runs"]["fp32"]["memory"]}
 
 
 def _shape(p: dict) -> dict:

@@ -26,6 +26,8 @@ export default function mount(root) {
     if (syncNext) { syncControls(v.params); syncNext = false; }
     summary.textContent = v.summary;
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
+    const shown = new Set(v.segments.map((seg) => seg.key));
+    for (const row of tbody.rows) row.hidden = !shown.has(row.dataset.key); // e.g. no master weights in FP32
     for (const seg of v.segments) {
       const row = tbody.querySelector(`tr[data-key="${seg.key}"]`);
       if (row) { row.cells[1].textContent = seg.text; row.cells[2].textContent = seg.formula; }
