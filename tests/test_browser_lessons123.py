@@ -58,7 +58,7 @@ def test_bit_flip_by_keyboard_and_a_bad_hex_code(page, site_server):
     box = row.locator('input[name="hex"]')
     box.fill("0x12345")
     box.press("Enter")
-    expect(widget.locator(".c9-status")).to_contain_text("无法把 '0x12345' 读成 16 位的 float16 编码", timeout=PYTHON_TIMEOUT)
+    expect(widget.locator(".c9-status")).to_contain_text("无法把「0x12345」读成 16 位的编码", timeout=PYTHON_TIMEOUT)
     expect(widget.locator(".c9-summary")).to_have_text(expected["summary"])   # the last good state stays
 
     value = widget.locator('input[name="value"]')
