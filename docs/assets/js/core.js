@@ -101,3 +101,19 @@ export function liveView(widget, root, draw) {
   return { send, say };
 }
 
+
+// ---- Charts: the first draw once Plotly is loaded, and every redraw after ------------------------
+// A widget's chart div gets its build-time figure as soon as Plotly arrives; data-chart="drawn" on the
+// root tells tests (and readers of the DOM) that it is up. Returns the teardown for the page's exit.
+export function drawChart(root, chart, figure) {
+  loadPlotly().then((Plotly) => {
+    if (!root.isConnected) return;
+    const f = themed(figure);
+    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
+  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+}
+
+export function redrawChart(chart, figure) {
+  if (window.Plotly) { const f = themed(figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+}

@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, themed } from "../core.js";
+import { drawChart, liveView, redrawChart } from "../core.js";
 
 // ---- Lesson 1: the model-states ledger per recipe, and the conventions table ------------------------
 export default function mount(root) {
@@ -26,7 +26,7 @@ export default function mount(root) {
       row.classList.toggle("c9-chosen", c.key === v.chosen);
       if (c.key === v.chosen) row.setAttribute("aria-current", "true"); else row.removeAttribute("aria-current");
     }
-    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+    redrawChart(chart, v.figure);
   };
   const params = () => ({
     model: form.elements.model.value,
@@ -45,10 +45,5 @@ export default function mount(root) {
     if (row) { form.elements.convention.value = row.dataset.key; send(params()); }
   });
 
-  loadPlotly().then((Plotly) => {
-    if (!root.isConnected) return;
-    const f = themed(view.figure);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
-  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+  return drawChart(root, chart, view.figure);
 }

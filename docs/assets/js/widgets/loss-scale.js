@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, themed } from "../core.js";
+import { drawChart, liveView, redrawChart } from "../core.js";
 
 // ---- Lesson 2: loss scaling shifts the whole gradient histogram along the log2 axis -----------------
 export default function mount(root) {
@@ -17,7 +17,7 @@ export default function mount(root) {
       const td = root.querySelector(`td[data-k="${k}"]`);
       if (td) td.textContent = text;
     }
-    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+    redrawChart(chart, v.figure);
   };
   const { send } = liveView("loss-scale", root, draw);
   form.addEventListener("input", () => {
@@ -28,10 +28,5 @@ export default function mount(root) {
   });
   form.addEventListener("submit", (e) => e.preventDefault());
 
-  loadPlotly().then((Plotly) => {
-    if (!root.isConnected) return;
-    const f = themed(view.figure);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
-  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+  return drawChart(root, chart, view.figure);
 }

@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, themed } from "../core.js";
+import { liveView, loadPlotly, redrawChart, themed } from "../core.js";
 
 // ---- Lesson 5: the stacked memory bar -----------------------------------------------------------
 export default function mount(root) {
@@ -33,7 +33,7 @@ export default function mount(root) {
       if (row) { row.cells[1].textContent = seg.text; row.cells[2].textContent = seg.formula; }
     }
     if (explain.dataset.key) showSegment(explain.dataset.key);
-    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+    redrawChart(chart, v.figure);
   };
   const showSegment = (key) => {
     const seg = view.segments.find((s) => s.key === key);

@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, themed } from "../core.js";
+import { drawChart, liveView, redrawChart } from "../core.js";
 
 // ---- Lessons 2–3: the same small update, again and again, in 16 bits and in an FP32 master ---------
 export default function mount(root) {
@@ -12,7 +12,7 @@ export default function mount(root) {
     view = v;
     summary.textContent = v.summary;
     v.table.forEach((r, i) => { const row = body.rows[i]; if (row) { row.cells[0].textContent = r.label; row.cells[1].textContent = r.text; } });
-    if (window.Plotly) { const f = themed(v.figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+    redrawChart(chart, v.figure);
   };
   const { send } = liveView("repeated-update", root, draw);
   const params = () => ({
@@ -21,10 +21,5 @@ export default function mount(root) {
   form.addEventListener("submit", (e) => { e.preventDefault(); send(params()); });
   form.addEventListener("change", () => send(params()));
 
-  loadPlotly().then((Plotly) => {
-    if (!root.isConnected) return;
-    const f = themed(view.figure);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
-  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+  return drawChart(root, chart, view.figure);
 }
