@@ -144,7 +144,7 @@ def view(params: dict | None = None) -> dict:
         f"{'一张 80 GB 卡装得下' if weights['fits'] else '一张 80 GB 卡已经装不下'};"
         f"可训练一步的模型状态,BF16 混合精度 + AdamW 是 {mixed['text']}({mixed['bytes_per_param']} 字节/参数),"
         f"FP32 + AdamW 也是 {fp32['text']},"
-        f"{'一张 80 GB 卡装得下(占 ' + mixed['cards'] + ' 张卡)' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'},还没算激活。"
+        f"{'一张 80 GB 卡装得下(占卡的 ' + units.percent(mixed['bytes'], card) + ')' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'},还没算激活。"
         f"所选口径「{chosen['label']}」:{chosen['bytes_per_param']} 字节/参数,共 {chosen['total_text']}。"
     )
     return {"params": {**p, "param_total": n}, "label": label, "bars": bars, "conventions": conv,
