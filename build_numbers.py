@@ -41,9 +41,9 @@ class Figure:
 
     def __html__(self) -> str:
         """The figure as inline HTML: the text, and its provenance shown on hover or keyboard focus."""
-        how = self.formula
+        how = "计算:" + self.formula
         if self.inputs:
-            how += "; " + ", ".join(f"{k} = {_show(v)}" for k, v in self.inputs.items())
+            how += ";代入 " + ", ".join(f"{k} = {_show(v)}" for k, v in self.inputs.items())
         return (f'<span class="fig" tabindex="0" data-fig="{self.name}">{html.escape(self.text)}'
                 f'<span class="fig-how" role="tooltip">{html.escape(how)}</span></span>')
 
