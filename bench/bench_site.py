@@ -77,7 +77,6 @@ def our_boot(page) -> float:
 
 
 def slider_latency(page, n: int) -> list[float]:
-    slider = page.locator('[data-widget="memory-bar"] input[name="b"]')
     out = []
     for i in range(n):
         value = str(1 + (i + 1) % 8)  # every event changes b, so every event redraws

@@ -13,7 +13,6 @@ import argparse
 import datetime as dt
 import json
 import math
-import os
 import platform
 import sys
 import time

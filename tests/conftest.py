@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SUB_PATH = "/c9/"
+# Debian's Chromium (Playwright cannot download browsers here); runners may put it elsewhere.
+CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+PYTHON_TIMEOUT = 120_000  # ms; Pyodide boots in a few seconds, a loaded CI machine can be slow
 # Every response carries the strict policy the site is built for, so every browser test runs under it
 # (the pages also carry it as a <meta>; the header covers the Web Worker too).
 CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
@@ -84,3 +90,23 @@ def site_server(built_site):
     server = SiteServer(built_site)
     yield server
     server.close()
+
+
+def python_view(widget: str, **params) -> dict:
+    """What a widget must show for these controls: the same Python, run here in CPython."""
+    from widgets import api
+
+    out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+    assert out["ok"], out
+    return out["view"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole session; each test opens its own context."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()

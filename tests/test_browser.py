@@ -3,37 +3,20 @@ the HTML before any script, Python in the page recomputes the memory bar, instan
 working, and nothing is requested from another origin."""
 from __future__ import annotations
 
-import json
-import os
 import re
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from widgets import api
+from conftest import PYTHON_TIMEOUT
+from conftest import python_view as view
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
-PYTHON_TIMEOUT = 90_000  # ms; Pyodide boots in a few seconds, CI machines can be slow
-
 
 def python_view(**params):
-    """What the widget must show: the same Python, run here in CPython."""
-    out = json.loads(api.handle(json.dumps({"widget": "memory-bar", "params": params})))
-    assert out["ok"], out
-    return out["view"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
+    return view("memory-bar", **params)
 
 
 class Watch:
@@ -152,9 +135,7 @@ def test_widget_says_so_when_python_cannot_load(browser, site_server):
 
 
 def timeline_view(**params):
-    out = json.loads(api.handle(json.dumps({"widget": "timeline", "params": params})))
-    assert out["ok"], out
-    return out["view"]
+    return view("timeline", **params)
 
 
 def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):

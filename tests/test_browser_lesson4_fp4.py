@@ -2,38 +2,23 @@
 recomputed by Python in the page and agree with CPython; bad input gives a Chinese message."""
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from widgets import api
+from conftest import PYTHON_TIMEOUT, python_view
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
-PYTHON_TIMEOUT = 120_000
-
-
-def python_view(widget, **params):
-    out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
-    assert out["ok"], out
-    return out["view"]
-
 
 @pytest.fixture(scope="module")
-def page(site_server):
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        pg = b.new_page(viewport={"width": 1280, "height": 900})
-        errors = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.errors = errors
-        yield pg
-        b.close()
+def page(browser, site_server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    yield pg
+    ctx.close()
 
 
 def test_mx_nv_table_follows_python_and_reports_bad_input(page, site_server):

@@ -10,7 +10,7 @@ import pytest
 
 from widgets import api, formula, score_tensor, timeline
 from widgets.activations import activation_memory
-from widgets.models import anchor, model
+from widgets.models import anchor
 
 PSI = 27_781_427_952
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from test_browser import CHROMIUM, FLAGS, PYTHON_TIMEOUT
+from conftest import PYTHON_TIMEOUT
 
 pytestmark = pytest.mark.browser
 
@@ -27,14 +27,6 @@ def page_paths(site: Path) -> list[str]:
             continue
         out.append("" if rel == "." else rel + "/")
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
 
 
 def test_no_broken_link_image_or_anchor(built_site, site_server):

@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from . import blockscale as B
 from . import formats as F
 
-__all__ = ["codec_figures"]
+__all__ = ["figures"]
 
 OUTLIER_TENSOR = [1000, 0.01, 0.02, 0.5]
 OUTLIER_BLOCK = [0.01, 0.02, 0.5]        # the same values without the outlier

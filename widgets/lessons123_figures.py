@@ -4,7 +4,6 @@ build_numbers.py. Only the inputs the lessons chose (1 + 10⁻⁴ a thousand tim
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from . import formats as F
