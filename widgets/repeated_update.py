@@ -116,6 +116,10 @@ def view(params: dict | None = None) -> dict:
         low_story = f"一次也没动:每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
     elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1:])):
         low_story = f"前 {stuck_at} 步还在涨,到 {_t(low[stuck_at])} 就停住了(之后每一步都被舍入吞掉)"
+    elif moved == steps:
+        step_size = low[1] - low[0]
+        low_story = (f"每一步都动了,但加上的是舍入后的量(第一步是 {_t(step_size)}),不是 Δ"
+                     if step_size != float(delta) else "每一步都如数加上了")
     else:
         low_story = f"{steps:,} 步里只动了 {moved:,} 次"
     summary = (f"w₀ = {_t(float(w0))},每步加 Δ = {_t(float(delta))},共 {steps:,} 步。精确值应到 {_t(float(exact_end))};"
