@@ -11,6 +11,7 @@ Public API, one module per concern:
 - ``activations``: Korthikanti et al. 2022, eq. 1, with recomputation modes.
 - ``units``: display helpers (GB = 10^9 B, GiB = 2^30 B, thousands separators).
 - ``errors``: :class:`InputError`, bad reader input with a Chinese message.
+- ``params``: the checks every view makes on its parameters (defaults, integers, models, formats).
 
 Widget modules (each: ``WIDGET`` name, ``page_context()`` for the build, ``view(params)`` for the worker):
 ``memory_bar``, ``timeline``, ``formula``, ``score_tensor``.

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from . import formats as F
 from .errors import InputError
+from .params import with_defaults
 
 WIDGET = "bit-flipper"
 
@@ -195,10 +196,7 @@ def view(params: dict | None = None) -> dict:
     """params: formats ("float16,float32" or a list), source ("value" or a format name), value (a
     decimal text, when source is "value"), code (an int or a hex/binary text in the source format).
     Raises InputError (Chinese) on bad input."""
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    p = with_defaults(params, DEFAULTS)
     fmts = _formats(p["formats"])
     typed = None
     if p["source"] == "value":

@@ -16,6 +16,7 @@ from itertools import chain
 
 from . import blockscale as B
 from .errors import InputError
+from .params import with_defaults
 from .formats import CodecInputError
 
 WIDGET = "block-lab"
@@ -107,10 +108,7 @@ def parse_tensor(text) -> list[list[float]]:
 
 
 def normalise(params: dict | None) -> dict:
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    p = with_defaults(params, DEFAULTS)
     if p["source"] not in ("generated", "typed"):
         raise InputError("张量来源只能是「生成」或「手动输入」")
     if p["scheme"] not in SCHEMES:

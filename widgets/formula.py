@@ -6,7 +6,8 @@ from fractions import Fraction
 
 from . import units
 from .activations import linear_term, per_layer, score_term
-from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _integer
+from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
+from .params import integer, with_defaults
 from .errors import InputError
 from .models import model, model_keys
 
@@ -32,13 +33,11 @@ def view(params: dict | None = None) -> dict:
     Returns {"params", "terms": [{key, tex, title, explain, value}], "summary"}.
     Raises InputError (Chinese message) on bad values.
     """
-    p = {**DEFAULTS, **(params or {})}
-    if set(p) - set(DEFAULTS):
-        raise InputError(f"不认识的参数:{', '.join(sorted(set(p) - set(DEFAULTS)))}")
+    p = with_defaults(params, DEFAULTS)
     if p["model"] not in model_keys():
         raise InputError(f"没有这个模型:{p['model']}")
-    s = p["s"] = _integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    b = p["b"] = _integer(p["b"], "batch b", B_MIN, B_MAX)
+    s = p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
+    b = p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     m = model(p["model"])
     h, a = m.h, m.a
     ratio = Fraction(5 * a * s, h)

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from . import units
 from .errors import InputError
+from .params import with_defaults
 from .ledger import RECIPES, model_states
 from .models import card_bytes, load_facts, model
 
@@ -120,10 +121,7 @@ def view(params: dict | None = None) -> dict:
     params keys: model ("qwen3.8-27b" | "qwen3-8b" | "custom"), log10_params (8…12, used when model
     is "custom"), convention (a key of CONVENTIONS, drawn as a fourth bar). Raises InputError.
     """
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    p = with_defaults(params, DEFAULTS)
     if p["convention"] not in CONVENTIONS:
         raise InputError(f"没有这种口径:{p['convention']}")
     n, label = _params_from(p)

@@ -15,6 +15,7 @@ import random
 from . import formats as F
 from .bit_flipper import short_name
 from .errors import InputError
+from .params import integer, sixteen_bit_format, with_defaults
 
 WIDGET = "loss-scale"
 
@@ -118,30 +119,11 @@ def _pct(a: int, n: int) -> str:
 
 def view(params: dict | None = None) -> dict:
     """params: k (S = 2^k, 0…40), source (a registered name), fmt ("float16" | "bfloat16")."""
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
-    k = p["k"]
-    if isinstance(k, str):
-        try:
-            k = int(k.strip())
-        except ValueError:
-            raise InputError(f"缩放指数 k 要是整数,收到的是「{p['k']}」") from None
-    if isinstance(k, float) and k.is_integer():
-        k = int(k)
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InputError("缩放指数 k 要是整数")
-    if not K_MIN <= k <= K_MAX:
-        raise InputError(f"缩放指数 k 要在 {K_MIN} 到 {K_MAX} 之间")
+    p = with_defaults(params, DEFAULTS)
+    k = integer(p["k"], "缩放指数 k", K_MIN, K_MAX)
     if p["source"] not in _SOURCES:
         raise InputError(f"没有这份梯度数据:{p['source']}")
-    try:
-        fmt = F.get_format(p["fmt"]).name
-    except F.CodecInputError as e:
-        raise InputError(e.message_zh) from None
-    if fmt not in FORMATS:
-        raise InputError("这里只比较 FP16 和 BF16")
+    fmt = sixteen_bit_format(p["fmt"], FORMATS)
     c = counts(p["source"], k, fmt)
     t = thresholds(fmt)
     name = short_name(fmt)

@@ -5,13 +5,12 @@ the same call runs at build time (default state, validated by the plotly package
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .activations import MODES, activation_memory
 from .errors import InputError
 from .items import Item
 from .ledger import model_states
-from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model, model_keys
+from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model
+from .params import integer, known_model, with_defaults
 from . import units
 
 WIDGET = "memory-bar"
@@ -33,16 +32,12 @@ COLORS = {
 
 def normalise(params: dict | None) -> dict:
     """Defaults filled in and every value checked. Raises InputError with a Chinese message."""
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
-    if p["model"] not in model_keys() and not (p["model"] == LAB and lab_run() is not None):
-        raise InputError(f"没有这个模型:{p['model']}")
+    p = with_defaults(params, DEFAULTS)
+    known_model(p["model"])
     if p["model"] == LAB:
         p["recipe"] = "fp32_adamw"  # the lab trained its reference run in FP32
-    p["s"] = _integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    p["b"] = _integer(p["b"], "batch b", B_MIN, B_MAX)
+    p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
+    p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     if p["mode"] not in MODES:
         raise InputError(f"没有这种存储方式:{p['mode']}")
     if not isinstance(p["s2_full_only"], bool):
@@ -50,28 +45,6 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
-def _integer(v, name: str, lo: int, hi: int) -> int:
-    if isinstance(v, bool):
-        raise InputError(f"{name} 要是整数")
-    if isinstance(v, str):
-        if not v.strip():
-            raise InputError(f"{name} 不能为空,请填一个整数")
-        try:  # exact: "1e3" is 1000, "4096.5" is not an integer
-            v = Fraction(v.strip().replace(",", "").replace("，", ""))
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{name} 要是整数,收到的是「{v[:20]}」") from None
-        if v.denominator != 1:
-            raise InputError(f"{name} 要是整数,收到的是 {float(v):g}")
-        v = v.numerator
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")) or v != int(v):
-            raise InputError(f"{name} 要是整数,收到的是 {v}")
-        v = int(v)
-    if not isinstance(v, int):
-        raise InputError(f"{name} 要是整数")
-    if not lo <= v <= hi:
-        raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是 {units.number(v)}")
-    return v
 
 
 def _shape(key: str) -> dict:

@@ -12,6 +12,7 @@ import math
 from . import blockscale as B
 from . import formats as F
 from .errors import InputError
+from .params import with_defaults
 
 WIDGET = "mx-nv"
 MAX_VALUES = 16
@@ -86,10 +87,7 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
 
 def view(params: dict | None = None) -> dict:
     """params: {"text": "0.3, -1.2, 2.7, 0.05"}. Raises InputError (Chinese) on bad input."""
-    p = {"text": DEFAULT_TEXT, **(params or {})}
-    unknown = set(p) - {"text"}
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+    p = with_defaults(params, {"text": DEFAULT_TEXT})
     vals = parse_block(p["text"])
     mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
     rows = [{"value": v, "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]

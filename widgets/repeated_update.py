@@ -11,6 +11,7 @@ from fractions import Fraction
 from . import formats as F
 from .bit_flipper import parse_value, short_name
 from .errors import InputError
+from .params import integer, sixteen_bit_format, with_defaults
 
 WIDGET = "repeated-update"
 
@@ -47,21 +48,6 @@ def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
     return {"low": low, "master": master, "copy": copy, "low_delta": low_d, "master_delta": m_d}
 
 
-def _steps(v) -> int:
-    if isinstance(v, str):
-        try:
-            v = int(v.strip().replace(",", "").replace("，", ""))
-        except ValueError:
-            raise InputError(f"次数要是整数,收到的是「{v}」") from None
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise InputError("次数要是整数")
-    if not 1 <= v <= STEPS_MAX:
-        raise InputError(f"次数要在 1 到 {STEPS_MAX:,} 之间")
-    return v
-
-
 def _finite(text, name: str, lo: float, hi: float) -> Fraction:
     x = parse_value(text)
     if isinstance(x, float):
@@ -86,21 +72,13 @@ def _t(x: float) -> str:
 def view(params: dict | None = None) -> dict:
     """params: fmt ("float16" | "bfloat16"), w0 and delta (decimal texts), steps (1…5,000).
     Raises InputError (Chinese)."""
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
-    try:
-        fmt = F.get_format(p["fmt"]).name
-    except F.CodecInputError as e:
-        raise InputError(e.message_zh) from None
-    if fmt not in LOW_FORMATS:
-        raise InputError("这里只比较 FP16 和 BF16")
+    p = with_defaults(params, DEFAULTS)
+    fmt = sixteen_bit_format(p["fmt"], LOW_FORMATS)
     w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
     delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)
     if delta == 0:
         raise InputError("每次的增量 Δ 不能是 0")
-    steps = _steps(p["steps"])
+    steps = integer(p["steps"], "次数", 1, STEPS_MAX)
     r = run(fmt, w0, delta, steps, with_copy=False)
     exact_end = w0 + steps * delta
     name = short_name(fmt)

@@ -16,8 +16,9 @@ from __future__ import annotations
 from . import units
 from .activations import activation_memory
 from .errors import InputError
-from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _integer
-from .models import LAB, LAB_LABEL, card_bytes, lab_run, model, model_keys
+from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
+from .models import LAB, LAB_LABEL, card_bytes, lab_run, model
+from .params import integer, known_model, with_defaults
 
 WIDGET = "timeline"
 DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1, "iteration": 1, "mode": "store_all"}
@@ -25,15 +26,11 @@ TIMELINE_MODES = {"store_all": "激活全存", "full_recompute": "全量重计�
 
 
 def normalise(params: dict | None) -> dict:
-    p = {**DEFAULTS, **(params or {})}
-    unknown = set(p) - set(DEFAULTS)
-    if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
-    if p["model"] not in model_keys() and not (p["model"] == LAB and lab_run() is not None):
-        raise InputError(f"没有这个模型:{p['model']}")
-    p["s"] = _integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    p["b"] = _integer(p["b"], "batch b", B_MIN, B_MAX)
-    p["iteration"] = _integer(p["iteration"], "迭代序号", 1, 2)
+    p = with_defaults(params, DEFAULTS)
+    known_model(p["model"])
+    p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
+    p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
+    p["iteration"] = integer(p["iteration"], "迭代序号", 1, 2)
     if p["mode"] not in TIMELINE_MODES:
         raise InputError(f"时间线只比较「激活全存」和「全量重计算」,收到的是 {p['mode']}")
     return p
