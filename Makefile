@@ -22,6 +22,7 @@ test: deps chromium
 bench: deps chromium
 	$(PY) bench/bench_codecs.py
 	$(PY) bench/bench_site.py
+	$(PY) bench/bench_lighthouse.py
 
 deps: $(VENV)/.installed node_modules/.installed
 

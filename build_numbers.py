@@ -40,12 +40,16 @@ class Figure:
         return self.text
 
     def __html__(self) -> str:
-        """The figure as inline HTML: the text, and its provenance shown on hover or keyboard focus."""
+        """The figure as inline HTML: the text, and its provenance shown on hover or keyboard focus (kept
+        out of the search index, so a search finds the lessons' prose, not 400 tooltips)."""
         how = "计算:" + self.formula
         if self.inputs:
             how += ";代入 " + ", ".join(f"{k} = {_show(v)}" for k, v in self.inputs.items())
-        return (f'<span class="fig" tabindex="0" data-fig="{self.name}">{html.escape(self.text)}'
-                f'<span class="fig-how" role="tooltip">{html.escape(how)}</span></span>')
+        # "|" as an entity: a figure in a Markdown table cell must not end the cell (|x − q| / |x|).
+        def esc(s):
+            return html.escape(s).replace("|", "&#124;")
+        return (f'<span class="fig" tabindex="0" data-fig="{self.name}">{esc(self.text)}'
+                f'<span class="fig-how" role="tooltip" data-search-exclude>{esc(how)}</span></span>')
 
 
 def _show(v) -> str:

@@ -3,12 +3,14 @@
 - on_config: computes every figure afresh (build_numbers.compute) and each widget's default view.
 - on_page_markdown: renders ``{{ fig.NAME }}`` and ``{{ widget("NAME") }}`` with Jinja and strict
   undefined names (an unknown figure stops the build), leaving fenced and inline code untouched.
-- on_post_build: copies Pyodide, Plotly.js, KaTeX CSS and fonts from node_modules, zips the course's
+- on_post_build: copies Pyodide, Plotly.js, KaTeX CSS and fonts from node_modules, cuts the Noto Sans SC
+  web font down to the site's characters (hooks/fonts.py), zips the course's
   Python for the Web Worker, writes numbers.json, and renders math to HTML with KaTeX (node), so the
-  pages read complete with JavaScript off.
+  pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import mimetypes
 import re
@@ -26,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
+from hooks import fonts  # noqa: E402
 from widgets.api import widget_modules  # noqa: E402
 from widgets.models import load_facts  # noqa: E402
 
@@ -45,8 +48,6 @@ VENDOR = [
     ("katex/dist/katex.min.css", "katex/katex.min.css"),
     ("katex/dist/fonts", "katex/fonts"),
 ]
-# Regular only: bold is synthesised, which halves what a reader without CJK fonts downloads.
-FONT_WEIGHTS = (400,)
 PY_FILES = ["anchor-model.json", "widgets/*.py", "lab/results/c09-precision.json"]  # the lab data: real gradients for lesson 2
 
 # Fenced code blocks and inline code are left as written; Jinja renders the rest.
@@ -71,6 +72,9 @@ def on_config(config):
     )
     env.globals.update(fig=_FigureNamespace(figures), widget=_widget)
     config["extra"]["csp"] = not _state.get("serving", False)
+    # The service worker (docs/sw.js) is registered only on a built site: under `mkdocs serve` it would
+    # keep answering from its caches behind live reload.
+    config["extra"]["offline"] = not _state.get("serving", False)
     _state.update(figures=figures, env=env)
     return config
 
@@ -143,13 +147,14 @@ def on_post_build(config):
     vendor = site / "vendor"
     for src, dst in VENDOR:
         _copy(NODE_MODULES / src, vendor / dst)
-    _fonts(vendor / "fonts")
     with zipfile.ZipFile(site / "assets" / "course-py.zip", "w", zipfile.ZIP_DEFLATED) as z:
         for pattern in PY_FILES:
             for path in sorted(ROOT.glob(pattern)):
                 z.write(path, path.relative_to(ROOT).as_posix())
     (site / "assets" / "numbers.json").write_text(build_numbers.to_json(_state["figures"]), encoding="utf-8")
     subprocess.run(["node", str(ROOT / "tools" / "render_math.mjs"), str(site)], check=True)
+    fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too
+    _service_worker_build(site)
 
 
 def _copy(src: Path, dst: Path) -> None:
@@ -162,16 +167,57 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def _fonts(dst: Path) -> None:
-    """Noto Sans SC, woff2 only, split by unicode-range so a page loads only the subsets it uses."""
-    pkg = NODE_MODULES / "@fontsource" / "noto-sans-sc"
-    css = []
-    for w in FONT_WEIGHTS:
-        text = (pkg / f"{w}.css").read_text(encoding="utf-8")
-        css.append(re.sub(r",\s*url\([^)]*\.woff\) format\('woff'\)", "", text))
-    (dst / "files").mkdir(parents=True, exist_ok=True)
-    for w in FONT_WEIGHTS:
-        for f in pkg.glob(f"files/*-{w}-normal.woff2"):
-            if not (dst / "files" / f.name).exists():
-                shutil.copy2(f, dst / "files" / f.name)
-    (dst.parent / "fonts" / "noto-sans-sc.css").write_text("\n".join(css), encoding="utf-8")
+SW_BUILD = re.compile(r"^const BUILD = \{[^\n]*\}; // c9:build$", re.M)
+
+
+def _service_worker_build(site: Path) -> None:
+    """sw.js names its caches by what they hold, so a new deploy never answers with stale course code:
+    one per folder of site/vendor/ (a hash of it; Pyodide's also carries its version), so that a new web
+    font does not throw away Pyodide; site = a hash of site/assets/ (the course's JS and CSS, Material's
+    bundles, numbers.json) with course-py.zip counted by its members' names and CRCs (the zip's own bytes
+    change with file times). It also gets the scripts Material's search worker imports."""
+    sw = site / "sw.js"
+    pyodide = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]["pyodide"]
+    vendor = {d.name: _tree_hash(d) for d in sorted((site / "vendor").iterdir()) if d.is_dir()}
+    vendor["pyodide"] = f"{pyodide}-{vendor['pyodide']}"
+    build = {"vendor": vendor, "site": _tree_hash(site / "assets"), "search": _search_worker_scripts(site)}
+    text, n = SW_BUILD.subn(lambda m: f"const BUILD = {json.dumps(build)}; // c9:build", sw.read_text(encoding="utf-8"))
+    if n != 1:
+        raise SystemExit(f"{sw}: no `const BUILD = {{…}}; // c9:build` line to write the cache versions into")
+    sw.write_text(text, encoding="utf-8")
+
+
+def _search_worker_scripts(site: Path) -> list[str]:
+    """What Material's search worker imports for the index's languages (its worker code does the same):
+    a first page starts that worker before the service worker is in control, so it cannot see them."""
+    index = site / "search" / "search_index.json"
+    if not index.exists():
+        return []
+    langs = json.loads(index.read_text(encoding="utf-8"))["config"]["lang"]
+    lunr = "assets/javascripts/lunr/"
+    out = []
+    for lang in langs:
+        out += {"ja": [lunr + "tinyseg.js"], "hi": [lunr + "wordcut.js"], "th": [lunr + "wordcut.js"]}.get(lang, [])
+        if lang != "en":
+            out.append(f"{lunr}min/lunr.{lang}.min.js")
+    if len(langs) > 1:
+        out.append(lunr + "min/lunr.multi.min.js")
+    if out:
+        out.insert(0, lunr + "min/lunr.stemmer.support.min.js")
+    missing = [p for p in out if not (site / p).exists()]
+    if missing:
+        raise SystemExit(f"sw.js: Material's search worker scripts not found: {missing}")
+    return out
+
+
+def _tree_hash(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        if path.suffix == ".zip" and path.name == "course-py.zip":
+            with zipfile.ZipFile(path) as z:
+                for info in z.infolist():
+                    h.update(f"{info.filename}:{info.CRC:08x}\n".encode())
+        else:
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()[:10]

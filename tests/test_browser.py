@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from conftest import PYTHON_TIMEOUT
 from conftest import python_view as view
+from svg_chart import bar_values
 
 pytestmark = pytest.mark.browser
 
@@ -55,6 +56,10 @@ def test_lesson_5_reads_complete_without_javascript(browser, site_server):
     table = page.text_content(".c9-segments")
     for seg in default["segments"]:
         assert seg["text"] in table
+    # The bar itself is drawn by the build: visible, seven segments as long as the ledger says.
+    chart = page.locator(".c9-memory-bar .c9-chart")
+    expect(chart.locator("svg")).to_be_visible()
+    assert [k for k, _ in bar_values(chart.inner_html())] == [seg["key"] for seg in default["segments"]]
     ctx.close()
 
 
@@ -67,7 +72,7 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     widget = page.locator('[data-widget="memory-bar"]')
     summary = widget.locator(".c9-summary")
     expect(summary).to_have_text(python_view()["summary"])
-    expect(widget).to_have_attribute("data-chart", "drawn", timeout=30_000)
+    expect(widget.locator(".c9-chart svg rect[data-key]")).to_have_count(7)  # drawn by the build
 
     # s from 4,096 to 8,192 with the keyboard (the slider's stops are …, 4,096, 6,144, 8,192, …).
     s_slider = widget.locator('input[name="s_stop"]')
@@ -83,8 +88,9 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     expect(widget).to_have_attribute("data-state", "live")
     assert "1,130.0 GiB" in summary.inner_text()
     # The chart was redrawn from Python's figure: the activation bars carry the new sizes.
-    bars = page.evaluate("() => document.querySelector('.c9-chart').data.map(t => t.x[0])")
-    assert bars == pytest.approx([t["x"][0] for t in expected["figure"]["data"]])
+    bars = bar_values(widget.locator(".c9-chart").inner_html())
+    assert bars == [(k, pytest.approx(x, rel=1e-4)) for k, x in bar_values(expected["chart"])]
+    assert dict(bars)["act_scores"] == pytest.approx(64 * 5 * 24 * 8192**2 * 2 / 2**30, rel=1e-4)  # L·5as²b
 
     # Switch the storage mode.
     widget.get_by_label("全量重计算").check()
@@ -107,11 +113,11 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     page.locator("article a", has_text="第 5 课").first.click()
     page.wait_for_url(re.compile(r"/c9/lesson-5/$"))
     widget = page.locator('[data-widget="memory-bar"]')
-    expect(widget).to_have_attribute("data-chart", "drawn", timeout=30_000)
     widget.get_by_label("FlashAttention").check()
     expect(widget.locator(".c9-summary")).to_have_text(python_view(mode="flash")["summary"], timeout=PYTHON_TIMEOUT)
-    # Mounted once: one plot in the memory bar's chart, not one per visit.
-    assert page.evaluate("() => document.querySelectorAll('.c9-memory-bar .c9-chart .plot-container').length") == 1
+    # A click on a bar segment explains it, as the table's buttons do.
+    widget.locator('.c9-chart rect[data-key="act_linear"]').click()
+    expect(widget.locator(".c9-explain")).to_contain_text("激活·")
 
     watch.assert_clean()
     ctx.close()
@@ -159,6 +165,7 @@ def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
 
     # The timeline: iteration 2 from Python; play under reduced motion jumps to the end.
     t = page.locator('[data-widget="timeline"]')
+    t.scroll_into_view_if_needed()  # Plotly loads when a chart comes near the screen
     expect(t).to_have_attribute("data-chart", "drawn", timeout=30_000)
     t.get_by_label("第 2 次").check()
     expect(t.locator(".c9-summary")).to_have_text(timeline_view(iteration=2)["summary"], timeout=PYTHON_TIMEOUT)
@@ -220,6 +227,12 @@ def test_bad_input_and_url_parameters(browser, site_server):
         box.dispatch_event("change")
         expect(status).to_contain_text(message, timeout=PYTHON_TIMEOUT)
         expect(summary).to_have_text(good)
+    # Typed key by key, a number the box cannot hold is "bad input", not empty, and is named as such.
+    box.fill("")
+    box.press_sequentially("1e400")
+    box.press("Enter")
+    expect(status).to_have_text("输入有误:序列长度 s 读不成数字,请填 5 到 131,072 之间的整数")
+    expect(summary).to_have_text(good)
     # Recovery: a good value after all that.
     box.fill("8192")
     box.press("Enter")

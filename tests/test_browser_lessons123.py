@@ -70,6 +70,7 @@ def test_ledger_slider_moves_the_bars(page, site_server):
     slider.press("ArrowRight")
     expected = python_view("ledger", model="custom", log10_params=10.05, convention="zero")
     expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
+    widget.scroll_into_view_if_needed()
     expect(widget).to_have_attribute("data-chart", "drawn")
     xs = page.evaluate("() => document.querySelector('.c9-ledger .c9-chart').data.map(t => t.x[0])")
     assert xs == pytest.approx([t["x"][0] for t in expected["figure"]["data"]])

@@ -24,7 +24,7 @@ def test_build_log_has_no_warning(built_site):
 
 def test_no_template_syntax_survives(built_site):
     for name, html in pages(built_site).items():
-        assert "{{" not in html and "{%" not in html, name
+        assert "{{" not in html and "{%" not in html and "{#" not in html and "{##" not in html, name
 
 
 def test_lesson_5_quotes_the_builds_figures(built_site):
@@ -33,7 +33,7 @@ def test_lesson_5_quotes_the_builds_figures(built_site):
     for figure in LESSON_5_FIGURES:
         assert figure in text, figure
     # Each quoted figure carries its provenance for hover and focus.
-    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip">计算:L × sbh\(34 \+ 5as/h\);代入 s = 4,096, b = 1, h = 5,120, a = 24, L = 64</span>', html)
+    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>计算:L × sbh\(34 \+ 5as/h\);代入 s = 4,096, b = 1, h = 5,120, a = 24, L = 64</span>', html)
 
 
 def test_figures_on_the_page_equal_a_fresh_computation(built_site):
@@ -43,6 +43,17 @@ def test_figures_on_the_page_equal_a_fresh_computation(built_site):
     html = "".join(pages(built_site).values())
     for name in re.findall(r'data-fig="([^"]+)"', html):
         assert name in fresh
+
+
+def test_every_figure_is_whole_even_in_a_table_cell(built_site):
+    """Each figure span closes with its provenance intact: a "|" in a formula (|x − q| / |x|) once ended
+    a Markdown table cell in mid-tooltip."""
+    for page in built_site.glob("**/index.html"):
+        html = page.read_text(encoding="utf-8")
+        opened = html.count('<span class="fig" tabindex="0"')
+        whole = re.findall(r'<span class="fig" tabindex="0" data-fig="\w+">[^<]+<span class="fig-how" role="tooltip" '
+                           r'data-search-exclude>计算:[^<]+</span></span>', html)
+        assert len(whole) == opened, page
 
 
 def test_memory_bar_default_state_is_in_the_html(built_site):

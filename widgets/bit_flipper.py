@@ -8,6 +8,7 @@ neighbours, spacing, the interval that rounds here); JavaScript only draws the b
 from __future__ import annotations
 
 import math
+import unicodedata
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -56,7 +57,8 @@ def parse_value(text) -> "Fraction | float":
         text = repr(text)
     if not isinstance(text, str):
         raise InputError("数值要是十进制数字")
-    t = text.strip().replace(",", "").replace("，", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
+    # NFKC: what a Chinese input method types in full width (１２．５、－３ｅ５) reads as ASCII.
+    t = unicodedata.normalize("NFKC", text).strip().replace(",", "").replace("，", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
     if not t:
         raise InputError("数值是空的:请输入一个十进制数,例如 1e-8 或 70000")
     if len(t) > MAX_TEXT:
@@ -214,7 +216,7 @@ def view(params: dict | None = None) -> dict:
             if isinstance(code, str):
                 if not code.strip():
                     raise InputError(f"编码是空的:请输入 {short_name(src)} 的十六进制编码,例如 0x3C00")
-                code = F.parse_code(src, code)
+                code = F.parse_code(src, unicodedata.normalize("NFKC", code))
             elif isinstance(code, bool) or not isinstance(code, int):
                 raise InputError("编码要是整数或十六进制文本")
             if not 0 <= code < src.n_codes:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import random
+import unicodedata
 from bisect import bisect_left
 from functools import partial
 from itertools import chain
 
 from . import blockscale as B
 from .errors import InputError
-from .params import with_defaults
+from .params import brief, with_defaults
 from .formats import CodecInputError
 
 WIDGET = "block-lab"
@@ -78,6 +79,7 @@ def parse_tensor(text) -> list[list[float]]:
     by commas or spaces; brackets are ignored. Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的:至少输入一个数")
+    text = unicodedata.normalize("NFKC", text)   # full-width digits, signs and points read as ASCII
     body = text.replace("[", " ").replace("]", " ;").replace("；", ";").replace(";", "\n")
     rows = []
     for line in body.splitlines():
@@ -125,16 +127,18 @@ def normalise(params: dict | None) -> dict:
 
 def _int(v, name, lo, hi) -> int:
     if isinstance(v, str):
+        if not v.strip():
+            raise InputError(f"{name}不能为空,请填一个整数")
         try:
             v = int(v.strip())
-        except ValueError:
-            raise InputError(f"{name}要是整数,收到的是「{v}」") from None
+        except ValueError:   # also more than 4,300 digits
+            raise InputError(f"{name}要是整数,收到的是「{v.strip()[:20]}」") from None
     if isinstance(v, float) and v == v and not math.isinf(v) and v == int(v):
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, int):
         raise InputError(f"{name}要是整数")
     if not lo <= v <= hi:
-        raise InputError(f"{name}要在 {lo} 到 {hi:,} 之间,收到的是 {v:,}")
+        raise InputError(f"{name}要在 {lo} 到 {hi:,} 之间,收到的是 {brief(v)}")
     return v
 
 

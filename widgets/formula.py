@@ -6,10 +6,8 @@ from fractions import Fraction
 
 from . import units
 from .activations import linear_term, per_layer, score_term
-from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
-from .params import integer, with_defaults
-from .errors import InputError
-from .models import model, model_keys
+from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _shape
+from .params import integer, known_model, with_defaults
 
 WIDGET = "formula"
 DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1}
@@ -34,12 +32,11 @@ def view(params: dict | None = None) -> dict:
     Raises InputError (Chinese message) on bad values.
     """
     p = with_defaults(params, DEFAULTS)
-    if p["model"] not in model_keys():
-        raise InputError(f"没有这个模型:{p['model']}")
+    known_model(p["model"])   # the memory bar's models, our small model ("lab") included
     s = p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     b = p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
-    m = model(p["model"])
-    h, a = m.h, m.a
+    m = _shape(p["model"])
+    h, a = m["h"], m["a"]
     ratio = Fraction(5 * a * s, h)
     lin, sc, tot = linear_term(s, b, h), score_term(s, b, a), per_layer(s, b, h, a)
     values = {
@@ -53,8 +50,8 @@ def view(params: dict | None = None) -> dict:
         "5as2b": f"5as²b = {units.auto_size(sc, binary=False)},占这一层的 {units.percent(sc, tot)}",
     }
     terms = [{"key": k, "tex": tex, "title": title, "explain": text, "value": values[k]} for k, tex, title, text in TERMS]
-    summary = (f"{m.label}、s = {units.number(s)}、b = {b}:每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
-               f"{m.L} 层共 {units.auto_size(tot * m.L)}。")
+    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}:每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
+               f"{m['L']} 层共 {units.auto_size(tot * m['L'])}。")
     return {"params": p, "terms": terms, "summary": summary}
 
 

@@ -48,7 +48,7 @@ def svg() -> str:
     for t in range(-6, 7):
         x = x_of(t)
         parts.append(f'<line x1="{x:.1f}" y1="{axis_y - 4}" x2="{x:.1f}" y2="{axis_y + 4}" class="c9-fl-axis"/>')
-        parts.append(f'<text x="{x:.1f}" y="{axis_y + 40}" class="c9-fl-tick">{_num(float(t))}</text>')
+        parts.append(f'<text x="{x:.1f}" y="{axis_y + 46}" class="c9-fl-tick">{_num(float(t))}</text>')
     rs = rows()
     positive = sorted((r for r in rs if r["code"] < 8), key=lambda r: r["value"])
     negative = sorted((r for r in rs if r["code"] >= 8), key=lambda r: r["value"])
@@ -63,10 +63,12 @@ def svg() -> str:
             continue
         x = x_of(r["value"])
         parts.append(f'<circle cx="{x:.1f}" cy="{axis_y}" r="5" class="c9-fl-dot"><title>{escape(r["hex"] + " = " + r["bits"] + " → " + ("±0" if r["code"] == 0 else r["value_text"]))}</title></circle>')
-        if r["value"] >= 0:
-            parts.append(f'<text x="{x:.1f}" y="{axis_y + 22}" class="c9-fl-val">{"±0" if r["code"] == 0 else r["value_text"]}</text>')
+        if r["value"] > 0:
+            parts.append(f'<text x="{x:.1f}" y="{axis_y + 22}" class="c9-fl-val">{r["value_text"]}</text>')
+        elif r["code"] == 0:   # "±0" ends at the dot: centred on it, it ran into "0.5" (the left side is free)
+            parts.append(f'<text x="{x + 6:.1f}" y="{axis_y + 22}" class="c9-fl-val c9-fl-end">±0</text>')
     parts.append(f'<text x="{X0}" y="58" class="c9-fl-note">上面的色带:落在带里的实数都舍入到带下方的那个点(两端外侧饱和到 ±6)</text>')
-    parts.append(f'<text x="{X1}" y="{axis_y + 62}" class="c9-fl-note" text-anchor="end">刻度是实数,圆点是 E2M1 能表示的值</text>')
+    parts.append(f'<text x="{X1}" y="{axis_y + 70}" class="c9-fl-note" text-anchor="end">刻度是实数,圆点是 E2M1 能表示的值</text>')
     return ('<svg class="c9-svg c9-fl-svg" viewBox="0 0 900 200" role="img" xmlns="http://www.w3.org/2000/svg" '
             'aria-label="E2M1 的 16 个编码在数轴上:±0、±0.5、±1、±1.5、±2、±3、±4、±6,以及每个编码接住的实数区间">'
             '<title>E2M1 的码点与舍入区间</title>' + "".join(parts) + "</svg>")

@@ -24,9 +24,13 @@ CHARTS = ("table", "loss", "zero", "scale", "probe", "memory")
 def _layout(title: str, xtitle: str, ytitle: str, **extra) -> dict:
     lay = {"title": {"text": title}, "xaxis": {"title": {"text": xtitle}}, "yaxis": {"title": {"text": ytitle}},
            "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 360,
-           "legend": {"orientation": "h", "y": -0.25}, "font": {"family": "Noto Sans SC, sans-serif"},
+           # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
+           "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
+                      "yanchor": "bottom"}, "font": {"family": "Noto Sans SC, sans-serif"},
            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"}
     lay.update(extra)
+    for axis in ("xaxis", "yaxis"):   # tick labels push the axis titles out instead of running into them
+        lay[axis] = {"automargin": True, **lay[axis]}
     return lay
 
 

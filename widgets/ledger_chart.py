@@ -87,11 +87,8 @@ def conventions_table(param_total: int) -> list[dict]:
 
 
 def _params_from(p: dict) -> tuple[int, str]:
-    if p["model"] in MODELS:
-        m = model(p["model"])
-        return m.param_total, m.label
-    if p["model"] != "custom":
-        raise InputError(f"没有这个模型:{p['model']}")
+    # The slider's value is checked even when a named model is chosen: a shared link that sets it out
+    # of range gets a message instead of a slider silently pinned at its end.
     x = p["log10_params"]
     if isinstance(x, str):
         try:
@@ -102,6 +99,11 @@ def _params_from(p: dict) -> tuple[int, str]:
         raise InputError("参数量滑杆的值要是有限的数字")
     if not LOG10_MIN <= x <= LOG10_MAX:
         raise InputError(f"参数量要在 10^{LOG10_MIN:g} 到 10^{LOG10_MAX:g} 之间")
+    if p["model"] in MODELS:
+        m = model(p["model"])
+        return m.param_total, m.label
+    if p["model"] != "custom":
+        raise InputError(f"没有这个模型:{p['model']}")
     n = int(round(10 ** x))
     return n, f"自定义 {_count(n)} 参数"
 
@@ -167,9 +169,12 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
         "layout": {
             "barmode": "stack", "height": 360,
             "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
-            "xaxis": {"title": {"text": "GB(10⁹ 字节)"}, "rangemode": "tozero", "fixedrange": True},
+            "xaxis": {"title": {"text": "GB(10⁹ 字节)"}, "rangemode": "tozero", "fixedrange": True, "automargin": True},
             "yaxis": {"categoryorder": "array", "categoryarray": ys[::-1], "automargin": True, "fixedrange": True},
-            "legend": {"orientation": "h", "y": -0.3, "traceorder": "normal"},
+            # At the foot of the whole figure (container coordinates): Plotly reserves room for it below the
+            # x-axis title, which a legend at a fraction of the plot's height ran into on a phone.
+            "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
+                       "yanchor": "bottom", "traceorder": "normal"},
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": [{"type": "line", "x0": card_gb, "x1": card_gb, "yref": "paper", "y0": 0, "y1": 1,

@@ -170,7 +170,9 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                   "hovertemplate": "log₂|g·S| ∈ [%{x:.0f}−0.5, +0.5):%{y:,} 个<extra></extra>"}],
         "layout": {
             "height": 340, "margin": {"l": 10, "r": 10, "t": 56, "b": 50}, "showlegend": False, "bargap": 0,
-            "xaxis": {"title": {"text": f"log₂ |g × S|(S = 2^{k})"}, "range": list(span), "fixedrange": True},
+            # the labels a little below the axis: the first one ("−60") sat on the y axis's "0"
+            "xaxis": {"title": {"text": f"log₂ |g × S|(S = 2^{k})"}, "range": list(span), "fixedrange": True,
+                      "ticklabelstandoff": 6},
             "yaxis": {"title": {"text": "个数"}, "automargin": True, "fixedrange": True},
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},

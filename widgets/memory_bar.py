@@ -1,7 +1,7 @@
 """Lesson 5's stacked memory bar: model states plus activations for one training step.
 
-``view(params)`` returns plain data (numbers, a Chinese summary, a Plotly figure spec as a dict), so
-the same call runs at build time (default state, validated by the plotly package) and in the browser.
+``view(params)`` returns plain data (numbers, a Chinese summary, the bar as SVG markup), so the same
+call runs at build time (the default state, written into the page) and in the browser.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .items import Item
 from .ledger import model_states
 from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model
 from .params import integer, known_model, with_defaults
-from . import units
+from . import stacked_bar, units
 
 WIDGET = "memory-bar"
 
@@ -80,7 +80,7 @@ def measured(p: dict) -> list[dict] | None:
 
 
 def view(params: dict | None = None) -> dict:
-    """Numbers, a Chinese summary and a Plotly bar spec for the given controls.
+    """Numbers, a Chinese summary and the bar (SVG markup) for the given controls.
 
     params keys: model (a key of anchor-model.json), s (5…131,072 tokens), b (1…8), mode
     (store_all | selective | flash | full_recompute), s2_full_only (bool), recipe (widgets.ledger.RECIPES).
@@ -120,7 +120,7 @@ def view(params: dict | None = None) -> dict:
         "score_share": share,
         "segments": segments,
         "summary": summary,
-        "figure": _figure(segments, card, meas),
+        "chart": _chart(segments, card, meas),
     }
 
 
@@ -138,49 +138,25 @@ MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "
                    "m_logits": "#7a5c2e"}
 
 
-def _figure(segments: list[dict], card: int, meas: list[dict] | None = None) -> dict:
-    card_gib = card / units.GiB
-    data = [
-        {"type": "bar", "orientation": "h", "name": s["label"], "x": [s["gib"]], "y": ["训练一步"],
-         "marker": {"color": COLORS.get(s["key"], "#888888")}, "customdata": [s["key"]],
-         "hovertemplate": f"{s['label']}:{s['text']}<extra></extra>"}
-        for s in segments
-    ]
-    if meas:  # the lab's model: MiB, no 80 GB card in sight, the measured bar below the derived one
-        scale = units.MiB
-        for d in data:
-            d["x"] = [d["x"][0] * units.GiB / scale]
-            d["y"] = ["推演"]
-        data += [{"type": "bar", "orientation": "h", "name": x["label"], "x": [x["bytes"] / scale], "y": ["实测"],
-                  "marker": {"color": MEASURED_COLORS[x["key"]], "pattern": {"shape": "/"}}, "customdata": [x["key"]],
-                  "hovertemplate": f"{x['label']}:{units.size(x['bytes'], 'MiB', 2)}<extra></extra>"} for x in meas]
-    layout_extra = {}
+def _chart(segments: list[dict], card: int, meas: list[dict] | None = None) -> str:
+    """The bar as SVG markup (widgets.stacked_bar): GiB with the 80 GB card's line; for the lab's model,
+    MiB, the derived bar above the measured one (hatched) and no card in sight."""
+    def seg(key, label, n, text, color, hatch=False):
+        return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
+
+    name = "堆叠条形图:训练一步的显存分项"
     if meas:
-        layout_extra = {"shapes": [], "annotations": [],
-                        "xaxis": {"title": {"text": "MiB(2²⁰ 字节)"}, "rangemode": "tozero", "fixedrange": True},
-                        "yaxis": {"showticklabels": True, "fixedrange": True, "autorange": "reversed"}}
-    return {
-        "data": data,
-        "layout": {**_layout(card_gib), **layout_extra},
-    }
-
-
-def _layout(card_gib: float) -> dict:
-    return {
-            "barmode": "stack",
-            "height": 300,
-            "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
-            "xaxis": {"title": {"text": "GiB(2³⁰ 字节)"}, "rangemode": "tozero", "fixedrange": True},
-            "yaxis": {"showticklabels": False, "fixedrange": True},
-            "legend": {"orientation": "h", "y": -0.35, "traceorder": "normal"},
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
-            "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
-            "shapes": [{"type": "line", "x0": card_gib, "x1": card_gib, "yref": "paper", "y0": 0, "y1": 1,
-                        "line": {"color": "#222222", "width": 2, "dash": "dash"}}],
-            "annotations": [{"x": card_gib, "y": 1.08, "yref": "paper", "text": f"80 GB 卡({units.number(card_gib, 1)} GiB)",
-                             "showarrow": False, "xanchor": "left"}],
-    }
+        scale = units.MiB
+        rows = [{"label": "推演", "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
+                                              for s in segments]},
+                {"label": "实测", "segments": [seg(x["key"], x["label"], x["bytes"], units.size(x["bytes"], "MiB", 2),
+                                                 MEASURED_COLORS[x["key"]], hatch=True) for x in meas]}]
+        return stacked_bar.svg(rows, "MiB(2²⁰ 字节)", label=name + "(上:推演;下:实测)")
+    scale = units.GiB
+    rows = [{"label": None, "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
+                                         for s in segments]}]
+    line = {"value": card / scale, "label": f"80 GB 卡({units.number(card / scale, 1)} GiB)"}
+    return stacked_bar.svg(rows, "GiB(2³⁰ 字节)", line, label=name + ";虚线是 80 GB 单卡")
 
 
 def page_context() -> dict:

@@ -8,6 +8,7 @@ come from :func:`widgets.blockscale.quantize`; ``view`` validates the reader's t
 from __future__ import annotations
 
 import math
+import unicodedata
 
 from . import blockscale as B
 from . import formats as F
@@ -29,6 +30,7 @@ def parse_block(text) -> list[float]:
     if not isinstance(text, str) or not text.strip(" \t\n,，、;；[]"):
         raise InputError("块是空的:至少输入一个数")
     vals = []
+    text = unicodedata.normalize("NFKC", text)   # full-width digits, signs and points read as ASCII
     for p in text.replace("[", " ").replace("]", " ").translate(_SEPARATORS).split():
         try:
             v = float(p.replace("−", "-"))

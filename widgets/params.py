@@ -2,6 +2,8 @@
 (:class:`widgets.errors.InputError`) that the widget shows."""
 from __future__ import annotations
 
+import unicodedata
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from . import units
@@ -24,14 +26,21 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, bool):
         raise InputError(f"{name} 要是整数")
     if isinstance(v, str):
-        if not v.strip():
+        text = unicodedata.normalize("NFKC", v).strip()   # full-width digits ("１２３") read as ASCII
+        if not text:
             raise InputError(f"{name} 不能为空,请填一个整数")
         try:  # exact: "1e3" is 1000, "4096.5" is not an integer
-            v = Fraction(v.strip().replace(",", "").replace("，", ""))
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{name} 要是整数,收到的是「{v[:20]}」") from None
-        if v.denominator != 1:
-            raise InputError(f"{name} 要是整数,收到的是 {float(v):g}")
+            d = Decimal(text.replace(",", "").replace("，", ""))
+        except InvalidOperation:
+            d = None
+        if d is None or not d.is_finite():
+            raise InputError(f"{name} 要是整数,收到的是「{text[:20]}」")
+        # The exponent first: "1e309" or "1e-400" must not become a 310-digit number (or a slow one).
+        if d and d.adjusted() > MAX_DIGITS:
+            raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是「{text[:20]}」")
+        v = Fraction(d) if not d or d.adjusted() >= 0 else None   # 0 < |d| < 1 ("1e-400"): not an integer
+        if v is None or v.denominator != 1:
+            raise InputError(f"{name} 要是整数,收到的是「{text[:20]}」")
         v = v.numerator
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")) or v != int(v):
@@ -40,12 +49,22 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if not isinstance(v, int):
         raise InputError(f"{name} 要是整数")
     if not lo <= v <= hi:
-        raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是 {units.number(v)}")
+        raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是 {brief(v)}")
     return v
+
+
+MAX_DIGITS = 30   # a typed integer with more digits than this is out of every range here
+
+
+def brief(v: int) -> str:
+    """An integer for a message: "131,073", or "约 1e+20" when it has more than 15 digits."""
+    return units.number(v) if abs(v) < 10**15 else f"约 {float(v):.3g}"
 
 
 def known_model(key: str) -> str:
     """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
+    if not key:
+        raise InputError("没有选模型:请从列表里选一个")
     if key not in model_keys() and not (key == LAB and lab_run() is not None):
         raise InputError(f"没有这个模型:{key}")
     return key

@@ -114,9 +114,11 @@ def view(params: dict | None = None) -> dict:
                            "shape": "hv" if key in ("low", "copy") else "linear"},
                   "hovertemplate": f"{label}:第 %{{x}} 步,%{{y:.8g}}<extra></extra>"} for key, label, ys, dash in lines],
         "layout": {"height": 340, "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
-                   "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True},
+                   "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
                    "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},
-                   "legend": {"orientation": "h", "y": -0.28},
+                   # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
+                   "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
+                              "yanchor": "bottom"},
                    "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
                    "font": {"family": "Noto Sans SC, sans-serif", "size": 13}},
     }

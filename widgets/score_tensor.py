@@ -70,10 +70,10 @@ def svg(a: int, s: int, d_h: int, title: str, frame: tuple[int, int] = (1, 1)) -
     x = left
     parts.append(_block(x, top, D, S, "Q", INPUT, D_txt, S_txt, a, (s, d_h)))
     x += D + gap
-    parts.append(_op(x - gap / 2 + 4, top + S / 2, "·"))
+    parts.append(_op(x - gap / 2 - 10, top + S / 2, "·"))
     parts.append(_block(x, top + (S - D) / 2, S, D, "Kᵀ", INPUT, S_txt, D_txt, a, (d_h, s)))
     x += S + gap
-    parts.append(_op(x - gap / 2 + 4, top + S / 2, "="))
+    parts.append(_op(x - gap / 2 - 10, top + S / 2, "="))
     parts.append(_block(x, top, S, S, "S = QKᵀ/√dₕ", INTERMEDIATE, S_txt, S_txt, a, (s, s)))
     width1 = left + FD + FS + FS + 2 * gap + 40
     # Row 2: P = softmax(S), P · V = O
@@ -81,10 +81,10 @@ def svg(a: int, s: int, d_h: int, title: str, frame: tuple[int, int] = (1, 1)) -
     x = left
     parts.append(_block(x, y2, S, S, "P = softmax(S)", INTERMEDIATE, S_txt, S_txt, a, (s, s)))
     x += S + gap
-    parts.append(_op(x - gap / 2 + 4, y2 + S / 2, "·"))
+    parts.append(_op(x - gap / 2 - 10, y2 + S / 2, "·"))
     parts.append(_block(x, y2, D, S, "V", INPUT, D_txt, S_txt, a, (s, d_h)))
     x += D + gap
-    parts.append(_op(x - gap / 2 + 4, y2 + S / 2, "="))
+    parts.append(_op(x - gap / 2 - 10, y2 + S / 2, "="))
     parts.append(_block(x, y2, D, S, "O", OUTPUT, D_txt, S_txt, a, (s, d_h)))
     width = max(width1, left + FS + 2 * FD + 2 * gap + 40)
     height = y2 + FS + 90

@@ -19,7 +19,7 @@ export const python = {
     this.worker.onmessage = ({ data }) => {
       if (data.ready) {
         this.state = "ready"; this.bootMs = data.bootMs;
-        performance.mark("c9:python-ready");
+        performance.mark("c9:python-ready", { detail: data.loaded }); // the files it loaded (for sw.js)
         return;
       }
       const done = this.waiting.get(data.id);
@@ -48,10 +48,23 @@ export const python = {
 };
 export class PythonUnavailable extends Error {}
 
-// ---- Plotly, loaded only on pages that draw a chart ---------------------------------------------
+// ---- Plotly, loaded only when a chart comes near the screen ----------------------------------------
+// Plotly.js is the largest script here (about 500 KB compressed): a reader who never scrolls to a chart
+// never downloads it. `near` is the element whose approach triggers the load (the widget's root).
+function nearViewport(el) {
+  if (!el || !("IntersectionObserver" in window)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) { io.disconnect(); resolve(); }
+    }, { rootMargin: "800px 0px" });
+    io.observe(el);
+  });
+}
+
 let plotlyLoading = null;
-export function loadPlotly() {
-  if (window.Plotly) return Promise.resolve(window.Plotly);
+export async function loadPlotly(near) {
+  if (window.Plotly) return window.Plotly;
+  await nearViewport(near);
   plotlyLoading ??= new Promise((resolve, reject) => {
     const s = document.createElement("script");
     s.src = new URL("plotly/plotly-cartesian.min.js", VENDOR).href;
@@ -69,24 +82,30 @@ export function themed(figure) {
 }
 
 // ---- A widget's request loop: the latest input wins, one request in flight ------------------------
+// `restoring` marks the state opened from the page address (urlState below): draw gets it as its
+// second argument (set the controls then), and a refusal says the link was wrong, not the reader.
 export function liveView(widget, root, draw) {
   const status = root.querySelector(".c9-status");
   let inFlight = false, queued = null;
   const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; };
-  async function send(params) {
-    if (inFlight) { queued = params; return; }
+  async function send(params, restoring = false) {
+    if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
     const t0 = performance.now();
     if (python.state !== "ready") say("正在启动页面里的 Python(第一次约需几秒)……", "busy");
     try {
       const answer = await python.ask({ widget, params });
-      if (answer.ok) {
-        draw(answer.view);
+      if (answer.ok && queued) {
+        // A newer input is waiting: drawing this older state would undo what the reader just did
+        // (a bit flipped twice quickly would show the first flip, and a third click act on it).
+      } else if (answer.ok) {
+        draw(answer.view, restoring);
+        root.c9Url?.write({ ...params, ...answer.view.params });
         root.dataset.state = "live";
         say(`Python 已算出这一状态(${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
         performance.mark("c9:redraw");
       } else {
-        say(`输入有误:${answer.error}`, "error");
+        say(restoring ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
       }
     } catch (err) {
       root.dataset.state = "no-python";
@@ -95,20 +114,91 @@ export function liveView(widget, root, draw) {
         : `出错了:${err.message}`, "error");
     } finally {
       inFlight = false;
-      if (queued) { const next = queued; queued = null; send(next); }
+      if (queued) { const [next, r] = queued; queued = null; send(next, r); }
     }
   }
   return { send, say };
+}
+
+// ---- A widget's state in the page address, so a reader can share exactly what they see ------------
+// Keys are "<prefix>.<name>": the widget's short prefix (ledger, bf, ru, ls, bl, mn, mb, tl) and, for the
+// second or third widget of the same kind on a page, 2 or 3 after it (document order), e.g.
+//   lesson-3/?ru2.steps=500&ls.k=12        lesson-5/?mb.s=8192&mb.b=2&tl.mode=full_recompute
+// A switch is 1 or 0. Only values that differ from the build-time default are written, so a page in
+// its default state keeps a bare address; Material's own ?q= (search) and the #anchor are left alone.
+// Writing: liveView calls write() after each answer Python accepted, with history.replaceState
+// (Material's history.state kept) — never pushState, so Back leaves the page instead of undoing slider
+// moves — and only while the address is still this widget's page: instant navigation changes the
+// address before the old page is swapped out, and Back to an address with keys mounts it anew.
+// Reading: restore(send, current) sends the address's values over the widget's current parameters,
+// once, through Python like any input: a bad value gets the widget's Chinese message in .c9-status,
+// the build-time default stays drawn, and the controls are set (draw's `restoring`) only from an
+// accepted answer. `fields` lists the parameter names, or maps short URL names to them;
+// `legacy` names are also read without the prefix (older links) and dropped on the next write.
+export function urlState(root, prefix, fields, { legacy = [] } = {}) {
+  const names = Array.isArray(fields) ? Object.fromEntries(fields.map((f) => [f, f])) : fields;
+  const same = [...document.querySelectorAll(`.c9-widget[data-widget="${root.dataset.widget}"]`)];
+  const nth = same.indexOf(root) + 1;
+  const ns = `${prefix}${nth > 1 ? nth : ""}.`;
+  const page = location.pathname;
+  const base = JSON.parse(root.dataset.default || "{}").params || {};
+  const text = (v) => (v === true ? "1" : v === false ? "0" : v == null ? null : String(v));
+  const state = {
+    ns,
+    read() {
+      const q = new URLSearchParams(location.search), out = {};
+      for (const [key, name] of Object.entries(names)) {
+        const raw = q.get(ns + key) ?? (legacy.includes(key) ? q.get(key) : null);
+        if (raw === null) continue;
+        // A switch's 1/0 becomes true/false; anything else goes to Python as typed, which refuses it.
+        out[name] = typeof base[name] === "boolean" && (raw === "1" || raw === "0") ? raw === "1" : raw;
+      }
+      return Object.keys(out).length ? out : null;
+    },
+    write(params) {
+      if (!root.isConnected || location.pathname !== page) return;
+      const url = new URL(location.href);
+      for (const key of legacy) url.searchParams.delete(key);
+      for (const [key, name] of Object.entries(names)) {
+        const t = text(params[name]);
+        if (t === null || t === text(base[name])) url.searchParams.delete(ns + key);
+        else url.searchParams.set(ns + key, t);
+      }
+      const href = url.href.replace(/%2C/gi, ","); // commas are fine in a query and easier to read
+      if (href !== location.href) history.replaceState(history.state, "", href);
+    },
+    restore(send, current) {
+      const wanted = state.read();
+      if (wanted) send({ ...current, ...wanted }, true);
+      return wanted;
+    },
+  };
+  root.c9Url = state;
+  return state;
+}
+
+// Sets a form's named controls to these parameters (a state opened from the address). Names without a
+// control are skipped; outputs and labels that follow a control are the widget's own business.
+export function showControls(form, params) {
+  for (const [name, value] of Object.entries(params)) {
+    const el = form.elements.namedItem(name);
+    if (!el || value == null) continue;
+    if (el instanceof RadioNodeList) el.value = String(value);
+    else if (el.type === "checkbox") el.checked = Boolean(value);
+    else el.value = String(value);
+  }
 }
 
 
 // ---- Charts: the first draw once Plotly is loaded, and every redraw after ------------------------
 // A widget's chart div gets its build-time figure as soon as Plotly arrives; data-chart="drawn" on the
 // root tells tests (and readers of the DOM) that it is up. Returns the teardown for the page's exit.
+// `figure` may be a function giving the latest figure: Python can answer first (a state opened from
+// the address is sent at once), and the first draw must then show that answer, not the default.
 export function drawChart(root, chart, figure) {
-  loadPlotly().then((Plotly) => {
+  loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
-    const f = themed(figure);
+    const f = themed(typeof figure === "function" ? figure() : figure);
     Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
   }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
   return () => { if (window.Plotly) window.Plotly.purge(chart); };

@@ -9,7 +9,10 @@ const booting = (async () => {
   if (!zip.ok) throw new Error(`course-py.zip: HTTP ${zip.status}`);
   py.unpackArchive(await zip.arrayBuffer(), "zip");
   const api = py.pyimport("widgets.api");
-  self.postMessage({ ready: true, bootMs: performance.now() - t0 });
+  // What it loaded: the page has the service worker cache these if this worker started before it was in control.
+  const loaded = [self.location.href, new URL("../../vendor/pyodide/pyodide.mjs", import.meta.url).href,
+    ...performance.getEntriesByType("resource").map((e) => e.name)];
+  self.postMessage({ ready: true, bootMs: performance.now() - t0, loaded });
   return api;
 })();
 

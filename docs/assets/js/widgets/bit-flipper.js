@@ -1,4 +1,4 @@
-import { liveView } from "../core.js";
+import { liveView, urlState } from "../core.js";
 
 // ---- Lessons 2–3: the bit flipper. Python computes every number; this file draws bits and text. ----
 export default function mount(root) {
@@ -34,8 +34,12 @@ export default function mount(root) {
   };
   const { send } = liveView("bit-flipper", root, draw);
   // The code the reader now sees in a row: the pressed bits (already flipped before Python answers).
-  const codeOf = (el) => [...el.querySelectorAll(".c9-bit")]
-    .reduce((sum, b) => sum + (b.getAttribute("aria-pressed") === "true" ? 2 ** Number(b.dataset.pos) : 0), 0);
+  // Sent as hex text (as the code box would), so that the address reads bf.source=float16&bf.code=0x3C01.
+  const codeOf = (el) => {
+    const bits = [...el.querySelectorAll(".c9-bit")];
+    const n = bits.reduce((sum, b) => sum + (b.getAttribute("aria-pressed") === "true" ? 2 ** Number(b.dataset.pos) : 0), 0);
+    return `0x${n.toString(16).toUpperCase().padStart(Math.ceil(bits.length / 4), "0")}`;
+  };
 
   for (const [fmt, el] of rows) {
     const bits = [...el.querySelectorAll(".c9-bit")];
@@ -64,5 +68,8 @@ export default function mount(root) {
   const sendValue = () => send({ formats, source: "value", value: valueForm.elements.value.value });
   valueForm.addEventListener("submit", (e) => { e.preventDefault(); sendValue(); });
   valueForm.elements.value.addEventListener("change", sendValue);
+  // The address holds either the typed value (bf.value=0.1) or a code (bf.source=float16&bf.code=0x3C01);
+  // the draw above already shows every control from Python's answer.
+  urlState(root, "bf", ["source", "value", "code"]).restore(send, { formats, source: "value", value: view.params.value });
   return null;
 }

@@ -1,4 +1,4 @@
-import { python, PythonUnavailable, loadPlotly, themed } from "../core.js";
+import { python, PythonUnavailable, loadPlotly, showControls, themed, urlState } from "../core.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
 // short); the three schemes of one tensor are asked for one after another. The latest input wins.
@@ -21,6 +21,7 @@ export default function mount(root) {
     plotly.react(panels[v.scheme].querySelector(".c9-chart"), f.data, f.layout, f.config);
   };
   const draw = (v) => {
+    views[views.findIndex((d) => d.scheme === v.scheme)] = v;   // Plotly's first draw shows the latest
     panels[v.scheme].querySelector(".c9-bl-summary").textContent = v.summary;
     root.querySelector(".c9-bl-note").textContent = v.tensor_note;
     const c = rows[v.scheme].cells;
@@ -41,9 +42,15 @@ export default function mount(root) {
     text: form.elements.text.value,
   });
 
-  async function recompute() {
+  // `wanted`: the state opened from the page address (urlState); otherwise the controls' state.
+  async function recompute(wanted = null) {
     const mine = ++run;
-    const p = params();
+    const seed = form.elements.seed;
+    if (!wanted && seed.validity.badInput) {   // letters in the number box read as "": say what is wrong
+      say(`输入有误:随机种子读不成数字,请填 ${seed.min} 到 ${Number(seed.max).toLocaleString("en-US")} 之间的整数`, "error");
+      return;
+    }
+    const p = wanted ?? params();
     if (python.state !== "ready") say("正在启动页面里的 Python(第一次约需几秒)……", "busy");
     const t0 = performance.now();
     for (const scheme of SCHEMES) {
@@ -59,8 +66,17 @@ export default function mount(root) {
         return;
       }
       if (mine !== run) return;               // a newer input arrived: its run takes over
-      if (!answer.ok) { say(`输入有误:${answer.error}`, "error"); return; }
+      if (!answer.ok) {
+        say(wanted ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
+        return;
+      }
       draw(answer.view);
+      if (wanted && scheme === SCHEMES[0]) {
+        showControls(form, answer.view.params);
+        form.elements.channels_out.value = form.elements.channels.value;
+        showSource();
+      }
+      url.write({ ...p, ...answer.view.params });
       say(`已算完 ${SCHEMES.indexOf(scheme) + 1} / 3 种缩放……`, "busy");
     }
     root.dataset.state = "live";
@@ -79,10 +95,12 @@ export default function mount(root) {
     if (e.target.name === "text" || e.target.name === "seed") return;   // sent when committed
     recompute();
   });
-  form.elements.seed.addEventListener("change", recompute);
+  form.elements.seed.addEventListener("change", () => recompute());
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
+  const url = urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text"]);
+  if (url.read()) recompute({ ...params(), ...url.read() });
 
-  loadPlotly().then((Plotly) => {
+  loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
     plotly = Plotly;
     return Promise.all(views.map((v) => {

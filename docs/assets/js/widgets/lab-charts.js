@@ -5,7 +5,7 @@ export default function mount(root) {
   const chart = root.querySelector(".c9-chart");
   if (!chart || !root.dataset.default) return;
   const { figure } = JSON.parse(root.dataset.default);
-  loadPlotly().then((Plotly) => {
+  loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
     const f = themed(figure);
     Plotly.react(chart, f.data, f.layout, f.config);

@@ -1,4 +1,4 @@
-import { drawChart, liveView, redrawChart } from "../core.js";
+import { drawChart, liveView, redrawChart, showControls, urlState } from "../core.js";
 
 // ---- Lesson 1: the model-states ledger per recipe, and the conventions table ------------------------
 export default function mount(root) {
@@ -10,8 +10,9 @@ export default function mount(root) {
   const range = form.elements.log10_params;
   let view = JSON.parse(root.dataset.default);
 
-  const draw = (v) => {
+  const draw = (v, restoring) => {
     view = v;
+    if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
     form.elements.n_out.value = v.params.param_total.toLocaleString("en-US");
     range.setAttribute("aria-valuetext", v.label);
@@ -34,6 +35,7 @@ export default function mount(root) {
     convention: form.elements.convention.value,
   });
   const { send } = liveView("ledger", root, draw);
+  const url = urlState(root, "ledger", { model: "model", log10: "log10_params", conv: "convention" });
   form.addEventListener("input", (e) => {
     // Moving the slider means "a custom parameter count".
     if (e.target === range) form.querySelector('input[name="model"][value="custom"]').checked = true;
@@ -45,5 +47,6 @@ export default function mount(root) {
     if (row) { form.elements.convention.value = row.dataset.key; send(params()); }
   });
 
-  return drawChart(root, chart, view.figure);
+  url.restore(send, params());
+  return drawChart(root, chart, () => view.figure);
 }

@@ -1,4 +1,4 @@
-import { drawChart, liveView, redrawChart } from "../core.js";
+import { drawChart, liveView, redrawChart, showControls, urlState } from "../core.js";
 
 // ---- Lesson 2: loss scaling shifts the whole gradient histogram along the log2 axis -----------------
 export default function mount(root) {
@@ -8,8 +8,13 @@ export default function mount(root) {
   const range = form.elements.k;
   let view = JSON.parse(root.dataset.default);
 
-  const draw = (v) => {
+  const showK = () => {
+    form.elements.k_out.value = `2^${range.value}`;
+    range.setAttribute("aria-valuetext", `S = 2^${range.value}`);
+  };
+  const draw = (v, restoring) => {
     view = v;
+    if (restoring) { showControls(form, v.params); showK(); }
     summary.textContent = v.summary;
     const label = root.querySelector(".c9-ls-source-label");
     if (label) label.textContent = v.source_label;
@@ -20,13 +25,12 @@ export default function mount(root) {
     redrawChart(chart, v.figure);
   };
   const { send } = liveView("loss-scale", root, draw);
-  form.addEventListener("input", () => {
-    form.elements.k_out.value = `2^${range.value}`;
-    range.setAttribute("aria-valuetext", `S = 2^${range.value}`);
-    const source = form.elements.source ? form.elements.source.value : view.params.source;
-    send({ k: Number(range.value), source, fmt: view.params.fmt });
+  const params = () => ({
+    k: Number(range.value), source: form.elements.source ? form.elements.source.value : view.params.source, fmt: view.params.fmt,
   });
+  form.addEventListener("input", () => { showK(); send(params()); });
   form.addEventListener("submit", (e) => e.preventDefault());
 
-  return drawChart(root, chart, view.figure);
+  urlState(root, "ls", ["k", "source"]).restore(send, params());
+  return drawChart(root, chart, () => view.figure);
 }

@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, redrawChart, themed } from "../core.js";
+import { liveView, urlState } from "../core.js";
 
 // ---- Lesson 5: the stacked memory bar -----------------------------------------------------------
 export default function mount(root) {
@@ -20,10 +20,9 @@ export default function mount(root) {
     for (const r of form.elements.mode) r.checked = r.value === p.mode;
     form.elements.s2_full_only.checked = p.s2_full_only;
   };
-  let syncNext = false; // set for a state opened from the URL, so the controls show it
-  const draw = (v) => {
+  const draw = (v, restoring) => {
     view = v;
-    if (syncNext) { syncControls(v.params); syncNext = false; }
+    if (restoring) syncControls(v.params); // a state opened from the address: the controls show it
     summary.textContent = v.summary;
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     const shown = new Set(v.segments.map((seg) => seg.key));
@@ -33,7 +32,7 @@ export default function mount(root) {
       if (row) { row.cells[1].textContent = seg.text; row.cells[2].textContent = seg.formula; }
     }
     if (explain.dataset.key) showSegment(explain.dataset.key);
-    redrawChart(chart, v.figure);
+    chart.innerHTML = v.chart; // SVG markup from Python, the same the build wrote into the page
   };
   const showSegment = (key) => {
     const seg = view.segments.find((s) => s.key === key);
@@ -48,7 +47,7 @@ export default function mount(root) {
     mode: form.elements.mode.value,
     s2_full_only: form.elements.s2_full_only.checked,
   });
-  const { send } = liveView("memory-bar", root, draw);
+  const { send, say } = liveView("memory-bar", root, draw);
 
   const nearestStop = (s) => stops.reduce((best, x, i) => Math.abs(Math.log(x / s)) < Math.abs(Math.log(stops[best] / s)) ? i : best, 0);
   // Python judges a typed s; the slider only follows a value inside its own range.
@@ -66,38 +65,29 @@ export default function mount(root) {
     send(params());
   };
   form.addEventListener("input", (e) => { if (e.target !== sBox) onInput(e); });
-  sBox.addEventListener("change", onInput);   // typed values are sent once committed
-  form.addEventListener("submit", (e) => { e.preventDefault(); onInput({ target: sBox }); });
+  // Typed values are sent once committed. A number box holding what it cannot read (1e400) reports "",
+  // so say what is wrong rather than letting Python call it empty.
+  const typed = () => (sBox.validity.badInput
+    ? say(`输入有误:序列长度 s 读不成数字,请填 ${stops[0]} 到 ${stops[stops.length - 1].toLocaleString("en-US")} 之间的整数`, "error")
+    : onInput({ target: sBox }));
+  sBox.addEventListener("change", typed);
+  form.addEventListener("submit", (e) => { e.preventDefault(); typed(); });
   tbody.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-key]");
     if (b) showSegment(b.dataset.key);
   });
 
-  // A link can open the bar in a given state: ?model=…&s=…&b=…&mode=…&s2=1. Python checks the values;
-  // a bad one gets the same Chinese message as a bad typed value, and the default state stays.
-  const query = new URLSearchParams(location.search);
-  if (["model", "s", "b", "mode", "s2"].some((k) => query.has(k))) {
-    const wanted = { ...params() };
-    if (query.has("model")) wanted.model = query.get("model");
-    if (query.has("s")) wanted.s = query.get("s");
-    if (query.has("b")) wanted.b = query.get("b");
-    if (query.has("mode")) wanted.mode = query.get("mode");
-    if (query.has("s2")) wanted.s2_full_only = query.get("s2") === "1";
-    syncNext = true;
-    send(wanted);
-  }
+  // The bar's state in the address (core.js: urlState): ?mb.model=…&mb.s=…&mb.b=…&mb.mode=…&mb.s2=1; older
+  // links without the "mb." still open. Python checks the values; a bad one gets the same Chinese
+  // message as a bad typed value, and the default state stays.
+  const url = urlState(root, "mb", { model: "model", s: "s", b: "b", mode: "mode", s2: "s2_full_only" },
+    { legacy: ["model", "s", "b", "mode", "s2"] });
+  if (url.read()) url.restore(send, params());
 
-  loadPlotly().then((Plotly) => {
-    if (!root.isConnected) return;
-    const f = themed(view.figure);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => {
-      chart.on("plotly_click", (ev) => { const key = ev.points?.[0]?.customdata; if (key) showSegment(key); });
-      performance.mark("c9:widget-ready");
-      root.dataset.chart = "drawn";
-    });
-  }).catch(() => {
-    chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。";
+  chart.addEventListener("click", (e) => {
+    const key = e.target.closest("rect[data-key]")?.dataset.key;
+    if (key) showSegment(key);
   });
-
-  return () => { if (window.Plotly) window.Plotly.purge(chart); };
+  performance.mark("c9:widget-ready");
+  return null;
 }

@@ -1,4 +1,4 @@
-import { liveView } from "../core.js";
+import { liveView, showControls, urlState } from "../core.js";
 
 // ---- FP4 lesson: MXFP4 against NVFP4 on a block the reader edits. Python validates the text and
 // computes every cell; this file only writes the answer into the table.
@@ -12,7 +12,8 @@ export default function mount(root) {
   const codeCell = (e) => { const c = document.createElement("td"); const k = document.createElement("code"); k.textContent = e.bits; c.append(k, ` = ${e.element_text}`); return c; };
   const g = (x) => Number(x.toPrecision(4)).toString();
 
-  const draw = (v) => {
+  const draw = (v, restoring) => {
+    if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
     root.querySelector(".c9-mn-mx-scale").textContent = `${v.mx.scale_text};${v.mx.rule}`;
     root.querySelector(".c9-mn-nv-scale").textContent = `${v.nv.scale_text};${v.nv.rule}`;
@@ -36,5 +37,6 @@ export default function mount(root) {
   const onInput = () => { clearTimeout(timer); timer = setTimeout(go, 250); };
   form.addEventListener("input", onInput);
   form.addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(timer); go(); });
+  urlState(root, "mn", ["text"]).restore(send, {});
   return () => clearTimeout(timer);
 }

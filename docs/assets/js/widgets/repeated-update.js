@@ -1,4 +1,4 @@
-import { drawChart, liveView, redrawChart } from "../core.js";
+import { drawChart, liveView, redrawChart, showControls, urlState } from "../core.js";
 
 // ---- Lessons 2–3: the same small update, again and again, in 16 bits and in an FP32 master ---------
 export default function mount(root) {
@@ -8,18 +8,25 @@ export default function mount(root) {
   const body = root.querySelector(".c9-ru-final tbody");
   let view = JSON.parse(root.dataset.default);
 
-  const draw = (v) => {
+  const draw = (v, restoring) => {
     view = v;
+    if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
     v.table.forEach((r, i) => { const row = body.rows[i]; if (row) { row.cells[0].textContent = r.label; row.cells[1].textContent = r.text; } });
     redrawChart(chart, v.figure);
   };
-  const { send } = liveView("repeated-update", root, draw);
+  const { send, say } = liveView("repeated-update", root, draw);
   const params = () => ({
     fmt: form.elements.fmt.value, w0: form.elements.w0.value, delta: form.elements.delta.value, steps: form.elements.steps.value,
   });
-  form.addEventListener("submit", (e) => { e.preventDefault(); send(params()); });
-  form.addEventListener("change", () => send(params()));
+  // A number box holding letters (or 1e400) reads as "": say what is wrong instead of "empty".
+  const steps = form.elements.steps;
+  const go = () => (steps.validity.badInput
+    ? say(`输入有误:次数读不成数字,请填 ${steps.min} 到 ${Number(steps.max).toLocaleString("en-US")} 之间的整数`, "error")
+    : send(params()));
+  form.addEventListener("submit", (e) => { e.preventDefault(); go(); });
+  form.addEventListener("change", go);
 
-  return drawChart(root, chart, view.figure);
+  urlState(root, "ru", ["fmt", "w0", "delta", "steps"]).restore(send, params());
+  return drawChart(root, chart, () => view.figure);
 }

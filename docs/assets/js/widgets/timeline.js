@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, themed } from "../core.js";
+import { liveView, loadPlotly, showControls, themed, urlState } from "../core.js";
 
 // ---- Lesson 5: the memory timeline of one iteration ----------------------------------------------
 export default function mount(root) {
@@ -42,9 +42,10 @@ export default function mount(root) {
   };
   const step = () => { pause(); drawFrame(frame >= view.n - 1 ? 0 : frame + 1, true); };
 
-  const draw = (v) => {
+  const draw = (v, restoring) => {
     pause();
     view = v;
+    if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
     const tbody = root.querySelector(".c9-marks tbody");
     tbody.replaceChildren(...v.marks.map((m) => {
@@ -57,11 +58,13 @@ export default function mount(root) {
     drawFrame(v.n - 1, false);
   };
   const { send } = liveView("timeline", root, draw);
-  form.addEventListener("input", () => send({
+  const params = () => ({
     model: form.elements.model.value,
     iteration: Number(form.elements.iteration.value),
     mode: form.elements.mode.value,
-  }));
+  });
+  form.addEventListener("input", () => send(params()));
+  urlState(root, "tl", ["model", "iteration", "mode"]).restore(send, params());
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("click", (e) => {
     const action = e.target.closest("button[data-action]")?.dataset.action;
@@ -70,7 +73,7 @@ export default function mount(root) {
     if (action === "step") step();
   });
 
-  loadPlotly().then((Plotly) => {
+  loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
     const f = figureAt(frame);
     Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });

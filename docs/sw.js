@@ -1,0 +1,96 @@
+// The course's service worker: after a first visit, the pages and the widgets work with the network cut.
+// It sits at the site's root, so its scope is every page under the site's sub-path (e.g. /c9/).
+// - vendor/ (Pyodide, Plotly.js, KaTeX, the web font: copied by the build from pinned npm packages):
+//   cache first, each file cached when a page first uses it. Nothing is fetched ahead: a reader who
+//   never touches a widget never downloads Pyodide (≈ 6 MB gzip).
+// - everything else in the scope (pages, assets/*.js, *.css, course-py.zip, numbers.json, the search
+//   index, sitemap.xml): network first, the cached copy only when the network fails, so a reader online
+//   always gets the fresh page.
+// Only same-origin GET requests in the scope are handled. The build (hooks/course.py) writes the line
+// below: the cache versions, one per folder of vendor/ (a new web font does not throw away Pyodide) and
+// one for the rest; and the scripts Material's search worker imports for the site's language. On
+// activation the caches of other versions of this site are deleted.
+const BUILD = { vendor: {}, site: "dev", search: [] }; // c9:build
+
+const SCOPE = self.registration.scope;           // ends with "/"
+// Caches belong to the origin, which other sites may share (user.github.io/other-repo/): ours carry the scope.
+const PREFIX = `c9 ${SCOPE} `;
+const SITE_CACHE = `${PREFIX}site-${BUILD.site}`;
+const VENDOR = new URL("vendor/", SCOPE).href;
+const VENDOR_CACHES = Object.fromEntries(Object.entries(BUILD.vendor)
+  .map(([folder, version]) => [folder, `${PREFIX}vendor-${folder}-${version}`]));
+const CURRENT = new Set([SITE_CACHE, ...Object.values(VENDOR_CACHES)]);
+
+// vendor/pyodide/pyodide.asm.wasm → Pyodide's cache; anything else → null (network first, site cache).
+function vendorCache(url) {
+  return url.startsWith(VENDOR) ? VENDOR_CACHES[url.slice(VENDOR.length).split("/")[0]] || null : null;
+}
+
+self.addEventListener("install", () => self.skipWaiting());
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith(PREFIX) && !CURRENT.has(name)) await caches.delete(name);
+    }
+    if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
+    await self.clients.claim(); // the first page is controlled without a reload
+  })());
+});
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  if (req.method !== "GET" || !req.url.startsWith(SCOPE) || req.headers.has("range")) return;
+  const vendor = vendorCache(req.url);
+  event.respondWith(vendor ? cacheFirst(event, vendor) : networkFirst(event));
+});
+
+function keep(event, cacheName, url, response) {
+  // Only whole, same-origin answers (not a 404, a redirect or a partial body).
+  if (response.status !== 200 || response.type !== "basic") return;
+  const copy = response.clone();
+  event.waitUntil(caches.open(cacheName).then((c) => c.put(url, copy))
+    .catch((err) => console.warn("C9 service worker: not cached:", url, err)));
+}
+
+async function cacheFirst(event, cacheName) {
+  const url = event.request.url;
+  const hit = await caches.match(url, { cacheName });
+  if (hit) return hit;
+  const response = await fetch(event.request);
+  keep(event, cacheName, url, response);
+  return response;
+}
+
+async function networkFirst(event) {
+  const req = event.request;
+  try {
+    const response = (await event.preloadResponse) || await fetch(req);
+    keep(event, SITE_CACHE, req.url, response);
+    return response;
+  } catch (err) {
+    const hit = await caches.match(req.url, { cacheName: SITE_CACHE })
+      // A page opened with other controls in its address (lesson-5/?s=8192) falls back to the page.
+      || (req.mode === "navigate" && await caches.match(req.url, { cacheName: SITE_CACHE, ignoreSearch: true }));
+    if (hit) return hit;
+    throw err;
+  }
+}
+
+// The first page a reader opens loads before this worker controls it; the page then sends the URLs it
+// loaded ({cache: [url, …]}) and they are cached here, so that page works offline too. The search worker
+// started by that page imported its scripts unseen by the page: they are added here.
+self.addEventListener("message", (event) => {
+  const urls = event.data && Array.isArray(event.data.cache) ? event.data.cache : [];
+  if (!urls.length) return;
+  const search = BUILD.search.map((path) => new URL(path, SCOPE).href);
+  event.waitUntil(Promise.all([...urls, ...search].map(async (raw) => {
+    if (typeof raw !== "string") return;
+    const url = raw.split("#")[0];
+    if (!url.startsWith(SCOPE)) return;
+    const cacheName = vendorCache(url) || SITE_CACHE;
+    if (await caches.match(url, { cacheName })) return;
+    const response = await fetch(url);
+    if (response.status === 200 && response.type === "basic") await (await caches.open(cacheName)).put(url, response);
+  }).map((p) => p.catch(() => {}))));
+});

@@ -1,0 +1,127 @@
+"""The Noto Sans SC web font, cut down to the characters this site can show.
+
+Fontsource splits Noto Sans SC into ~100 woff2 slices by unicode-range; a Chinese page touches dozens
+of them, about 720 KB compressed for lesson 5, most of it glyphs the page never uses. Each slice is
+subset here (fontTools) to the characters the site can put on screen: the built pages, the text the
+page's Python and JavaScript write at run time, and printable ASCII and common full-width punctuation
+for what a reader types; the pieces are merged into one font for the whole site (~140 KB). The font
+is only fetched by readers whose system has no CJK font (it is last in the font stack, see
+docs/assets/css/course.css).
+
+Subsetting and merging cost seconds, so results are cached under .cache/fonts by input.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+from fontTools import merge, subset
+from fontTools.ttLib import TTFont
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "node_modules" / "@fontsource" / "noto-sans-sc"
+CACHE = ROOT / ".cache" / "fonts"
+# Text the page writes at run time comes from these files (messages, summaries, labels).
+RUNTIME_TEXT = ["widgets/*.py", "anchor-model.json", "lab/results/c09-precision.json"]
+TYPED = set(range(0x20, 0x7F)) | {ord(c) for c in ",。、;:?!“”‘’()《》【】—…·×−±≈≤≥→²³⁰¹⁴⁵⁶⁷⁸⁹⁻"}
+FACE = re.compile(r"@font-face\s*\{[^}]*?src:\s*url\(\./files/(?P<file>[^)]+\.woff2)\)[^}]*\}", re.S)
+
+
+def used_characters(site: Path) -> set[int]:
+    """Code points the site can display (see the module docstring)."""
+    chars = set(TYPED)
+    files = [*site.glob("**/*.html"), *site.glob("assets/js/**/*.js")]
+    files += [p for pattern in RUNTIME_TEXT for p in ROOT.glob(pattern)]
+    for f in files:
+        chars.update(map(ord, f.read_text(encoding="utf-8")))
+    return {c for c in chars if c >= 0x20}
+
+
+def _codes(unicode_range: str) -> set[int]:
+    """A CSS unicode-range as a set of code points: "U+20-22,U+4e00" → {0x20, 0x21, 0x22, 0x4e00}."""
+    out = set()
+    for part in unicode_range.split(","):
+        lo, _, hi = part.strip().removeprefix("U+").partition("-")
+        out.update(range(int(lo, 16), int(hi or lo, 16) + 1))
+    return out
+
+
+def _ranges(codes: list[int]) -> str:
+    """Sorted code points as a CSS unicode-range: U+4e00-4e01,U+4e03."""
+    out, start = [], None
+    for i, c in enumerate(codes):
+        if start is None:
+            start = c
+        if i + 1 == len(codes) or codes[i + 1] != c + 1:
+            out.append(f"U+{start:x}" if start == c else f"U+{start:x}-{c:x}")
+            start = None
+    return ",".join(out)
+
+
+def _cached(key: str, make) -> Path:
+    """CACHE/key, made by make(path) on a miss; written atomically so a cut-short build leaves no half file."""
+    path = CACHE / key
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        make(tmp)
+        tmp.replace(path)
+    return path
+
+
+def _subset(src: Path, keep: list[int]) -> Path:
+    def make(out: Path) -> None:
+        font = TTFont(src)
+        options = subset.Options()
+        options.flavor = "woff2"
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=keep)
+        subsetter.subset(font)
+        font.save(out)
+    key = hashlib.sha256(src.read_bytes() + ",".join(map(str, keep)).encode()).hexdigest()[:24]
+    return _cached(f"{src.stem}-{key}.woff2", make)
+
+
+def _merge(parts: list[Path]) -> Path:
+    """The subset slices as one font: one download and one re-layout of the page when it arrives (each
+    slice arriving on its own re-laid out the whole page, 150–250 ms a time on lesson 5)."""
+    def make(out: Path) -> None:
+        font = merge.Merger(options=merge.Options(drop_tables=["vhea", "vmtx"])).merge([str(p) for p in parts])
+        font.flavor = "woff2"
+        font.save(out)
+    key = hashlib.sha256("".join(p.name for p in parts).encode()).hexdigest()[:24]
+    return _cached(f"merged-{key}.woff2", make)
+
+
+def write_fonts(site: Path, dst: Path, weight: int = 400) -> dict:
+    """One woff2 with the site's characters into dst/files and its @font-face into dst/noto-sans-sc.css.
+    Regular weight only (bold is synthesised, which halves the download). Returns {"slices": used, "of": all,
+    "bytes": the woff2's size, "characters": how many}. Raises SystemExit without `npm ci`."""
+    if not PKG.exists():
+        raise SystemExit(f"missing {PKG}: run `npm ci` first (the Makefile does)")
+    used = used_characters(site)
+    faces = list(FACE.finditer((PKG / f"{weight}.css").read_text(encoding="utf-8")))
+    parts, codes = [], set()
+    for m in faces:
+        src = PKG / "files" / m["file"]
+        keep = used & _codes(re.search(r"unicode-range:([^;]*);", m[0])[1])
+        if keep:  # the published ranges promise a few glyphs a slice lacks: keep what it has
+            keep &= set(TTFont(src, lazy=True).getBestCmap())
+        if keep:
+            parts.append(_subset(src, sorted(keep)))
+            codes |= keep
+    merged = _merge(parts)
+    name = f"noto-sans-sc-{weight}-{merged.stem.removeprefix('merged-')[:10]}.woff2"
+    shutil.rmtree(dst / "files", ignore_errors=True)
+    (dst / "files").mkdir(parents=True)
+    shutil.copyfile(merged, dst / "files" / name)
+    shutil.copyfile(PKG / "LICENSE", dst / "LICENSE")  # the OFL travels with the font
+    (dst / "noto-sans-sc.css").write_text(
+        "/* Noto Sans SC (SIL Open Font License 1.1), cut to this site's characters by hooks/fonts.py */\n"
+        "@font-face {\n  font-family: 'Noto Sans SC';\n  font-style: normal;\n  font-display: swap;\n"
+        f"  font-weight: {weight};\n  src: url(./files/{name}) format('woff2');\n"
+        f"  unicode-range: {_ranges(sorted(codes))};\n}}\n", encoding="utf-8")
+    return {"slices": len(parts), "of": len(faces), "bytes": (dst / "files" / name).stat().st_size,
+            "characters": len(codes)}
