@@ -45,6 +45,7 @@ VENDOR = [
     ("pyodide/python_stdlib.zip", "pyodide/python_stdlib.zip"),
     ("pyodide/pyodide-lock.json", "pyodide/pyodide-lock.json"),
     ("plotly.js-cartesian-dist-min/plotly-cartesian.min.js", "plotly/plotly-cartesian.min.js"),
+    ("plotly.js-basic-dist-min/plotly-basic.min.js", "plotly/plotly-basic.min.js"),
     ("katex/dist/katex.min.css", "katex/katex.min.css"),
     ("katex/dist/fonts", "katex/fonts"),
 ]

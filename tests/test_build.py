@@ -75,7 +75,7 @@ def test_math_is_rendered_at_build_time(built_site):
 def test_site_ships_its_own_assets(built_site):
     for rel in ["vendor/pyodide/pyodide.mjs", "vendor/pyodide/pyodide.asm.mjs", "vendor/pyodide/pyodide.asm.wasm",
                 "vendor/pyodide/python_stdlib.zip", "vendor/pyodide/pyodide-lock.json",
-                "vendor/plotly/plotly-cartesian.min.js", "vendor/katex/katex.min.css", "vendor/fonts/noto-sans-sc.css",
+                "vendor/plotly/plotly-cartesian.min.js", "vendor/plotly/plotly-basic.min.js", "vendor/katex/katex.min.css", "vendor/fonts/noto-sans-sc.css",
                 "assets/js/course.js", "assets/js/py-worker.js", "assets/course-py.zip"]:
         assert (built_site / rel).is_file(), rel
     css = (built_site / "vendor" / "fonts" / "noto-sans-sc.css").read_text()

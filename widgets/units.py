@@ -5,7 +5,7 @@ what a reader computing by hand would get.
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal
 from fractions import Fraction
 
 GB = 10**9
@@ -17,14 +17,12 @@ UNITS = {"GB": GB, "GiB": GiB, "MB": MB, "MiB": MiB, "TB": 10**12, "TiB": 2**40,
 
 
 def round_half_up(x: int | float | Fraction, digits: int) -> Decimal:
-    """``x`` rounded to ``digits`` decimals, ties away from zero, computed exactly."""
-    q = Decimal(1).scaleb(-digits)
-    fr = Fraction(x)
-    # Enough significant digits for the integer part and the decimals, however large x is.
-    with localcontext() as ctx:
-        ctx.prec = max(28, len(str(abs(fr.numerator) // fr.denominator)) + digits + 10)
-        d = Decimal(fr.numerator) / Decimal(fr.denominator)
-        return d.quantize(q, rounding=ROUND_HALF_UP)
+    """``x`` rounded to ``digits`` decimals, ties away from zero, computed exactly (integer arithmetic on
+    the exact fraction; raises ValueError/OverflowError for NaN/infinities)."""
+    fr = Fraction(x) * 10**digits
+    q, r = divmod(abs(fr.numerator), fr.denominator)
+    q += 2 * r >= fr.denominator
+    return Decimal(-q if fr < 0 else q).scaleb(-digits)
 
 
 def number(x: int | float | Fraction, digits: int = 0) -> str:

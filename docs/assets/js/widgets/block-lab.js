@@ -100,7 +100,7 @@ export default function mount(root) {
   const url = urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text"]);
   if (url.read()) recompute({ ...params(), ...url.read() });
 
-  loadPlotly(root).then((Plotly) => {
+  loadPlotly(root, "cartesian").then((Plotly) => { // heatmaps
     if (!root.isConnected) return;
     plotly = Plotly;
     return Promise.all(views.map((v) => {
