@@ -92,6 +92,17 @@ def site_server(built_site):
     server.close()
 
 
+def new_page(browser, **context_options):
+    """A fresh browser context and page; page.errors collects page errors and console errors.
+    Returns (context, page); close the context when done."""
+    ctx = browser.new_context(**context_options)
+    page = ctx.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    return ctx, page
+
+
 def python_view(widget: str, **params) -> dict:
     """What a widget must show for these controls: the same Python, run here in CPython."""
     from widgets import api

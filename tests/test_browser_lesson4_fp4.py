@@ -5,18 +5,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PYTHON_TIMEOUT, python_view
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def page(browser, site_server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = ctx.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
+    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900})
     yield pg
     ctx.close()
 

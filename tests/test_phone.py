@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import new_page
 from test_site_quality import page_paths
 
 pytestmark = pytest.mark.browser
@@ -106,12 +107,8 @@ CHART_DRAWN = "(chart) => chart.querySelector('svg') || chart.textContent.trim()
 
 @pytest.fixture(scope="module")
 def phone(browser):
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": 812}, is_mobile=True, has_touch=True,
-                              device_scale_factor=2)
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
+    ctx, page = new_page(browser, viewport={"width": WIDTH, "height": 812}, is_mobile=True, has_touch=True,
+                         device_scale_factor=2)
     yield page
     ctx.close()
 
@@ -154,10 +151,7 @@ def test_charts_are_legible_at_phone_width(phone, site_server):
 
 def test_charts_are_legible_on_a_desktop_too(browser, site_server):
     """The same check at 1280 px (the E2M1 line's "±0" ran into "0.5" there)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = ctx.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     try:
         _check_charts(page, site_server)
     finally:

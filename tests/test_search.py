@@ -7,6 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from conftest import new_page
+
 pytestmark = pytest.mark.browser
 
 RESULT_LINKS = ".md-search-result__list a.md-search-result__link"
@@ -32,13 +34,9 @@ def _search(page, query: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def desktop(browser, site_server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     page.goto(site_server.url)
     page.locator("input.md-search__input").click()
-    page.errors = errors
     yield page
     ctx.close()
 
