@@ -1,19 +1,20 @@
 # Two commands for a fresh machine (each installs what it needs):
-#   make serve   build the site and serve it at http://127.0.0.1:8000/
+#   make serve   build the site and serve it at http://127.0.0.1:8000/ (PORT=8010 make serve for another port)
 #   make test    run every test (unit, property, build, Pyodide, headless Chromium)
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 CHROMIUM ?= /usr/bin/chromium
+PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 export C9_CHROMIUM := $(CHROMIUM)
 
-.PHONY: serve build test bench deps chromium clean
+.PHONY: serve build test bench deps site-deps chromium clean
 
-serve: deps
-	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
+serve: site-deps
+	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:$(PORT)
 
-build: deps
+build: site-deps
 	$(VENV)/bin/mkdocs build --strict
 
 test: deps chromium
@@ -24,11 +25,18 @@ bench: deps chromium
 	$(PY) bench/bench_site.py
 	$(PY) bench/bench_lighthouse.py
 
+# The site needs only the package's own dependencies; the tests add pytest, Playwright, ml_dtypes and
+# torch (the lab's smoke test).
+site-deps: $(VENV)/.site node_modules/.installed
 deps: $(VENV)/.installed node_modules/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.site: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.site
 	$(PY) -m pip install -q -e '.[test,lab]'
 	touch $@
 

@@ -54,8 +54,9 @@ def _finite(text, name: str, lo: float, hi: float) -> Fraction:
         if x != x or math.isinf(x):
             raise InputError(f"{name}要是有限的数")
         x = Fraction(0)
-    if not lo <= abs(x) <= hi and x != 0:
-        raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:g} 之间")
+    # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
+    if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
+        raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:,.0f} 之间,收到的是「{str(text).strip()[:20]}」")
     return x
 
 

@@ -67,7 +67,8 @@ const BUNDLES = { basic: "plotly/plotly-basic.min.js", cartesian: "plotly/plotly
 const plotlyLoading = {};
 const enough = (bundle) => window.Plotly && (bundle === "basic" || window.Plotly.c9Bundle === "cartesian");
 export async function loadPlotly(near, bundle = "basic") {
-  if (enough(bundle)) return window.Plotly;
+  // Wait even when Plotly is already here (instant navigation from a page with a chart): the observer
+  // answers once the new page is laid out, and a chart drawn before that is sized wrong.
   await nearViewport(near);
   if (enough(bundle)) return window.Plotly;
   plotlyLoading[bundle] ??= new Promise((resolve, reject) => {
@@ -83,6 +84,10 @@ export async function loadPlotly(near, bundle = "basic") {
 export function themed(figure) {
   const fg = getComputedStyle(document.body).getPropertyValue("--md-default-fg-color").trim();
   const layout = { ...figure.layout, font: { ...figure.layout.font, color: fg || undefined } };
+  // Reference lines drawn in near-black (the 80 GB card) take the text colour, so they show on the dark palette.
+  if (fg && layout.shapes) {
+    layout.shapes = layout.shapes.map((sh) => (sh.line?.color === "#222222" ? { ...sh, line: { ...sh.line, color: fg } } : sh));
+  }
   return { data: figure.data, layout, config: { displayModeBar: false, responsive: true } };
 }
 
@@ -143,6 +148,7 @@ export function liveView(widget, root, draw) {
 // the build-time default stays drawn, and the controls are set (draw's `restoring`) only from an
 // accepted answer. `fields` lists the parameter names, or maps short URL names to them;
 // `legacy` names are also read without the prefix (older links) and dropped on the next write.
+const MAX_URL_VALUE = 1000; // characters
 export function urlState(root, prefix, fields, { legacy = [] } = {}) {
   const names = Array.isArray(fields) ? Object.fromEntries(fields.map((f) => [f, f])) : fields;
   const same = [...document.querySelectorAll(`.c9-widget[data-widget="${root.dataset.widget}"]`)];
@@ -169,7 +175,9 @@ export function urlState(root, prefix, fields, { legacy = [] } = {}) {
       for (const key of legacy) url.searchParams.delete(key);
       for (const [key, name] of Object.entries(names)) {
         const t = text(params[name]);
-        if (t === null || t === text(base[name])) url.searchParams.delete(ns + key);
+        // A long typed tensor stays out of the address: a link of many KB is refused by servers and
+        // shorteners, so that state cannot be shared (the rest of the widget's state still is).
+        if (t === null || t === text(base[name]) || t.length > MAX_URL_VALUE) url.searchParams.delete(ns + key);
         else url.searchParams.set(ns + key, t);
       }
       const href = url.href.replace(/%2C/gi, ","); // commas are fine in a query and easier to read

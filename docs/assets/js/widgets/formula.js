@@ -22,7 +22,13 @@ export default function mount(root) {
     }
   };
   const { send } = liveView("formula", root, draw);
-  const follow = (e) => send({ model: e.detail.model, s: e.detail.s, b: e.detail.b });
+  // Follows the bar once its slider rests (150 ms): while it moves, the bar's own requests have the
+  // Python worker to themselves, so each redraw is not kept waiting behind this panel's.
+  let timer = null;
+  const follow = (e) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => send({ model: e.detail.model, s: e.detail.s, b: e.detail.b }), 150);
+  };
   document.addEventListener("c9:memory-bar", follow);
-  return () => document.removeEventListener("c9:memory-bar", follow);
+  return () => { clearTimeout(timer); document.removeEventListener("c9:memory-bar", follow); };
 }

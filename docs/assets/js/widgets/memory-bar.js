@@ -29,7 +29,10 @@ export default function mount(root) {
     for (const row of tbody.rows) row.hidden = !shown.has(row.dataset.key); // e.g. no master weights in FP32
     for (const seg of v.segments) {
       const row = tbody.querySelector(`tr[data-key="${seg.key}"]`);
-      if (row) { row.cells[1].textContent = seg.text; row.cells[2].textContent = seg.formula; }
+      if (!row) continue;
+      row.querySelector("button.c9-seg").lastChild.textContent = seg.label; // e.g. 权重(FP32) for the lab's model
+      row.cells[1].textContent = seg.text;
+      row.cells[2].textContent = seg.formula;
     }
     if (explain.dataset.key) showSegment(explain.dataset.key);
     chart.innerHTML = v.chart; // SVG markup from Python, the same the build wrote into the page

@@ -56,6 +56,7 @@ export default function mount(root) {
       return tr;
     }));
     drawFrame(v.n - 1, false);
+    now.textContent = ""; // a step line from the previous state would name a step this one lacks
   };
   const { send } = liveView("timeline", root, draw);
   const params = () => ({
