@@ -73,8 +73,21 @@ async function networkFirst(event) {
       // A page opened with other controls in its address (lesson-5/?s=8192) falls back to the page.
       || (req.mode === "navigate" && await caches.match(req.url, { cacheName: SITE_CACHE, ignoreSearch: true }));
     if (hit) return hit;
+    if (req.mode === "navigate") return offlinePage();
     throw err;
   }
+}
+
+// A page never opened online cannot be shown offline: say so in Chinese instead of the browser's error page.
+function offlinePage() {
+  const home = self.registration.scope;
+  const html = `<!doctype html><html lang="zh-Hans"><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>离线:这一页还没有缓存</title>
+<body style="font-family: sans-serif; max-width: 36rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.6">
+<h1>现在是离线状态</h1>
+<p>这一页还没有在联网时打开过,所以没有存在本机。联网后再打开它;之后断网也能读。</p>
+<p>联网时读过的页面(和用过的组件)离线也能用:<a href="${home}">回到章导读</a>。</p></body></html>`;
+  return new Response(html, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
 // The first page a reader opens loads before this worker controls it; the page then sends the URLs it

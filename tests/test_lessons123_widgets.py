@@ -156,7 +156,7 @@ def test_hex_entry_and_a_bit_view_are_fast():
     ({"source": "float16", "code": "0x12345"}, "最多 4 位"), ({"source": "float16", "code": "0xZZ"}, "无法"),
     ({"source": "float16", "code": ""}, "空"), ({"source": "float16", "code": 70000}, "之间"),
     ({"source": "float16", "code": -1}, "之间"), ({"source": "bfloat16", "code": 1}, "不在"),
-    ({"formats": "float99"}, "未知"), ({"formats": "float16,float16"}, "两次"), ({"source": "float16", "code": 1.5}, "整数"),
+    ({"formats": "float99"}, "没有「float99」这种数字格式"), ({"formats": "float16,float16"}, "两次"), ({"source": "float16", "code": 1.5}, "整数"),
 ])
 def test_bit_flipper_bad_input_gets_a_chinese_message(params, words):
     out = ask("bit-flipper", **params)

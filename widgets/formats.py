@@ -99,6 +99,11 @@ class Format:
 
     # -- layout
     @property
+    def label(self) -> str:
+        """The field's short name for a reader: FP16, BF16, E4M3, E2M1 (the first alias)."""
+        return self.aliases[0] if self.aliases else self.name
+
+    @property
     def bits(self) -> int:
         """Total bits per code (sign + exponent + mantissa)."""
         return int(self.signed) + self.exponent_bits + self.mantissa_bits
@@ -246,9 +251,12 @@ def get_format(fmt: "Format | str") -> Format:
         if f is not None:
             return f
     known = ", ".join(format_names())
+    # The reader sees the field's short names (FP16, E4M3), the codec's own names stay in the English text.
+    known_zh = "、".join(f.label for f in FORMATS)
+    shown = str(fmt).strip()[:20]
     raise UnknownFormatError(
         f"unknown number format {fmt!r}; known formats: {known}",
-        f"未知的数字格式 {fmt!r};可用格式:{known}", "unknown_format")
+        f"没有「{shown}」这种数字格式;可选:{known_zh}", "unknown_format")
 
 
 # --------------------------------------------------------------------------- decode
@@ -257,11 +265,11 @@ def _check_code(f: Format, code) -> int:
     if isinstance(code, bool) or not isinstance(code, int):
         raise CodecInputError(
             f"{f.name} code must be an int, got {type(code).__name__} {code!r}",
-            f"{f.name} 的编码必须是整数,收到的是 {code!r}", "non_numeric")
+            f"{f.label} 的编码必须是整数,收到的是 {code!r}", "non_numeric")
     if not 0 <= code < f.n_codes:
         raise CodecInputError(
             f"{f.name} code {code} is out of range: a {f.bits}-bit code lies in 0 … {f.n_codes - 1}",
-            f"{f.name} 的编码 {code} 超出范围:{f.bits} 位编码只能是 0 … {f.n_codes - 1}",
+            f"{f.label} 的编码 {code} 超出范围:{f.bits} 位编码只能是 0 … {f.n_codes - 1}",
             "code_out_of_range")
     return code
 
@@ -297,7 +305,7 @@ def code_points(fmt) -> tuple[float, ...]:
         if f.bits > 16:
             raise CodecInputError(
                 f"{f.name} has {f.n_codes} codes; code_points lists formats of at most 16 bits",
-                f"{f.name} 有 {f.n_codes} 个编码,太多,无法逐一列出", "too_many_codes")
+                f"{f.label} 有 {f.n_codes} 个编码,太多,无法逐一列出", "too_many_codes")
         t = _TABLES[f.name] = tuple(_decode_compute(f, c) for c in range(f.n_codes))
     return t
 
@@ -358,7 +366,7 @@ def _nan_result(f: Format, neg: bool) -> int:
     if not f.has_nan:
         raise CodecInputError(
             f"{f.name} has no NaN: a NaN input cannot be encoded (NaN never becomes a finite value)",
-            f"{f.name} 没有 NaN,无法编码 NaN(NaN 不会变成有限数)", "nan_unrepresentable")
+            f"{f.label} 没有 NaN,无法编码 NaN(NaN 不会变成有限数)", "nan_unrepresentable")
     return f.nan_code | (f.sign_bit if neg else 0)
 
 

@@ -60,7 +60,7 @@ def table(fmt) -> dict:
     """The 16×16 grid and the class counts for an 8-bit format."""
     f = F.get_format(fmt)
     if f.bits != 8:
-        raise InputError(f"这张表只画 8 位格式,{f.name} 是 {f.bits} 位")
+        raise InputError(f"这张表只画 8 位格式,{f.label} 是 {f.bits} 位")
     rows = [[cell(f, (hi << 4) | lo) for lo in range(16)] for hi in range(16)]
     counts = {k: 0 for k in CLASSES}
     for row in rows:
