@@ -113,3 +113,14 @@ def test_our_small_model_puts_the_labs_four_snapshots_on_the_fp32_curve():
     assert len(v["figure"]["data"]) == 3  # curve, peak, measured dots
     assert timeline.view({"model": "lab", "iteration": 2})["measured"] == []
     assert "MiB" in v["summary"]
+
+
+def test_timeline_key_moments_stay_a_short_list_under_full_recomputation():
+    """Full recomputation alternates recompute/backward once per layer; the table keeps the first pair."""
+    tl = timeline
+    v = tl.view({"mode": "full_recompute"})
+    labels = [m["label"] for m in v["marks"]]
+    assert len(v["marks"]) == 6 and v["n"] == 195
+    assert labels[2] == "重算第 64 层的前向" and labels[3] == "反向第 64 层"
+    assert v["peak_index"] in [m["i"] for m in v["marks"]]
+    assert len(tl.view({"mode": "store_all"})["marks"]) == 5

@@ -153,9 +153,15 @@ def view(params: dict | None = None) -> dict:
                                             "xanchor": "left", "yanchor": "bottom"}],
         },
     }
-    marks = [{"i": i, "phase": e["phase"], "label": e["label"], "text": units.size(e["bytes"], unit)}
-             for i, e in enumerate(ev) if e["phase"] in ("start", "step", "end") or i == peak_i
-             or (i + 1 < len(ev) and ev[i + 1]["phase"] != e["phase"])]
+    # Key moments: start, peak, the optimizer step, the end, and where each phase first gives way to the next
+    # (full recomputation alternates recompute/backward once per layer: the first pair stands for the rest).
+    marks, ended = [], set()
+    for i, e in enumerate(ev):
+        run_ends = i + 1 < len(ev) and ev[i + 1]["phase"] != e["phase"]
+        if e["phase"] in ("start", "step", "end") or i == peak_i or (run_ends and e["phase"] not in ended):
+            marks.append({"i": i, "phase": e["phase"], "label": e["label"], "text": units.size(e["bytes"], unit)})
+        if run_ends:
+            ended.add(e["phase"])
     return {"params": p, "start_bytes": start, "peak_bytes": peak["bytes"], "peak_index": peak_i,
             "peak_label": peak["label"], "n": len(ev), "marks": marks, "measured": measured, "summary": summary,
             "figure": figure}
