@@ -245,5 +245,10 @@ def test_bad_input_and_url_parameters(browser, site_server):
     box.fill("4096")
     box.press("Enter")
     expect(summary).to_have_text(python_view(s=4096, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
+    # A value typed in another notation is shown as Python read it.
+    box.fill("1e3")
+    box.press("Enter")
+    expect(summary).to_have_text(python_view(s=1000, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(box).to_have_value("1000")
     watch.assert_clean()
     ctx.close()

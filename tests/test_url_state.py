@@ -7,6 +7,7 @@ controls and the numbers, recomputed by Python in the page, must match the same 
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -281,7 +282,8 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     expect(shared).to_have_url(site_server.url + "lab/")
     expect(shared.locator("h1")).to_contain_text("实验")
     shared.go_back()
-    expect(shared).to_have_url(page.url)
+    # The same address up to the #anchor, which Material's navigation.tracking rewrites as the page scrolls.
+    expect(shared).to_have_url(re.compile(re.escape(page.url.split("#")[0]) + r"(#.*)?$"))
     mb = widget(shared, "memory-bar")
     expect(mb.locator(".c9-summary")).to_have_text(want_mb["summary"], timeout=PYTHON_TIMEOUT)
     expect(mb.locator('input[name="mode"][value="selective"]')).to_be_checked()

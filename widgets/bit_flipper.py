@@ -241,7 +241,8 @@ def view(params: dict | None = None) -> dict:
     else:
         lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}:"
     summary = lead + ";".join(
-        f"{r['short']} 存成 {r['exact'] if len(r['exact']) <= 24 else '≈ ' + r['value_text']}({r['cls_zh']},{r['hex']})"
+        f"{r['short']} 存成 {r['exact'] if len(r['exact']) <= 24 else '≈ ' + r['value_text']}"
+        f"({'非数' if r['cls'] == 'nan' else r['cls_zh']},{r['hex']})"  # not "NaN(NaN(非数)…"
         for r in rows) + "。"
     return {"params": {"formats": ",".join(f.name for f in fmts), "source": p["source"],
                        "value": p["value"] if typed is not None else None,

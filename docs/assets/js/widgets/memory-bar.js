@@ -23,6 +23,8 @@ export default function mount(root) {
   const draw = (v, restoring) => {
     view = v;
     if (restoring) syncControls(v.params); // a state opened from the address: the controls show it
+    // A typed "1e3" that Python read as 1,000 is shown as 1000 (a number still being typed is left alone).
+    else if (Number(sBox.value) === v.params.s && sBox.value !== String(v.params.s)) sBox.value = v.params.s;
     summary.textContent = v.summary;
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     const shown = new Set(v.segments.map((seg) => seg.key));
