@@ -45,9 +45,11 @@ self.addEventListener("fetch", (event) => {
   event.respondWith(vendor ? cacheFirst(event, vendor) : networkFirst(event));
 });
 
+// Only whole, same-origin answers are kept (not a 404, a redirect or a partial body).
+const cacheable = (response) => response.status === 200 && response.type === "basic";
+
 function keep(event, cacheName, url, response) {
-  // Only whole, same-origin answers (not a 404, a redirect or a partial body).
-  if (response.status !== 200 || response.type !== "basic") return;
+  if (!cacheable(response)) return;
   const copy = response.clone();
   event.waitUntil(caches.open(cacheName).then((c) => c.put(url, copy))
     .catch((err) => console.warn("C9 service worker: not cached:", url, err)));
@@ -80,13 +82,12 @@ async function networkFirst(event) {
 
 // A page never opened online cannot be shown offline: say so in Chinese instead of the browser's error page.
 function offlinePage() {
-  const home = self.registration.scope;
   const html = `<!doctype html><html lang="zh-Hans"><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>离线:这一页还没有缓存</title>
 <body style="font-family: sans-serif; max-width: 36rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.6">
 <h1>现在是离线状态</h1>
 <p>这一页还没有在联网时打开过,所以没有存在本机。联网后再打开它;之后断网也能读。</p>
-<p>联网时读过的页面(和用过的组件)离线也能用:<a href="${home}">回到章导读</a>。</p></body></html>`;
+<p>联网时读过的页面(和用过的组件)离线也能用:<a href="${SCOPE}">回到章导读</a>。</p></body></html>`;
   return new Response(html, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
@@ -104,6 +105,6 @@ self.addEventListener("message", (event) => {
     const cacheName = vendorCache(url) || SITE_CACHE;
     if (await caches.match(url, { cacheName })) return;
     const response = await fetch(url);
-    if (response.status === 200 && response.type === "basic") await (await caches.open(cacheName)).put(url, response);
+    if (cacheable(response)) await (await caches.open(cacheName)).put(url, response);
   }).map((p) => p.catch(() => {}))));
 });

@@ -215,7 +215,7 @@ def _tree_hash(folder: Path) -> str:
     h = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         h.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        if path.suffix == ".zip" and path.name == "course-py.zip":
+        if path.name == "course-py.zip":
             with zipfile.ZipFile(path) as z:
                 for info in z.infolist():
                     h.update(f"{info.filename}:{info.CRC:08x}\n".encode())

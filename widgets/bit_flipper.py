@@ -8,13 +8,12 @@ neighbours, spacing, the interval that rounds here); JavaScript only draws the b
 from __future__ import annotations
 
 import math
-import unicodedata
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from . import formats as F
 from .errors import InputError
-from .params import with_defaults
+from .params import ascii_text, with_defaults
 
 WIDGET = "bit-flipper"
 
@@ -57,8 +56,7 @@ def parse_value(text) -> "Fraction | float":
         text = repr(text)
     if not isinstance(text, str):
         raise InputError("数值要是十进制数字")
-    # NFKC: what a Chinese input method types in full width (１２．５、－３ｅ５) reads as ASCII.
-    t = unicodedata.normalize("NFKC", text).strip().replace(",", "").replace("，", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
+    t = ascii_text(text).strip().replace(",", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
     if not t:
         raise InputError("数值是空的:请输入一个十进制数,例如 1e-8 或 70000")
     if len(t) > MAX_TEXT:
@@ -216,7 +214,7 @@ def view(params: dict | None = None) -> dict:
             if isinstance(code, str):
                 if not code.strip():
                     raise InputError(f"编码是空的:请输入 {short_name(src)} 的十六进制编码,例如 0x3C00")
-                code = F.parse_code(src, unicodedata.normalize("NFKC", code))
+                code = F.parse_code(src, ascii_text(code))
             elif isinstance(code, bool) or not isinstance(code, int):
                 raise InputError("编码要是整数或十六进制文本")
             if not 0 <= code < src.n_codes:

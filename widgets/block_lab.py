@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 import random
-import unicodedata
 from bisect import bisect_left
 from functools import partial
 from itertools import chain
 
 from . import blockscale as B
 from .errors import InputError
-from .params import brief, with_defaults
+from .params import ascii_text, brief, with_defaults
 from .formats import CodecInputError
 
 WIDGET = "block-lab"
@@ -79,11 +78,10 @@ def parse_tensor(text) -> list[list[float]]:
     by commas or spaces; brackets are ignored. Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的:至少输入一个数")
-    text = unicodedata.normalize("NFKC", text)   # full-width digits, signs and points read as ASCII
-    body = text.replace("[", " ").replace("]", " ;").replace("；", ";").replace(";", "\n")
+    body = ascii_text(text).replace("[", " ").replace("]", " ;").replace(";", "\n")
     rows = []
     for line in body.splitlines():
-        parts = [p for p in line.replace(",", " ").replace("，", " ").replace("、", " ").split() if p]
+        parts = [p for p in line.replace(",", " ").replace("、", " ").split() if p]
         if not parts:
             continue
         row = []

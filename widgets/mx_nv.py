@@ -8,12 +8,11 @@ come from :func:`widgets.blockscale.quantize`; ``view`` validates the reader's t
 from __future__ import annotations
 
 import math
-import unicodedata
 
 from . import blockscale as B
 from . import formats as F
 from .errors import InputError
-from .params import with_defaults
+from .params import ascii_text, with_defaults
 
 WIDGET = "mx-nv"
 MAX_VALUES = 16
@@ -21,8 +20,8 @@ DEFAULT_TEXT = "0.3, -1.2, 2.7, 0.05"
 SCHEMES = ("mxfp4", "nvfp4")
 
 
-# Commas, enumeration commas and semicolons, ASCII or full-width, all separate numbers.
-_SEPARATORS = str.maketrans({c: " " for c in ",，、;；"})
+# Commas, enumeration commas and semicolons separate numbers (full-width ones are ASCII after ascii_text).
+_SEPARATORS = str.maketrans({c: " " for c in ",、;"})
 
 
 def parse_block(text) -> list[float]:
@@ -30,8 +29,7 @@ def parse_block(text) -> list[float]:
     if not isinstance(text, str) or not text.strip(" \t\n,，、;；[]"):
         raise InputError("块是空的:至少输入一个数")
     vals = []
-    text = unicodedata.normalize("NFKC", text)   # full-width digits, signs and points read as ASCII
-    for p in text.replace("[", " ").replace("]", " ").translate(_SEPARATORS).split():
+    for p in ascii_text(text).replace("[", " ").replace("]", " ").translate(_SEPARATORS).split():
         try:
             v = float(p.replace("−", "-"))
         except ValueError:

@@ -11,6 +11,12 @@ from .errors import InputError
 from .models import LAB, lab_run, model_keys
 
 
+def ascii_text(text: str) -> str:
+    """Typed text as ASCII where a Chinese input method types full width (NFKC): "１２．５" → "12.5",
+    "－３" → "-3", "，" → ",", "；" → ";". The ideographic comma "、" and the minus sign "−" stay."""
+    return unicodedata.normalize("NFKC", text)
+
+
 def with_defaults(params: dict | None, defaults: dict) -> dict:
     """``defaults`` updated by ``params``; a parameter the widget does not have is refused."""
     p = {**defaults, **(params or {})}
@@ -26,11 +32,11 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, bool):
         raise InputError(f"{name} 要是整数")
     if isinstance(v, str):
-        text = unicodedata.normalize("NFKC", v).strip()   # full-width digits ("１２３") read as ASCII
+        text = ascii_text(v).strip()
         if not text:
             raise InputError(f"{name} 不能为空,请填一个整数")
         try:  # exact: "1e3" is 1000, "4096.5" is not an integer
-            d = Decimal(text.replace(",", "").replace("，", ""))
+            d = Decimal(text.replace(",", ""))
         except InvalidOperation:
             d = None
         if d is None or not d.is_finite():

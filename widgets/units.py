@@ -5,6 +5,7 @@ what a reader computing by hand would get.
 """
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -59,6 +60,4 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def superscript_powers(text: str) -> str:
     """Integer powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸".
     A fractional power ("2^-9.8") stays as written: a superscript decimal point reads badly."""
-    import re
-
     return re.sub(r"\^(-?\d+)(?![\d.])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)

@@ -133,6 +133,14 @@ export function liveView(widget, root, draw) {
   return { send, say };
 }
 
+// A number box holding what it cannot read (letters, 1e400) reports "" with validity.badInput set: the
+// message to show instead of letting Python call it empty, or null when the box reads fine.
+export function unreadableNumber(input, name) {
+  return input.validity.badInput
+    ? `输入有误:${name}读不成数字,请填 ${input.min} 到 ${Number(input.max).toLocaleString("en-US")} 之间的整数`
+    : null;
+}
+
 // ---- A widget's state in the page address, so a reader can share exactly what they see ------------
 // Keys are "<prefix>.<name>": the widget's short prefix (ledger, bf, ru, ls, bl, mn, mb, tl) and, for the
 // second or third widget of the same kind on a page, 2 or 3 after it (document order), e.g.

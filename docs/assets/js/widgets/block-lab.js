@@ -1,4 +1,4 @@
-import { python, PythonUnavailable, loadPlotly, showControls, themed, urlState } from "../core.js";
+import { python, PythonUnavailable, loadPlotly, showControls, themed, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
 // short); the three schemes of one tensor are asked for one after another. The latest input wins.
@@ -45,11 +45,8 @@ export default function mount(root) {
   // `wanted`: the state opened from the page address (urlState); otherwise the controls' state.
   async function recompute(wanted = null) {
     const mine = ++run;
-    const seed = form.elements.seed;
-    if (!wanted && seed.validity.badInput) {   // letters in the number box read as "": say what is wrong
-      say(`输入有误:随机种子读不成数字,请填 ${seed.min} 到 ${Number(seed.max).toLocaleString("en-US")} 之间的整数`, "error");
-      return;
-    }
+    const bad = wanted ? null : unreadableNumber(form.elements.seed, "随机种子");
+    if (bad) { say(bad, "error"); return; }
     const p = wanted ?? params();
     if (python.state !== "ready") say("正在启动页面里的 Python(第一次约需几秒)……", "busy");
     const t0 = performance.now();
@@ -98,7 +95,8 @@ export default function mount(root) {
   form.elements.seed.addEventListener("change", () => recompute());
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
   const url = urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text"]);
-  if (url.read()) recompute({ ...params(), ...url.read() });
+  const wanted = url.read();
+  if (wanted) recompute({ ...params(), ...wanted });
 
   loadPlotly(root, "cartesian").then((Plotly) => { // heatmaps
     if (!root.isConnected) return;

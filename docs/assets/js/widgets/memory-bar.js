@@ -1,4 +1,4 @@
-import { liveView, urlState } from "../core.js";
+import { liveView, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lesson 5: the stacked memory bar -----------------------------------------------------------
 export default function mount(root) {
@@ -72,9 +72,10 @@ export default function mount(root) {
   form.addEventListener("input", (e) => { if (e.target !== sBox) onInput(e); });
   // Typed values are sent once committed. A number box holding what it cannot read (1e400) reports "",
   // so say what is wrong rather than letting Python call it empty.
-  const typed = () => (sBox.validity.badInput
-    ? say(`输入有误:序列长度 s 读不成数字,请填 ${stops[0]} 到 ${stops[stops.length - 1].toLocaleString("en-US")} 之间的整数`, "error")
-    : onInput({ target: sBox }));
+  const typed = () => {
+    const bad = unreadableNumber(sBox, "序列长度 s ");
+    if (bad) say(bad, "error"); else onInput({ target: sBox });
+  };
   sBox.addEventListener("change", typed);
   form.addEventListener("submit", (e) => { e.preventDefault(); typed(); });
   tbody.addEventListener("click", (e) => {
@@ -87,7 +88,7 @@ export default function mount(root) {
   // message as a bad typed value, and the default state stays.
   const url = urlState(root, "mb", { model: "model", s: "s", b: "b", mode: "mode", s2: "s2_full_only" },
     { legacy: ["model", "s", "b", "mode", "s2"] });
-  if (url.read()) url.restore(send, params());
+  url.restore(send, params());
 
   chart.addEventListener("click", (e) => {
     const key = e.target.closest("rect[data-key]")?.dataset.key;

@@ -1,4 +1,4 @@
-import { drawChart, liveView, redrawChart, showControls, urlState } from "../core.js";
+import { drawChart, liveView, redrawChart, showControls, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lessons 2–3: the same small update, again and again, in 16 bits and in an FP32 master ---------
 export default function mount(root) {
@@ -19,11 +19,10 @@ export default function mount(root) {
   const params = () => ({
     fmt: form.elements.fmt.value, w0: form.elements.w0.value, delta: form.elements.delta.value, steps: form.elements.steps.value,
   });
-  // A number box holding letters (or 1e400) reads as "": say what is wrong instead of "empty".
-  const steps = form.elements.steps;
-  const go = () => (steps.validity.badInput
-    ? say(`输入有误:次数读不成数字,请填 ${steps.min} 到 ${Number(steps.max).toLocaleString("en-US")} 之间的整数`, "error")
-    : send(params()));
+  const go = () => {
+    const bad = unreadableNumber(form.elements.steps, "次数");
+    if (bad) say(bad, "error"); else send(params());
+  };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });
   form.addEventListener("change", go);
 
