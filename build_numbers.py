@@ -42,9 +42,9 @@ class Figure:
     def __html__(self) -> str:
         """The figure as inline HTML: the text, and its provenance shown on hover or keyboard focus (kept
         out of the search index, so a search finds the lessons' prose, not 400 tooltips)."""
-        how = "计算:" + self.formula
+        how = "计算：" + self.formula
         if self.inputs:
-            how += ";代入 " + ", ".join(f"{k} = {_show(v)}" for k, v in self.inputs.items())
+            how += "；代入 " + ", ".join(f"{k} = {_show(v)}" for k, v in self.inputs.items())
         # "|" as an entity: a figure in a Markdown table cell must not end the cell (|x − q| / |x|).
         def esc(s):
             return html.escape(s).replace("|", "&#124;")

@@ -177,7 +177,7 @@ CASES = [
     Case(RU, "full-width digits", [("fill", 'input[name="w0"]', "１．５")], Ok(ru(w0="１．５")), REC_RU),
     Case(RU, "letters in a number box", [("type", STEPS, "abc")], Err(ru(steps="")), REC_RU),   # the box drops them
     Case(RU, "1e400 in a number box", [("type", STEPS, "1e400")],
-         Msg("输入有误:次数读不成数字,请填 1 到 5,000 之间的整数"), REC_RU),
+         Msg("输入有误：次数读不成数字，请填 1 到 5,000 之间的整数"), REC_RU),
     Case(RU, "negative where not allowed", [("fill", STEPS, "-3")], Err(ru(steps="-3")), REC_RU),
     Case(RU, "beyond max", [("fill", STEPS, "5001")], Err(ru(steps="5001")), REC_RU),
     Case(RU, "not an integer", [("fill", STEPS, "2.5")], Err(ru(steps="2.5")), REC_RU),
@@ -232,7 +232,7 @@ CASES = [
          Ok(bl(text="[1，2、3 4]; [５, －６、7 8]")), REC_BL_TEXT),
     Case(BL, "letters in the seed box", [("check", GEN), ("type", 'input[name="seed"]', "abc")], Err(bl(seed="")), REC_BL),
     Case(BL, "1e400 in the seed box", [("check", GEN), ("type", 'input[name="seed"]', "1e400")],
-         Msg("输入有误:随机种子读不成数字,请填 0 到 1,000,000,000 之间的整数"), REC_BL),
+         Msg("输入有误：随机种子读不成数字，请填 0 到 1,000,000,000 之间的整数"), REC_BL),
     Case(BL, "huge seed", [("check", GEN), ("fill", 'input[name="seed"]', "9" * 40)], Err(bl(seed="9" * 40)), REC_BL),
     Case(BL, "negative seed", [("check", GEN), ("fill", 'input[name="seed"]', "-1")], Err(bl(seed="-1")), REC_BL),
     Case(BL, "unknown option (script)", [("forge", 'select[name="magnitude"]', "5")], Err(bl(magnitude=5)), REC_BL),
@@ -352,7 +352,7 @@ def clear_status(root):
     root.locator(".c9-status").evaluate("el => { el.textContent = ''; el.dataset.kind = ''; }")
 
 
-def check(page, root, w: W, want, *, prefix: str = "输入有误:"):
+def check(page, root, w: W, want, *, prefix: str = "输入有误："):
     status, summary = root.locator(".c9-status"), root.locator(w.summary)
     if isinstance(want, Ok):
         expect(summary).to_have_text(expected_summary(w, want.params), timeout=PYTHON_TIMEOUT)

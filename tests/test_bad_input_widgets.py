@@ -19,17 +19,17 @@ def ask(widget, **p):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("1e309", "序列长度 s 要在 5 到 131,072 之间,收到的是「1e309」"),
-    ("1e100000000", "序列长度 s 要在 5 到 131,072 之间,收到的是「1e100000000」"),
-    ("9" * 5000, "序列长度 s 要在 5 到 131,072 之间,收到的是「" + "9" * 20 + "」"),
-    ("99999999999999999999", "序列长度 s 要在 5 到 131,072 之间,收到的是 约 1e+20"),
-    ("1e-400", "序列长度 s 要是整数,收到的是「1e-400」"),
-    ("1e-100000000", "序列长度 s 要是整数,收到的是「1e-100000000」"),
-    ("4096.5", "序列长度 s 要是整数,收到的是「4096.5」"),
-    ("NaN", "序列长度 s 要是整数,收到的是「NaN」"),
-    ("-Infinity", "序列长度 s 要是整数,收到的是「-Infinity」"),
-    ("1/2", "序列长度 s 要是整数,收到的是「1/2」"),
-    ("131073", "序列长度 s 要在 5 到 131,072 之间,收到的是 131,073"),
+    ("1e309", "序列长度 s 要在 5 到 131,072 之间，收到的是「1e309」"),
+    ("1e100000000", "序列长度 s 要在 5 到 131,072 之间，收到的是「1e100000000」"),
+    ("9" * 5000, "序列长度 s 要在 5 到 131,072 之间，收到的是「" + "9" * 20 + "」"),
+    ("99999999999999999999", "序列长度 s 要在 5 到 131,072 之间，收到的是 约 1e+20"),
+    ("1e-400", "序列长度 s 要是整数，收到的是「1e-400」"),
+    ("1e-100000000", "序列长度 s 要是整数，收到的是「1e-100000000」"),
+    ("4096.5", "序列长度 s 要是整数，收到的是「4096.5」"),
+    ("NaN", "序列长度 s 要是整数，收到的是「NaN」"),
+    ("-Infinity", "序列长度 s 要是整数，收到的是「-Infinity」"),
+    ("1/2", "序列长度 s 要是整数，收到的是「1/2」"),
+    ("131073", "序列长度 s 要在 5 到 131,072 之间，收到的是 131,073"),
 ])
 def test_integer_text_beyond_every_range_gets_a_short_message_at_once(text, message):
     t0 = time.perf_counter()
@@ -51,15 +51,15 @@ def test_integer_reads_full_width_digits_and_separators():
 
 def test_an_empty_model_says_that_none_was_chosen():
     for widget in ("memory-bar", "timeline", "formula"):
-        assert ask(widget, model="") == {"ok": False, "error": "没有选模型:请从列表里选一个"}
-    assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型:gpt-9"}
+        assert ask(widget, model="") == {"ok": False, "error": "没有选模型：请从列表里选一个"}
+    assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型：gpt-9"}
 
 
 @pytest.mark.parametrize("seed, message", [
-    ("", "随机种子不能为空,请填一个整数"),
-    ("  ", "随机种子不能为空,请填一个整数"),
-    ("9" * 5000, "随机种子要是整数,收到的是「" + "9" * 20 + "」"),       # more digits than int() reads
-    ("9" * 40, "随机种子要在 0 到 1,000,000,000 之间,收到的是 约 1e+40"),
+    ("", "随机种子不能为空，请填一个整数"),
+    ("  ", "随机种子不能为空，请填一个整数"),
+    ("9" * 5000, "随机种子要是整数，收到的是「" + "9" * 20 + "」"),       # more digits than int() reads
+    ("9" * 40, "随机种子要在 0 到 1,000,000,000 之间，收到的是 约 1e+40"),
 ])
 def test_block_lab_seed_messages_are_short(seed, message):
     assert ask("block-lab", seed=seed) == {"ok": False, "error": message}
@@ -71,7 +71,7 @@ def test_full_width_input_reads_as_ascii_in_every_parser():
     assert mx_nv.parse_block("０．３，－１．２、２．７；０．０５") == [0.3, -1.2, 2.7, 0.05]
     assert block_lab.parse_tensor("[1，2、3 4]; [５, －６、7 8]") == [[1, 2, 3, 4], [5, -6, 7, 8]]
     v = ask("repeated-update", w0="１．５")["view"]
-    assert v["final"]["master"] == formats.round_value("float32", v["final"]["master"]) and v["summary"].startswith("w₀ = 1.5,")
+    assert v["final"]["master"] == formats.round_value("float32", v["final"]["master"]) and v["summary"].startswith("w₀ = 1.5，")
 
 
 @pytest.mark.skipif(lab_run() is None, reason="no lab data file")
@@ -79,6 +79,6 @@ def test_formula_follows_the_memory_bar_to_our_small_model():
     r = lab_run()
     v = formula.view({"model": "lab", "s": 256, "b": 3})
     tot = 34 * 256 * 3 * r["h"] + 5 * r["a"] * 256 ** 2 * 3          # eq. 1 for one layer, by hand
-    assert v["summary"] == (f"我们的小模型(实验课,FP32)、s = 256、b = 3:每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
+    assert v["summary"] == (f"我们的小模型（实验课，FP32）、s = 256、b = 3：每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
                             f"{r['L']} 层共 {units.auto_size(tot * r['L'])}。")
     assert {t["key"]: t["value"] for t in v["terms"]}["h"] == f"h = {r['h']:,}"

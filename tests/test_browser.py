@@ -231,7 +231,7 @@ def test_bad_input_and_url_parameters(browser, site_server):
     box.fill("")
     box.press_sequentially("1e400")
     box.press("Enter")
-    expect(status).to_have_text("输入有误:序列长度 s 读不成数字,请填 5 到 131,072 之间的整数")
+    expect(status).to_have_text("输入有误：序列长度 s 读不成数字，请填 5 到 131,072 之间的整数")
     expect(summary).to_have_text(good)
     # Recovery: a good value after all that.
     box.fill("8192")

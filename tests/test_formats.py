@@ -115,7 +115,7 @@ def test_unknown_format_is_a_clear_value_and_key_error():
     try:
         F.decode("fp7", 0)
     except F.CodecInputError as e:
-        assert "这种数字格式;可选:FP32、FP16、BF16" in e.message_zh and e.kind == "unknown_format"
+        assert "这种数字格式；可选：FP32、FP16、BF16" in e.message_zh and e.kind == "unknown_format"
 
 
 # ------------------------------------------------------------------ decode, every code

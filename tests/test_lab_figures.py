@@ -45,7 +45,7 @@ def test_charts_are_valid_plotly_and_whole_without_js(chart):
     if ctx["figure"] is not None:
         go.Figure(ctx["figure"])  # raises on a misspelt property
     if chart == "table":
-        assert ctx["columns"][1:5] == ["tokens/s(墙钟,中位数)", "显存(四个截面的最大值)", "val loss", "跳过步数"]
+        assert ctx["columns"][1:5] == ["tokens/s（墙钟，中位数）", "显存（四个截面的最大值）", "val loss", "跳过步数"]
         assert len(ctx["rows"]) == 4
 
 

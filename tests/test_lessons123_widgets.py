@@ -303,4 +303,4 @@ def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
 def test_a_nan_is_named_once_in_the_summary():
     from widgets import bit_flipper
     s = bit_flipper.view({"value": "nan"})["summary"]
-    assert "FP16 存成 NaN(非数,0x7E00)" in s and "NaN(NaN" not in s
+    assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s

@@ -29,7 +29,7 @@ def test_default_view_is_the_lessons_reference_state():
     assert [k for k, _ in bars] == [seg["key"] for seg in v["segments"]]
     assert sum(x for _, x in bars) == pytest.approx(v["total_bytes"] / GiB, rel=1e-4)
     card_gib, label = reference_line(v["chart"])
-    assert card_gib == pytest.approx(80e9 / GiB, rel=1e-4) and label == "80 GB 卡(74.5 GiB)"
+    assert card_gib == pytest.approx(80e9 / GiB, rel=1e-4) and label == "80 GB 卡（74.5 GiB）"
 
 
 def test_s_8192_and_batch_2_as_the_browser_test_moves_them():

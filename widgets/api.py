@@ -47,7 +47,7 @@ def handle(request: str) -> str:
         return json.dumps({"ok": True, "view": view(params)}, ensure_ascii=False, allow_nan=False)
     except Exception as e:  # the reader sees a message; the page keeps working
         msg = getattr(e, "message_zh", None)
-        return _error(msg or f"计算出错:{type(e).__name__}: {e}")
+        return _error(msg or f"计算出错：{type(e).__name__}: {e}")
 
 
 def _error(message: str) -> str:

@@ -24,7 +24,7 @@ MAX_EXPONENT = 400     # |decimal exponent| of a typed value; beyond it every fo
 
 SHORT = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "float8_e4m3fn": "FP8 E4M3",
          "float8_e5m2": "FP8 E5M2", "float4_e2m1fn": "FP4 E2M1", "float8_e8m0fnu": "E8M0"}
-CLASS_ZH = {"zero": "零", "subnormal": "次正规数", "normal": "正规数", "infinity": "无穷大", "nan": "NaN(非数)"}
+CLASS_ZH = {"zero": "零", "subnormal": "次正规数", "normal": "正规数", "infinity": "无穷大", "nan": "NaN（非数）"}
 
 
 def short_name(fmt) -> str:
@@ -58,9 +58,9 @@ def parse_value(text) -> "Fraction | float":
         raise InputError("数值要是十进制数字")
     t = ascii_text(text).strip().replace(",", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
     if not t:
-        raise InputError("数值是空的:请输入一个十进制数,例如 1e-8 或 70000")
+        raise InputError("数值是空的：请输入一个十进制数，例如 1e-8 或 70000")
     if len(t) > MAX_TEXT:
-        raise InputError(f"数值太长了(最多 {MAX_TEXT} 个字符)")
+        raise InputError(f"数值太长了（最多 {MAX_TEXT} 个字符）")
     low = t.lower()
     if low in ("inf", "+inf", "infinity", "∞", "+∞"):
         return math.inf
@@ -71,13 +71,13 @@ def parse_value(text) -> "Fraction | float":
     try:
         d = Decimal(t)
     except InvalidOperation:
-        raise InputError(f"看不懂「{text.strip()}」:请输入十进制数,例如 0.1、-3.5、1e-8、70000") from None
+        raise InputError(f"看不懂「{text.strip()}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000") from None
     if not d.is_finite():
-        raise InputError(f"看不懂「{text.strip()}」:请输入十进制数")
+        raise InputError(f"看不懂「{text.strip()}」：请输入十进制数")
     if d.is_zero():
         return -0.0 if d.is_signed() else 0.0
     if abs(d.adjusted()) > MAX_EXPONENT:
-        raise InputError(f"数值的量级超出了 10^±{MAX_EXPONENT}:这些格式里它只会是 0 或无穷大")
+        raise InputError(f"数值的量级超出了 10^±{MAX_EXPONENT}：这些格式里它只会是 0 或无穷大")
     return Fraction(d)
 
 
@@ -106,7 +106,7 @@ def _exact_text(fmt: F.Format, code: int) -> str:
     s = ("-" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + F._decimal(abs(fr))
     if len(s) > 48:
         digits = sum(ch.isdigit() for ch in s)
-        s = s[:44] + f"…(共 {digits} 位数字)"
+        s = s[:44] + f"…（共 {digits} 位数字）"
     return s
 
 
@@ -185,11 +185,11 @@ def _error_text(typed, stored: float) -> str:
     t = Fraction(typed)
     err = Fraction(stored) - t
     if err == 0:
-        return "0(恰好可表示)"
+        return "0（恰好可表示）"
     if stored == 0:
-        return "下溢成 0:全部丢失(相对误差 100%)"
+        return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    return f"{float(err):+.3g}(相对 {float(rel) * 100:.3g}%)"
+    return f"{float(err):+.3g}（相对 {float(rel) * 100:.3g}%）"
 
 
 def view(params: dict | None = None) -> dict:
@@ -213,7 +213,7 @@ def view(params: dict | None = None) -> dict:
         try:
             if isinstance(code, str):
                 if not code.strip():
-                    raise InputError(f"编码是空的:请输入 {short_name(src)} 的十六进制编码,例如 0x3C00")
+                    raise InputError(f"编码是空的：请输入 {short_name(src)} 的十六进制编码，例如 0x3C00")
                 code = F.parse_code(src, ascii_text(code))
             elif isinstance(code, bool) or not isinstance(code, int):
                 raise InputError("编码要是整数或十六进制文本")
@@ -231,16 +231,16 @@ def view(params: dict | None = None) -> dict:
         try:
             c = F.encode(f, x)
         except F.CodecInputError as e:     # e.g. NaN into a format without NaN
-            raise InputError(f"{short_name(f)}:{e.message_zh}") from None
+            raise InputError(f"{short_name(f)}：{e.message_zh}") from None
         rows.append(format_view(f, c, typed))
     head = rows[0]
     if typed is not None:
-        lead = f"输入 {p['value'].strip() if isinstance(p['value'], str) else p['value']}:"
+        lead = f"输入 {p['value'].strip() if isinstance(p['value'], str) else p['value']}："
     else:
-        lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}:"
-    summary = lead + ";".join(
+        lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}："
+    summary = lead + "；".join(
         f"{r['short']} 存成 {r['exact'] if len(r['exact']) <= 24 else '≈ ' + r['value_text']}"
-        f"({'非数' if r['cls'] == 'nan' else r['cls_zh']},{r['hex']})"  # not "NaN(NaN(非数)…"
+        f"（{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
         for r in rows) + "。"
     return {"params": {"formats": ",".join(f.name for f in fmts), "source": p["source"],
                        "value": p["value"] if typed is not None else None,

@@ -34,7 +34,7 @@ DEFAULTS = {"source": "generated", "seed": 9, "channels": 4, "magnitude": 1000, 
 
 #: Error bins (upper edges of relative error) and their labels; the heatmap shows the bin index.
 BIN_EDGES = (0.0, 0.001, 0.01, 0.03, 0.0625, 0.125, 0.5, math.inf)
-BIN_LABELS = ("0(恰好表示)", "≤ 0.1%", "0.1%–1%", "1%–3%", "3%–6.25%", "6.25%–12.5%", "12.5%–50%", "> 50%(含变成 0)")
+BIN_LABELS = ("0（恰好表示）", "≤ 0.1%", "0.1%–1%", "1%–3%", "3%–6.25%", "6.25%–12.5%", "12.5%–50%", "> 50%（含变成 0）")
 BIN_COLORS = ("#f7f7f7", "#d9ecd0", "#a6d49a", "#f6e08a", "#f5b461", "#e8793f", "#c8372d", "#6b0f1a")
 
 
@@ -66,18 +66,18 @@ def generate_with_outliers(seed: int = 9, channels: int = 4, magnitude: int = 10
 def describe_tensor(p: dict, outlier_cols: "list[int] | None" = None) -> str:
     """One Chinese sentence on where the tensor came from (shown under the heatmaps)."""
     if p["source"] == "typed":
-        return "当前张量是手动输入的(原值为 0 的格子误差记为 0)。"
+        return "当前张量是手动输入的（原值为 0 的格子误差记为 0）。"
     cols = "、".join(str(c) for c in outlier_cols or []) or "无"
-    tok = ",外加第 5 行一个离群 token" if p["token"] else ",没有离群 token"
-    return (f"当前张量:种子 {p['seed']},{p['channels']} 个离群通道(第 {cols} 列,都在前 128 列里),"
-            f"量级约 {p['magnitude']:,}{tok};其余数的绝对值在 0.001 到约 3 之间。")
+    tok = "，外加第 5 行一个离群 token" if p["token"] else "，没有离群 token"
+    return (f"当前张量：种子 {p['seed']},{p['channels']} 个离群通道（第 {cols} 列，都在前 128 列里），"
+            f"量级约 {p['magnitude']:,}{tok}；其余数的绝对值在 0.001 到约 3 之间。")
 
 
 def parse_tensor(text) -> list[list[float]]:
     """A tensor typed by the reader: rows on separate lines (or separated by ';'), numbers separated
     by commas or spaces; brackets are ignored. Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
-        raise InputError("张量是空的:至少输入一个数")
+        raise InputError("张量是空的：至少输入一个数")
     body = ascii_text(text).replace("[", " ").replace("]", " ;").replace(";", "\n")
     rows = []
     for line in body.splitlines():
@@ -91,19 +91,19 @@ def parse_tensor(text) -> list[list[float]]:
             except ValueError:
                 raise InputError(f"第 {len(rows) + 1} 行的「{p}」不是数字") from None
             if v != v:
-                raise InputError(f"第 {len(rows) + 1} 行有 NaN:这里只量化有限数")
+                raise InputError(f"第 {len(rows) + 1} 行有 NaN：这里只量化有限数")
             if math.isinf(v):
-                raise InputError(f"第 {len(rows) + 1} 行有无穷大:这里只量化有限数")
+                raise InputError(f"第 {len(rows) + 1} 行有无穷大：这里只量化有限数")
             row.append(v)
         rows.append(row)
     if not rows:
-        raise InputError("张量是空的:至少输入一个数")
+        raise InputError("张量是空的：至少输入一个数")
     if len(rows) > MAX_TYPED_ROWS or max(map(len, rows)) > MAX_TYPED_COLS:
-        raise InputError(f"张量太大:手动输入最多 {MAX_TYPED_ROWS} 行、每行 {MAX_TYPED_COLS} 个数")
+        raise InputError(f"张量太大：手动输入最多 {MAX_TYPED_ROWS} 行、每行 {MAX_TYPED_COLS} 个数")
     widths = {len(r) for r in rows}
     if len(widths) > 1:
         bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
-        raise InputError(f"各行长度不一:第 1 行有 {len(rows[0])} 个数,第 {bad + 1} 行有 {len(rows[bad])} 个")
+        raise InputError(f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个")
     return rows
 
 
@@ -112,7 +112,7 @@ def normalise(params: dict | None) -> dict:
     if p["source"] not in ("generated", "typed"):
         raise InputError("张量来源只能是「生成」或「手动输入」")
     if p["scheme"] not in SCHEMES:
-        raise InputError(f"没有这种缩放方案:{p['scheme']}")
+        raise InputError(f"没有这种缩放方案：{p['scheme']}")
     p["seed"] = _int(p["seed"], "随机种子", 0, 10**9)
     p["channels"] = _int(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = _int(p["magnitude"], "离群值的量级", 1, 10**6)
@@ -126,17 +126,17 @@ def normalise(params: dict | None) -> dict:
 def _int(v, name, lo, hi) -> int:
     if isinstance(v, str):
         if not v.strip():
-            raise InputError(f"{name}不能为空,请填一个整数")
+            raise InputError(f"{name}不能为空，请填一个整数")
         try:
             v = int(v.strip())
         except ValueError:   # also more than 4,300 digits
-            raise InputError(f"{name}要是整数,收到的是「{v.strip()[:20]}」") from None
+            raise InputError(f"{name}要是整数，收到的是「{v.strip()[:20]}」") from None
     if isinstance(v, float) and v == v and not math.isinf(v) and v == int(v):
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, int):
         raise InputError(f"{name}要是整数")
     if not lo <= v <= hi:
-        raise InputError(f"{name}要在 {lo} 到 {hi:,} 之间,收到的是 {brief(v)}")
+        raise InputError(f"{name}要在 {lo} 到 {hi:,} 之间，收到的是 {brief(v)}")
     return v
 
 
@@ -191,8 +191,8 @@ def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
     total = len(tensor) * len(tensor[0])
     coarse = sum(counts[5:])                               # > 6.25%: worse than E4M3's normal grid
     label = SCHEME_LABELS[scheme]
-    summary = (f"{label}:最大相对误差 {_pct(q.max_rel_error)},中位数 {_pct(median)};"
-               f"{coarse:,} / {total:,} 个数的误差超过 6.25%(E4M3 正规数的最坏情况),其中 {flushed:,} 个变成了 0;"
+    summary = (f"{label}：最大相对误差 {_pct(q.max_rel_error)}，中位数 {_pct(median)}；"
+               f"{coarse:,} / {total:,} 个数的误差超过 6.25%（E4M3 正规数的最坏情况），其中 {flushed:,} 个变成了 0；"
                f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。")
     return {"scheme": scheme, "label": label, "shape": [len(tensor), len(tensor[0])],
             "tile": list(q.tile), "max_rel": q.max_rel_error, "max_rel_text": _pct(q.max_rel_error),
@@ -214,7 +214,7 @@ def _figure(bins: list[list[int]], title: str) -> dict:
     k = len(BIN_COLORS)
     return {
         "data": [{"type": "heatmap", "z": bins, "zmin": -0.5, "zmax": k - 0.5, "colorscale": _colorscale(),
-                  "showscale": False, "hovertemplate": "token %{y},通道 %{x}<extra></extra>",
+                  "showscale": False, "hovertemplate": "token %{y}，通道 %{x}<extra></extra>",
                   "xgap": 0, "ygap": 0}],
         "layout": {
             "height": 260, "margin": {"l": 44, "r": 8, "t": 28, "b": 36},

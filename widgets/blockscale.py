@@ -140,7 +140,7 @@ def get_block_format(scheme) -> BlockFormat:
     if b is None:
         known = ", ".join(block_format_names())
         raise F.UnknownFormatError(f"unknown block-scaling scheme {scheme!r}; known: {known}",
-                                   f"未知的分块缩放方案 {scheme!r};可用方案:{known}", "unknown_format")
+                                   f"未知的分块缩放方案 {scheme!r}；可用方案：{known}", "unknown_format")
     return b
 
 
@@ -171,10 +171,10 @@ def _check_tensor(tensor, check_range: bool = True):
     :func:`check_tensor` (which raises) if some |v| exceeds it."""
     if not isinstance(tensor, (list, tuple)):
         raise CodecInputError(f"tensor must be a list (1-D) or a list of rows (2-D), got "
-                              f"{type(tensor).__name__}", "张量必须是列表(一维)或由行组成的列表(二维)",
+                              f"{type(tensor).__name__}", "张量必须是列表（一维）或由行组成的列表（二维）",
                               "not_a_tensor")
     if len(tensor) == 0:
-        raise CodecInputError("empty tensor: give at least one number", "张量是空的:至少需要一个数",
+        raise CodecInputError("empty tensor: give at least one number", "张量是空的：至少需要一个数",
                               "empty_tensor")
     was_1d = not isinstance(tensor[0], (list, tuple))
     rows = [tensor] if was_1d else tensor
@@ -195,7 +195,7 @@ def _check_tensor(tensor, check_range: bool = True):
         if len(row) != width:
             raise CodecInputError(
                 f"ragged rows: row {i} has {len(row)} entries, row 0 has {width}",
-                f"各行长度不一:第 {i + 1} 行有 {len(row)} 个数,第 1 行有 {width} 个", "ragged_rows")
+                f"各行长度不一：第 {i + 1} 行有 {len(row)} 个数，第 1 行有 {width} 个", "ragged_rows")
         for j, v in enumerate(row):
             t = type(v)
             if t is float:
@@ -207,7 +207,7 @@ def _check_tensor(tensor, check_range: bool = True):
             else:
                 raise CodecInputError(
                     f"non-numeric entry at {_where(i, j, was_1d)}: {v!r}",
-                    f"{_where_zh(i, j, was_1d)}不是数字:{v!r}", "non_numeric")
+                    f"{_where_zh(i, j, was_1d)}不是数字：{v!r}", "non_numeric")
     return rows, was_1d, False
 
 
@@ -222,7 +222,7 @@ def _where_zh(i, j, was_1d):
 def _bad_entry(i, j, v, was_1d):
     return CodecInputError(
         f"entry at {_where(i, j, was_1d)} is {v!r}: entries must be finite and within FP32's range "
-        f"±3.4e38", f"{_where_zh(i, j, was_1d)}是 {v!r}:必须是有限数,且在 FP32 范围 ±3.4e38 之内",
+        f"±3.4e38", f"{_where_zh(i, j, was_1d)}是 {v!r}：必须是有限数，且在 FP32 范围 ±3.4e38 之内",
         "not_finite")
 
 

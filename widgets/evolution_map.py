@@ -13,14 +13,14 @@ STAGES = (
     ("fp16", "FP16 混合精度", "lesson-2"),
     ("bf16", "BF16 混合精度", "lesson-3"),
     ("fp8", "FP8 细粒度块缩放", "lesson-4"),
-    ("fp4", "FP4(岔路)", "fp4"),
-    ("act", "激活:重计算与 FlashAttention", "lesson-5"),
+    ("fp4", "FP4（岔路）", "fp4"),
+    ("act", "激活：重计算与 FlashAttention", "lesson-5"),
 )
 PAGES = ("index", "lesson-1", "lesson-2", "lesson-3", "lesson-4", "fp4", "lesson-5", "lab")
 
 
 def page_context(here: str = "index") -> dict:
-    """``here``: the page the map sits on (one of PAGES); its stage is marked "你在这里".
+    """``here``: the page the map sits on (one of PAGES)；its stage is marked "你在这里".
     Links are relative to that page (the site uses directory URLs: /lesson-4/ …)."""
     if here not in PAGES:
         raise ValueError(f"evolution-map: here must be one of {PAGES}, got {here!r}")

@@ -208,7 +208,7 @@ FORMATS: tuple[Format, ...] = (
     _row("float8_e4m3fn", 4, 3, 7, "nan", ("E4M3", "E4M3FN", "FP8", "FP8_E4M3", "FP8_E4M3FN", "F8E4M3FN"),
          "OCP 8-bit Floating Point Specification (OFP8) rev 1.0 §5.1, E4M3 (finite: max 448, "
          "NaN only S.1111.111, no infinity; not the IEEE-like E4M3 with max 240)",
-         note_zh="OCP 的有限 E4M3:没有无穷大,只有 S.1111.111 是 NaN,最大值 448。"),
+         note_zh="OCP 的有限 E4M3：没有无穷大，只有 S.1111.111 是 NaN，最大值 448。"),
     _row("float8_e5m2", 5, 2, 15, "ieee", ("E5M2", "FP8_E5M2", "F8E5M2"),
          "OCP OFP8 rev 1.0 §5.1, E5M2 (IEEE-like: infinities and NaNs, max 57344)"),
     _row("float6_e2m3fn", 2, 3, 1, "finite", ("E2M3", "FP6_E2M3", "FP6"),
@@ -256,7 +256,7 @@ def get_format(fmt: "Format | str") -> Format:
     shown = str(fmt).strip()[:20]
     raise UnknownFormatError(
         f"unknown number format {fmt!r}; known formats: {known}",
-        f"没有「{shown}」这种数字格式;可选:{known_zh}", "unknown_format")
+        f"没有「{shown}」这种数字格式；可选：{known_zh}", "unknown_format")
 
 
 # --------------------------------------------------------------------------- decode
@@ -265,11 +265,11 @@ def _check_code(f: Format, code) -> int:
     if isinstance(code, bool) or not isinstance(code, int):
         raise CodecInputError(
             f"{f.name} code must be an int, got {type(code).__name__} {code!r}",
-            f"{f.label} 的编码必须是整数,收到的是 {code!r}", "non_numeric")
+            f"{f.label} 的编码必须是整数，收到的是 {code!r}", "non_numeric")
     if not 0 <= code < f.n_codes:
         raise CodecInputError(
             f"{f.name} code {code} is out of range: a {f.bits}-bit code lies in 0 … {f.n_codes - 1}",
-            f"{f.label} 的编码 {code} 超出范围:{f.bits} 位编码只能是 0 … {f.n_codes - 1}",
+            f"{f.label} 的编码 {code} 超出范围：{f.bits} 位编码只能是 0 … {f.n_codes - 1}",
             "code_out_of_range")
     return code
 
@@ -305,7 +305,7 @@ def code_points(fmt) -> tuple[float, ...]:
         if f.bits > 16:
             raise CodecInputError(
                 f"{f.name} has {f.n_codes} codes; code_points lists formats of at most 16 bits",
-                f"{f.label} 有 {f.n_codes} 个编码,太多,无法逐一列出", "too_many_codes")
+                f"{f.label} 有 {f.n_codes} 个编码，太多，无法逐一列出", "too_many_codes")
         t = _TABLES[f.name] = tuple(_decode_compute(f, c) for c in range(f.n_codes))
     return t
 
@@ -343,7 +343,7 @@ def decode_exact(fmt, code: int) -> Fraction:
     v = decode(fmt, code)
     if math.isinf(v) or math.isnan(v):
         raise CodecInputError(f"{get_format(fmt).name} code {code:#x} is {v}, not a finite number",
-                              f"编码 {code:#x} 是 {v},不是有限数", "not_finite")
+                              f"编码 {code:#x} 是 {v}，不是有限数", "not_finite")
     return Fraction(v)
 
 
@@ -359,14 +359,14 @@ def _saturating(f: Format, overflow) -> bool:
     raise CodecInputError(
         f"overflow must be 'default' or 'saturate' (format default for {f.name}: "
         f"{f.default_overflow!r}), got {overflow!r}",
-        f"溢出模式只能是 'default' 或 'saturate',收到的是 {overflow!r}", "bad_overflow_mode")
+        f"溢出模式只能是 'default' 或 'saturate'，收到的是 {overflow!r}", "bad_overflow_mode")
 
 
 def _nan_result(f: Format, neg: bool) -> int:
     if not f.has_nan:
         raise CodecInputError(
             f"{f.name} has no NaN: a NaN input cannot be encoded (NaN never becomes a finite value)",
-            f"{f.label} 没有 NaN,无法编码 NaN(NaN 不会变成有限数)", "nan_unrepresentable")
+            f"{f.label} 没有 NaN，无法编码 NaN（NaN 不会变成有限数）", "nan_unrepresentable")
     return f.nan_code | (f.sign_bit if neg else 0)
 
 
@@ -738,7 +738,7 @@ def parse_code(fmt, text: str) -> int:
         raise CodecInputError(
             f"cannot read {text!r} as a {f.bits}-bit {f.name} code (use hex 0x.. with at most "
             f"{(f.bits + 3) // 4} digits, or binary 0b.. with at most {f.bits} bits)",
-            f"无法把「{text}」读成 {f.bits} 位的编码:十六进制最多 {(f.bits + 3) // 4} 位(如 {'3C00' if f.bits == 16 else '7E'}),"
+            f"无法把「{text}」读成 {f.bits} 位的编码：十六进制最多 {(f.bits + 3) // 4} 位（如 {'3C00' if f.bits == 16 else '7E'}），"
             f"二进制写成 0b… 最多 {f.bits} 位", "bad_code_text") from None
     return _check_code(f, code)
 
@@ -791,7 +791,7 @@ def _to_fraction(x, what: str = "") -> Fraction:
         x = float(x)
         if not math.isfinite(x):
             raise CodecInputError(f"expected a finite number{what}, got {x!r}",
-                                  f"需要有限数{what},收到的是 {x!r}", "not_finite")
+                                  f"需要有限数{what}，收到的是 {x!r}", "not_finite")
     return Fraction(x)
 
 

@@ -14,14 +14,14 @@ DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1}
 
 # (key, TeX, title, what it counts). Sources: Korthikanti et al. 2022 §4.1 (the tensor list), §4 assumptions.
 TERMS = [
-    ("s", "s", "s:序列长度", "一条样本里的 token 数。每个 token 在每一层都留下一组中间结果,所以线性项正比于 s;注意力分数是 token 两两之间的,所以那一项正比于 s²。"),
-    ("b", "b", "b:micro-batch", "同时穿过网络的样本条数。激活的每一项都正比于 b;模型状态和 b 无关。"),
-    ("h", "h", "h:隐藏宽度", "每个 token 的向量长度(hidden_size)。矩阵乘的输入都是 s·b·h 个数的倍数。"),
-    ("a", "a", "a:注意力头数", "每个头都有自己的一张 s × s 分数表,所以分数项正比于 a;它和 h 无关——这就是 5as/h 里 h 在分母上的原因。"),
-    ("34", "34", "34:每个 token、每个隐藏单元存多少字节", "注意力块 11 字节(QKV 的输入 2、Q 和 K 4、V 2、输出投影的输入 2、dropout 掩码 1),MLP 19 字节(第一层输入 2、GeLU 的输入 8、第二层输入 8、dropout 掩码 1;MLP 宽 4h),两个 LayerNorm 的输入 4 字节。16 位存储,掩码每个 1 字节。"),
-    ("5as/h", r"\frac{5as}{h}", "5as/h:分数项相对线性项有多大", "每个分数存 5 字节:softmax 的输出 2、dropout 掩码 1、dropout 的输出 2;一层有 a·s² 个分数,折算到每个 token、每个隐藏单元就是 5as/h。它随 s 增长:s 越长,它越压过 34。"),
-    ("34sbh", "34sbh", "34sbh:线性部分", "矩阵乘、GeLU、dropout、LayerNorm 要留给反向的输入,和 s 成正比。选择性重计算和 FlashAttention 之后只剩这一项。"),
-    ("5as2b", "5as^2b", "5as²b:注意力分数部分", "softmax 和 dropout 在 a 张 s × s 的表上留下的东西,和 s² 成正比。选择性重计算把它留到反向时重算,FlashAttention 根本不把它写进显存。"),
+    ("s", "s", "s：序列长度", "一条样本里的 token 数。每个 token 在每一层都留下一组中间结果，所以线性项正比于 s；注意力分数是 token 两两之间的，所以那一项正比于 s²。"),
+    ("b", "b", "b:micro-batch", "同时穿过网络的样本条数。激活的每一项都正比于 b；模型状态和 b 无关。"),
+    ("h", "h", "h：隐藏宽度", "每个 token 的向量长度（hidden_size）。矩阵乘的输入都是 s·b·h 个数的倍数。"),
+    ("a", "a", "a：注意力头数", "每个头都有自己的一张 s × s 分数表，所以分数项正比于 a；它和 h 无关——这就是 5as/h 里 h 在分母上的原因。"),
+    ("34", "34", "34：每个 token、每个隐藏单元存多少字节", "注意力块 11 字节（QKV 的输入 2、Q 和 K 4、V 2、输出投影的输入 2、dropout 掩码 1），MLP 19 字节（第一层输入 2、GeLU 的输入 8、第二层输入 8、dropout 掩码 1；MLP 宽 4h），两个 LayerNorm 的输入 4 字节。16 位存储，掩码每个 1 字节。"),
+    ("5as/h", r"\frac{5as}{h}", "5as/h：分数项相对线性项有多大", "每个分数存 5 字节：softmax 的输出 2、dropout 掩码 1、dropout 的输出 2；一层有 a·s² 个分数，折算到每个 token、每个隐藏单元就是 5as/h。它随 s 增长：s 越长，它越压过 34。"),
+    ("34sbh", "34sbh", "34sbh：线性部分", "矩阵乘、GeLU、dropout、LayerNorm 要留给反向的输入，和 s 成正比。选择性重计算和 FlashAttention 之后只剩这一项。"),
+    ("5as2b", "5as^2b", "5as²b：注意力分数部分", "softmax 和 dropout 在 a 张 s × s 的表上留下的东西，和 s² 成正比。选择性重计算把它留到反向时重算，FlashAttention 根本不把它写进显存。"),
 ]
 
 
@@ -44,13 +44,13 @@ def view(params: dict | None = None) -> dict:
         "b": f"b = {b}",
         "h": f"h = {units.number(h)}",
         "a": f"a = {a}",
-        "34": f"每个 token、每个隐藏单元 34 字节:34 × s × b × h = {units.auto_size(lin, binary=False)}(每层)",
-        "5as/h": f"5as/h = {units.number(ratio, 1)},是 34 的 {units.number(ratio / 34, 2)} 倍",
-        "34sbh": f"34sbh = {units.auto_size(lin, binary=False)},占这一层的 {units.percent(lin, tot)}",
-        "5as2b": f"5as²b = {units.auto_size(sc, binary=False)},占这一层的 {units.percent(sc, tot)}",
+        "34": f"每个 token、每个隐藏单元 34 字节：34 × s × b × h = {units.auto_size(lin, binary=False)}（每层）",
+        "5as/h": f"5as/h = {units.number(ratio, 1)}，是 34 的 {units.number(ratio / 34, 2)} 倍",
+        "34sbh": f"34sbh = {units.auto_size(lin, binary=False)}，占这一层的 {units.percent(lin, tot)}",
+        "5as2b": f"5as²b = {units.auto_size(sc, binary=False)}，占这一层的 {units.percent(sc, tot)}",
     }
     terms = [{"key": k, "tex": tex, "title": title, "explain": text, "value": values[k]} for k, tex, title, text in TERMS]
-    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}:每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
+    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
                f"{m['L']} 层共 {units.auto_size(tot * m['L'])}。")
     return {"params": p, "terms": terms, "summary": summary}
 

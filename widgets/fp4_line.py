@@ -67,10 +67,10 @@ def svg() -> str:
             parts.append(f'<text x="{x:.1f}" y="{axis_y + 22}" class="c9-fl-val">{r["value_text"]}</text>')
         elif r["code"] == 0:   # "±0" ends at the dot: centred on it, it ran into "0.5" (the left side is free)
             parts.append(f'<text x="{x + 6:.1f}" y="{axis_y + 22}" class="c9-fl-val c9-fl-end">±0</text>')
-    parts.append(f'<text x="{X0}" y="58" class="c9-fl-note">上面的色带:落在带里的实数都舍入到带下方的那个点(两端外侧饱和到 ±6)</text>')
-    parts.append(f'<text x="{X1}" y="{axis_y + 70}" class="c9-fl-note" text-anchor="end">刻度是实数,圆点是 E2M1 能表示的值</text>')
+    parts.append(f'<text x="{X0}" y="58" class="c9-fl-note">上面的色带：落在带里的实数都舍入到带下方的那个点（两端外侧饱和到 ±6）</text>')
+    parts.append(f'<text x="{X1}" y="{axis_y + 70}" class="c9-fl-note" text-anchor="end">刻度是实数，圆点是 E2M1 能表示的值</text>')
     return ('<svg class="c9-svg c9-fl-svg" viewBox="0 0 900 200" role="img" xmlns="http://www.w3.org/2000/svg" '
-            'aria-label="E2M1 的 16 个编码在数轴上:±0、±0.5、±1、±1.5、±2、±3、±4、±6,以及每个编码接住的实数区间">'
+            'aria-label="E2M1 的 16 个编码在数轴上：±0、±0.5、±1、±1.5、±2、±3、±4、±6，以及每个编码接住的实数区间">'
             '<title>E2M1 的码点与舍入区间</title>' + "".join(parts) + "</svg>")
 
 

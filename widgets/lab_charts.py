@@ -16,8 +16,8 @@ WIDGET = "lab-charts"
 COLORS = {"fp32": "#1f4e8c", "bf16": "#2a9d5b", "fp16": "#c8372d", "fp16_scaled": "#e08a1e"}
 PART_COLORS = {"parameters": "#1f4e8c", "gradients": "#3a78c2", "optimizer_state": "#8e6cc1",
                "saved_for_backward": "#e08a1e", "logits_and_loss": "#c8372d"}
-PART_LABELS = {"parameters": "参数(FP32)", "gradients": "梯度(FP32)", "optimizer_state": "AdamW 状态(m、v、step)",
-               "saved_for_backward": "保存给反向的张量", "logits_and_loss": "logits(前向输出)"}
+PART_LABELS = {"parameters": "参数（FP32）", "gradients": "梯度（FP32）", "optimizer_state": "AdamW 状态（m、v、step）",
+               "saved_for_backward": "保存给反向的张量", "logits_and_loss": "logits（前向输出）"}
 CHARTS = ("table", "loss", "zero", "scale", "probe", "memory")
 
 
@@ -88,39 +88,39 @@ def page_context(chart: str = "table") -> dict:
     runs = d["runs"]
     prov = d["provenance"]
     ctx: dict = {"chart": chart, "figure": None, "rows": [], "columns": [], "caption": "", "summary": ""}
-    machine = f"{prov['cpu']},{prov['threads']} 线程,torch {prov['torch']}(CPU)"
+    machine = f"{prov['cpu']},{prov['threads']} 线程，torch {prov['torch']}(CPU)"
 
     if chart == "table":
-        ctx["columns"] = ["精度", "tokens/s(墙钟,中位数)", "显存(四个截面的最大值)", "val loss", "跳过步数",
-                          "tokens / CPU 秒(中位数)", "其中:前向后保存给反向", "平均 0 梯度比例"]
+        ctx["columns"] = ["精度", "tokens/s（墙钟，中位数）", "显存（四个截面的最大值）", "val loss", "跳过步数",
+                          "tokens / CPU 秒（中位数）", "其中：前向后保存给反向", "平均 0 梯度比例"]
         ctx["rows"] = [[r["label"], r["tokens_per_s"], r["peak"], r["val_loss"], r["skipped"], r["tokens_per_cpu_s"],
                         r["saved"], r["zero"]]
                        for r in comparison_rows(d)]
-        ctx["caption"] = f"四种精度的对照(同一种子、同一批数据;{machine})"
+        ctx["caption"] = f"四种精度的对照（同一种子、同一批数据；{machine}）"
         vals = [runs[n]["val_loss"] for n in RUN_ORDER]
-        ctx["summary"] = (f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间;"
-                          f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步;"
-                          f"平均「恰为 0 的梯度」比例,FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])},"
+        ctx["summary"] = (f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
+                          f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步；"
+                          f"平均「恰为 0 的梯度」比例，FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])},"
                           f"加动态缩放是 {_sci(runs['fp16_scaled']['mean_zero_grad_fraction'])}。")
     elif chart == "loss":
-        ctx["figure"] = _runs_chart(d, "loss", "训练 loss(每步,同一批数据)", "交叉熵 loss", False)
+        ctx["figure"] = _runs_chart(d, "loss", "训练 loss（每步，同一批数据）", "交叉熵 loss", False)
         ctx["columns"] = ["精度", "第 1 步", "最后一步", "val loss"]
         ctx["rows"] = [[runs[n]["label"], units.number(runs[n]["steps"][0]["loss"], 3),
                         units.number(runs[n]["steps"][-1]["loss"], 3), units.number(runs[n]["val_loss"], 4)]
                        for n in RUN_ORDER]
         ctx["caption"] = "每条曲线的起点、终点和留出集上的 loss"
-        ctx["summary"] = "四条训练 loss 曲线:" + ";".join(
+        ctx["summary"] = "四条训练 loss 曲线：" + ";".join(
             f"{runs[n]['label']} 从 {units.number(runs[n]['steps'][0]['loss'], 3)} 降到 "
             f"{units.number(runs[n]['steps'][-1]['loss'], 3)}" for n in RUN_ORDER) + "。"
     elif chart == "zero":
-        ctx["figure"] = _runs_chart(d, "zero_grad_fraction", "每步恰为 0 的梯度元素比例(对数轴;0 不画)",
+        ctx["figure"] = _runs_chart(d, "zero_grad_fraction", "每步恰为 0 的梯度元素比例（对数轴；0 不画）",
                                     "比例", True)
         ctx["columns"] = ["精度", "平均比例", "最后一步", "出现 0 的步数"]
         ctx["rows"] = [[runs[n]["label"], _sci(runs[n]["mean_zero_grad_fraction"]),
                         _sci(runs[n]["steps"][-1]["zero_grad_fraction"]),
                         str(sum(1 for s in runs[n]["steps"] if s["zero_grad_fraction"] > 0))] for n in RUN_ORDER]
-        ctx["caption"] = "梯度元素里恰好等于 0 的比例(对全部 Ψ 个参数)"
-        ctx["summary"] = "平均「恰为 0 的梯度」比例:" + ";".join(
+        ctx["caption"] = "梯度元素里恰好等于 0 的比例（对全部 Ψ 个参数）"
+        ctx["summary"] = "平均「恰为 0 的梯度」比例：" + ";".join(
             f"{runs[n]['label']} {_sci(runs[n]['mean_zero_grad_fraction'])}" for n in RUN_ORDER) + "。"
     elif chart == "scale":
         r = runs["fp16_scaled"]
@@ -132,20 +132,20 @@ def page_context(chart: str = "table") -> dict:
         if skipped:
             data.append({"type": "scatter", "mode": "markers", "name": "跳过的步", "x": [s["step"] for s in skipped],
                          "y": [s["loss_scale"] for s in skipped], "marker": {"symbol": "x", "size": 11, "color": "#c8372d"}})
-        ctx["figure"] = {"data": data, "layout": _layout("FP16 + 动态缩放:每步结束时的 loss scale", "训练步", "loss scale",
+        ctx["figure"] = {"data": data, "layout": _layout("FP16 + 动态缩放：每步结束时的 loss scale", "训练步", "loss scale",
                                                          yaxis={"type": "log", "title": {"text": "loss scale"},
                                                                 "tickvals": ticks, "ticktext": [units.number(t) for t in ticks]})}
         ctx["columns"] = ["步", "事件", "之后的 loss scale"]
         prev = d["provenance"]["config"]["scaler"]["init_scale"]
         for s in r["steps"]:
             if s["skipped"]:
-                ctx["rows"].append([str(s["step"]), "梯度里有 inf/NaN:跳过,减半", units.number(s["loss_scale"])])
+                ctx["rows"].append([str(s["step"]), "梯度里有 inf/NaN：跳过，减半", units.number(s["loss_scale"])])
             elif s["loss_scale"] > prev:
-                ctx["rows"].append([str(s["step"]), "连续无溢出:翻倍", units.number(s["loss_scale"])])
+                ctx["rows"].append([str(s["step"]), "连续无溢出：翻倍", units.number(s["loss_scale"])])
             prev = s["loss_scale"]
         ctx["caption"] = "loss scale 的每一次变化"
-        ctx["summary"] = (f"loss scale 从 {units.number(d['provenance']['config']['scaler']['init_scale'])} 起,"
-                          f"结束时是 {units.number(r['final_loss_scale'])};共跳过 {r['skipped_steps']} 步。")
+        ctx["summary"] = (f"loss scale 从 {units.number(d['provenance']['config']['scaler']['init_scale'])} 起，"
+                          f"结束时是 {units.number(r['final_loss_scale'])}；共跳过 {r['skipped_steps']} 步。")
     elif chart == "probe":
         data = []
         names = {"initialization": "初始化时", "after_training_fp32": f"FP32 训练 {len(runs['fp32']['steps'])} 步后"}
@@ -159,10 +159,10 @@ def page_context(chart: str = "table") -> dict:
                    "line": {"color": c, "dash": "dash", "width": 2}} for x, c in ((-24, "#c8372d"), (-40, "#e08a1e"))]
         ann = [{"x": -24, "y": 1, "yref": "paper", "text": "2⁻²⁴:FP16 最小的正数", "showarrow": False,
                 "xanchor": "left", "font": {"color": "#c8372d"}},
-               {"x": -40, "y": 0.9, "yref": "paper", "text": "2⁻⁴⁰:乘 65,536 后才到 2⁻²⁴", "showarrow": False,
+               {"x": -40, "y": 0.9, "yref": "paper", "text": "2⁻⁴⁰：乘 65,536 后才到 2⁻²⁴", "showarrow": False,
                 "xanchor": "left", "font": {"color": "#e08a1e"}}]
-        ctx["figure"] = {"data": data, "layout": _layout("真实梯度的大小分布(FP32 算出,按 2 的幂分箱)",
-                                                         "log₂|g|(箱 k:2ᵏ ≤ |g| < 2ᵏ⁺¹)", "占全部梯度元素的比例",
+        ctx["figure"] = {"data": data, "layout": _layout("真实梯度的大小分布（FP32 算出，按 2 的幂分箱）",
+                                                         "log₂|g|（箱 k:2ᵏ ≤ |g| < 2ᵏ⁺¹）", "占全部梯度元素的比例",
                                                          barmode="overlay", shapes=shapes, annotations=ann,
                                                          yaxis={"type": "log", "title": {"text": "占全部梯度元素的比例"},
                                                                 "exponentformat": "power"})}
@@ -172,8 +172,8 @@ def page_context(chart: str = "table") -> dict:
                                 f"{units.number(p['below_2^-24'])}({frac_text(p['frac_below_2^-24'])})",
                                 f"{units.number(p['below_2^-24_after_x65536'])}({frac_text(p['frac_below_2^-24_after_x65536'])})",
                                 f"2^{units.number(p['median_log2'], 1)}", f"2^{units.number(p['min_log2'], 1)}"])
-        ctx["caption"] = f"下溢探针:{units.number(d['probe'][0]['elements'])} 个参数梯度元素,各取一批数据"
-        ctx["summary"] = "下溢探针:" + ";".join(
+        ctx["caption"] = f"下溢探针：{units.number(d['probe'][0]['elements'])} 个参数梯度元素，各取一批数据"
+        ctx["summary"] = "下溢探针：" + ";".join(
             f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴,"
             f"乘 65,536 之后还有 {frac_text(p['frac_below_2^-24_after_x65536'])}" for p in d["probe"]) + "。"
     elif chart == "memory":
@@ -187,20 +187,20 @@ def page_context(chart: str = "table") -> dict:
                          "y": [snaps[p]["parts"][part] / 2**20 for p in POINTS], "marker": {"color": color}})
         ledger = acc["ledger_model_states_bytes"]
         formula_total = snaps["after_build"]["parts"]["parameters"] + acc["formula_activation_bytes"]
-        data.append({"type": "scatter", "mode": "markers", "name": "账本:16 B × Ψ(模型状态)", "x": [xs[-1]],
+        data.append({"type": "scatter", "mode": "markers", "name": "账本：16 B × Ψ（模型状态）", "x": [xs[-1]],
                      "y": [ledger / 2**20], "marker": {"symbol": "line-ew-open", "size": 40, "color": "#111",
                                                       "line": {"width": 3}}})
         data.append({"type": "scatter", "mode": "markers", "name": "参数 + 第 5 课公式的激活", "x": [xs[1]],
                      "y": [formula_total / 2**20], "marker": {"symbol": "line-ew-open", "size": 40,
                                                              "color": "#c8372d", "line": {"width": 3}}})
-        ctx["figure"] = {"data": data, "layout": _layout("FP32 这一次的四个显存截面(逐个张量计数)", "时刻", "MiB",
+        ctx["figure"] = {"data": data, "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB",
                                                          barmode="stack")}
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
         for p in POINTS:
             s = snaps[p]
             ctx["rows"].append([POINT_LABELS[p]] + [_mib(s["parts"][k]) for k in PART_COLORS] + [_mib(s["total"])])
-        ctx["caption"] = "四个截面的分项(FP32 这一次;方法:" + "逐个数活着的张量的存储字节,保存给反向的张量用 saved_tensors_hooks 截获" + ")"
-        ctx["summary"] = (f"第一次更新后实测 {_mib(snaps['after_step']['total'])},账本 16 B × Ψ = {_mib(ledger)};"
+        ctx["caption"] = "四个截面的分项(FP32 这一次；方法：" + "逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获" + ")"
+        ctx["summary"] = (f"第一次更新后实测 {_mib(snaps['after_step']['total'])}，账本 16 B × Ψ = {_mib(ledger)}；"
                           f"前向之后保存给反向的张量 {_mib(snaps['after_forward']['parts']['saved_for_backward'])},"
                           f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。")
     if ctx["figure"] is not None:

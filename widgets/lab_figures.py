@@ -71,7 +71,7 @@ def figures(data: dict | None = None) -> list[dict]:
     psi = m["param_count"]
 
     # provenance and set-up
-    _fig(out, "lab_params", psi, units.number(psi), f"{SRC}: model.param_count(从建好的模型数出)")
+    _fig(out, "lab_params", psi, units.number(psi), f"{SRC}: model.param_count（从建好的模型数出）")
     for k, label in (("d_model", "d_model"), ("n_layers", "n_layers"), ("n_heads", "n_heads"),
                      ("vocab_size", "vocab_size"), ("context", "context")):
         v = m["config"][k]
@@ -94,7 +94,7 @@ def figures(data: dict | None = None) -> list[dict]:
         _fig(out, f"lab_data_{k}", d["data"][k], units.number(d["data"][k]), f"{SRC}: data.{k}")
     _fig(out, "lab_seed", prov["seed"], str(prov["seed"]), "lab/config.json: seed")
     nval = d["data"]["files"] - d["data"]["train_files"]
-    _fig(out, "lab_val_files", nval, str(nval), "data.files − data.train_files(按文件名排在最后的几个)",
+    _fig(out, "lab_val_files", nval, str(nval), "data.files − data.train_files（按文件名排在最后的几个）",
          files=d["data"]["files"], train_files=d["data"]["train_files"])
     _fig(out, "lab_val_first_file", d["data"]["val_first_file"], d["data"]["val_first_file"],
          f"{SRC}: data.val_first_file")
@@ -121,12 +121,12 @@ def figures(data: dict | None = None) -> list[dict]:
              f"{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward ÷ 2²⁰", bytes=saved)
         det = snaps["after_forward"]["saved_detail"]
         _fig(out, f"lab_{name}_weight_copies_mib", det["weight_copies_16bit"] / 2**20,
-             mib(det["weight_copies_16bit"], 2), "保存给反向的 16 位张量中形状与权重矩阵相同者(autocast 的权重副本)",
+             mib(det["weight_copies_16bit"], 2), "保存给反向的 16 位张量中形状与权重矩阵相同者（autocast 的权重副本）",
              bytes=det["weight_copies_16bit"])
         _fig(out, f"lab_{name}_body_saved_mib", det["model_body"] / 2**20, mib(det["model_body"], 2),
-             "模型主体(嵌入到最后的 RMSNorm 与输出矩阵乘)保存给反向的字节", bytes=det["model_body"])
+             "模型主体（嵌入到最后的 RMSNorm 与输出矩阵乘）保存给反向的字节", bytes=det["model_body"])
         _fig(out, f"lab_{name}_head_saved_mib", det["loss_head"] / 2**20, mib(det["loss_head"], 2),
-             "交叉熵(含转 FP32 的 logits)保存给反向的字节", bytes=det["loss_head"])
+             "交叉熵（含转 FP32 的 logits）保存给反向的字节", bytes=det["loss_head"])
         step = snaps["after_step"]["total"]
         diff = step - ledger
         _fig(out, f"lab_{name}_step_minus_ledger", diff, f"{units.number(diff)} B",
@@ -137,11 +137,11 @@ def figures(data: dict | None = None) -> list[dict]:
         _fig(out, f"lab_{name}_final_loss", r["final_train_loss"], units.number(r["final_train_loss"], 3),
              f"{SRC}: runs.{name}.steps[-1].loss")
         tp = r["tokens_per_s_median"]
-        _fig(out, f"lab_{name}_tps", tp, units.number(tp), f"{SRC}: runs.{name}: 各步 tokens/s 的中位数(不含第 1 步)")
+        _fig(out, f"lab_{name}_tps", tp, units.number(tp), f"{SRC}: runs.{name}: 各步 tokens/s 的中位数（不含第 1 步）")
         tc = r.get("tokens_per_cpu_s_median")
         if tc is not None:
             _fig(out, f"lab_{name}_tpc", tc, units.number(tc),
-                 f"{SRC}: runs.{name}: 各步「token 数 ÷ 本进程 CPU 秒」的中位数(不含第 1 步)")
+                 f"{SRC}: runs.{name}: 各步「token 数 ÷ 本进程 CPU 秒」的中位数（不含第 1 步）")
         _fig(out, f"lab_{name}_skipped", r["skipped_steps"], str(r["skipped_steps"]), f"{SRC}: runs.{name}.skipped_steps")
         z = r["mean_zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac", z, sci(z) if z else "0",
@@ -167,13 +167,13 @@ def figures(data: dict | None = None) -> list[dict]:
     _fig(out, "lab_fp16_scaled_final_scale", fs["final_loss_scale"], units.number(fs["final_loss_scale"]),
          f"{SRC}: runs.fp16_scaled.final_loss_scale")
     scales = [s["loss_scale"] for s in fs["steps"]]
-    _fig(out, "lab_fp16_scaled_max_scale", max(scales), units.number(max(scales)), "max(各步 loss_scale)")
+    _fig(out, "lab_fp16_scaled_max_scale", max(scales), units.number(max(scales)), "max（各步 loss_scale）")
     skipped_at = [s["step"] for s in fs["steps"] if s["skipped"]]
     _fig(out, "lab_fp16_scaled_skipped_at", ",".join(map(str, skipped_at)) or "—",
          "、".join(f"第 {k} 步" for k in skipped_at) or "没有", f"{SRC}: runs.fp16_scaled.steps[].skipped")
     z16, z16s = runs["fp16"]["mean_zero_grad_fraction"], fs["mean_zero_grad_fraction"]
     _fig(out, "lab_zero_fp16_higher", "是" if z16 > z16s else "否", "是" if z16 > z16s else "否",
-         "fp16 不缩放的平均 0 梯度比例 > fp16 + 动态缩放的?", fp16=z16, fp16_scaled=z16s)
+         "fp16 不缩放的平均 0 梯度比例 > fp16 + 动态缩放的？", fp16=z16, fp16_scaled=z16s)
     vals = [runs[n]["val_loss"] for n in RUN_ORDER]
     spread = max(vals) - min(vals)
     _fig(out, "lab_val_spread", spread, units.number(spread, 4), "四次 val loss 的最大值 − 最小值")
@@ -187,7 +187,7 @@ def figures(data: dict | None = None) -> list[dict]:
     # the activation formula against the measured saved tensors
     fa = acc["formula_activation_bytes"]
     fi = acc["formula_inputs"]
-    _fig(out, "lab_formula_mib", fa / 2**20, mib(fa, 2), "L·s·b·h·(34 + 5·a·s/h)(Korthikanti 式 1)", **fi)
+    _fig(out, "lab_formula_mib", fa / 2**20, mib(fa, 2), "L·s·b·h·(34 + 5·a·s/h)（Korthikanti 式 1）", **fi)
     _fig(out, "lab_formula_linear_mib", acc["formula_parts"]["act_linear"] / 2**20,
          mib(acc["formula_parts"]["act_linear"], 2), "L × 34sbh", **fi)
     _fig(out, "lab_formula_scores_mib", acc["formula_parts"]["act_scores"] / 2**20,
@@ -202,7 +202,7 @@ def figures(data: dict | None = None) -> list[dict]:
     # the fp32 run's model-state ledger reconciled: after the step = 16 B × Ψ + AdamW's step counters
     diff = {s["point"]: s for s in runs["fp32"]["memory"]}["after_step"]["total"] - ledger
     _fig(out, "lab_step_counters", diff // 4, str(diff // 4),
-         "(实测「第一次更新后」− 16 B × Ψ) ÷ 4 B:AdamW 每个参数张量一个 FP32 的 step 计数", diff_bytes=diff)
+         "（实测「第一次更新后」− 16 B × Ψ） ÷ 4 B:AdamW 每个参数张量一个 FP32 的 step 计数", diff_bytes=diff)
 
     # the underflow probe
     for p in d["probe"]:
@@ -214,17 +214,17 @@ def figures(data: dict | None = None) -> list[dict]:
              "|g| < 2⁻²⁴ 的元素个数")
         f2 = p["frac_below_2^-24_after_x65536"]
         _fig(out, f"lab_probe_{tag}_below_scaled", f2, frac_text(f2),
-             "|g| × 65,536 < 2⁻²⁴(即 |g| < 2⁻⁴⁰)的元素 ÷ 全部", count=p["below_2^-24_after_x65536"],
+             "|g| × 65,536 < 2⁻²⁴（即 |g| < 2⁻⁴⁰）的元素 ÷ 全部", count=p["below_2^-24_after_x65536"],
              elements=p["elements"])
         _fig(out, f"lab_probe_{tag}_below_scaled_count", p["below_2^-24_after_x65536"],
              units.number(p["below_2^-24_after_x65536"]), "|g| < 2⁻⁴⁰ 的元素个数")
         _fig(out, f"lab_probe_{tag}_median_log2", p["median_log2"], f"2^{units.number(p['median_log2'], 1)}",
-             "log₂(|g| 的中位数)")
+             "log₂（|g| 的中位数）")
         _fig(out, f"lab_probe_{tag}_min_log2", p["min_log2"], f"2^{units.number(p['min_log2'], 1)}",
-             "log₂(最小的非零 |g|)")
+             "log₂（最小的非零 |g|）")
         _fig(out, f"lab_probe_{tag}_max_log2", p["max_log2"], f"2^{units.number(p['max_log2'], 1)}",
-             "log₂(最大的 |g|)")
+             "log₂（最大的 |g|）")
         _fig(out, f"lab_probe_{tag}_zero", p["exact_zero"], units.number(p["exact_zero"]), "FP32 里就恰为 0 的元素")
     _fig(out, "lab_probe_elements", d["probe"][0]["elements"], units.number(d["probe"][0]["elements"]),
-         "探针看的梯度元素个数(= Ψ)")
+         "探针看的梯度元素个数（= Ψ）")
     return out

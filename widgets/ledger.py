@@ -10,11 +10,11 @@ from .items import Item
 # Each recipe is data: (key, label, bytes per parameter, what it is). A new recipe is one new row.
 RECIPES: dict[str, dict] = {
     "bf16_mixed_adamw": {
-        "label": "BF16 混合精度 + AdamW(FP32 主权重)",
+        "label": "BF16 混合精度 + AdamW（FP32 主权重）",
         "parts": [
-            ("weights", "权重(BF16)", 2, "前向、反向用的 16 位权重"),
-            ("gradients", "梯度(BF16)", 2, "反向算出的 16 位梯度"),
-            ("master_weights", "主权重(FP32)", 4, "更新落在这份 32 位副本上"),
+            ("weights", "权重（BF16）", 2, "前向、反向用的 16 位权重"),
+            ("gradients", "梯度（BF16）", 2, "反向算出的 16 位梯度"),
+            ("master_weights", "主权重（FP32）", 4, "更新落在这份 32 位副本上"),
             ("adam_m", "Adam m(FP32)", 4, "梯度的一阶矩"),
             ("adam_v", "Adam v(FP32)", 4, "梯度的二阶矩"),
         ],
@@ -23,8 +23,8 @@ RECIPES: dict[str, dict] = {
     "fp32_adamw": {
         "label": "FP32 + AdamW",
         "parts": [
-            ("weights", "权重(FP32)", 4, "32 位权重,同时就是更新的对象"),
-            ("gradients", "梯度(FP32)", 4, "反向算出的 32 位梯度"),
+            ("weights", "权重（FP32）", 4, "32 位权重，同时就是更新的对象"),
+            ("gradients", "梯度（FP32）", 4, "反向算出的 32 位梯度"),
             ("adam_m", "Adam m(FP32)", 4, "梯度的一阶矩"),
             ("adam_v", "Adam v(FP32)", 4, "梯度的二阶矩"),
         ],
@@ -32,7 +32,7 @@ RECIPES: dict[str, dict] = {
     },
     "bf16_weights_only": {
         "label": "只算 BF16 权重",
-        "parts": [("weights", "权重(BF16)", 2, "推理时只需要这一份")],
+        "parts": [("weights", "权重（BF16）", 2, "推理时只需要这一份")],
         "source": "2 bytes per BF16 number",
     },
 }

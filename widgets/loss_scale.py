@@ -55,7 +55,7 @@ def _lab() -> None:
 
     probe = json.loads(LAB_DATA.read_text(encoding="utf-8"))["probe"][-1]
     register_histogram("lab", probe["bins_log2"][0], probe["counts"],
-                       f"实测:实验课的小模型训练后,全部 {probe['elements']:,} 个参数梯度(FP32),按 2 的幂分箱",
+                       f"实测：实验课的小模型训练后，全部 {probe['elements']:,} 个参数梯度（FP32），按 2 的幂分箱",
                        probe.get("exact_zero", 0))
 
 
@@ -63,7 +63,7 @@ def _stand_in() -> None:
     rng = random.Random(STAND_IN["seed"])
     xs = [rng.gauss(STAND_IN["mu"], STAND_IN["sigma"]) for _ in range(STAND_IN["n"])]
     register_source("stand-in", xs,
-                    f"替身分布(不是实测):log₂|g| ~ 正态(均值 {STAND_IN['mu']:g},标准差 {STAND_IN['sigma']:g}),"
+                    f"替身分布（不是实测）：log₂|g| ~ 正态（均值 {STAND_IN['mu']:g}，标准差 {STAND_IN['sigma']:g}），"
                     f"random.Random({STAND_IN['seed']}) 抽 {STAND_IN['n']:,} 个")
 
 
@@ -122,15 +122,15 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, DEFAULTS)
     k = integer(p["k"], "缩放指数 k", K_MIN, K_MAX)
     if p["source"] not in _SOURCES:
-        raise InputError(f"没有这份梯度数据:{p['source']}")
+        raise InputError(f"没有这份梯度数据：{p['source']}")
     fmt = sixteen_bit_format(p["fmt"], FORMATS)
     c = counts(p["source"], k, fmt)
     t = thresholds(fmt)
     name = short_name(fmt)
     n = c["n"]
-    summary = (f"S = 2^{k}(= {2 ** k:,}):{n:,} 个梯度乘 S 后存进 {name},{_pct(c['zero'], n)}({c['zero']:,} 个)舍入成 0,"
-               f"{_pct(c['subnormal'], n)}({c['subnormal']:,} 个)落进次正规区(有效位变少),"
-               f"{_pct(c['inf'], n)}({c['inf']:,} 个)溢出成 ∞,{_pct(c['normal'], n)} 是正规数。")
+    summary = (f"S = 2^{k}(= {2 ** k:,}):{n:,} 个梯度乘 S 后存进 {name},{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0,"
+               f"{_pct(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
+               f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞,{_pct(c['normal'], n)} 是正规数。")
     return {"params": {"k": k, "source": p["source"], "fmt": fmt}, "format_short": name,
             "source_label": _SOURCES[p["source"]]["label"], "counts": c,
             "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
@@ -181,14 +181,14 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                 {"x": zero_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "← 变成 0", "showarrow": False, "xanchor": "right"},
                 {"x": inf_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "变成 ∞ →", "showarrow": False, "xanchor": "left"},
                 {"x": 0.5, "xref": "paper", "y": 1.1, "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                 "text": f"{name} 的窗口:2^{t['lo_exp']} … 2^{t['hi_exp']}"},
+                 "text": f"{name} 的窗口：2^{t['lo_exp']} … 2^{t['hi_exp']}"},
             ],
         },
     }
 
 
 # Short names for the source select (the full label is shown beside the chart).
-SOURCE_NAMES = {"stand-in": "替身分布(示意)", "lab": "实测:实验课小模型的梯度"}
+SOURCE_NAMES = {"stand-in": "替身分布（示意）", "lab": "实测：实验课小模型的梯度"}
 
 
 def page_context(**options) -> dict:

@@ -39,7 +39,7 @@ def normalise(params: dict | None) -> dict:
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     if p["mode"] not in MODES:
-        raise InputError(f"没有这种存储方式:{p['mode']}")
+        raise InputError(f"没有这种存储方式：{p['mode']}")
     if not isinstance(p["s2_full_only"], bool):
         raise InputError("「只有全注意力层带 s²」只能是开或关")
     return p
@@ -103,15 +103,15 @@ def view(params: dict | None = None) -> dict:
     summary = (
         f"{m['label']},s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
         f"{'(只有 ' + str(m['full']) + ' 个全注意力层带 s²)' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}:"
-        f"模型状态 {_both(states.bytes)},激活 {_both(act.bytes)},其中注意力分数占 {share}。"
+        f"模型状态 {_both(states.bytes)}，激活 {_both(act.bytes)}，其中注意力分数占 {share}。"
         f"合计 {_both(tree.bytes)},"
         + (f"是 {load_facts()['card']['label']}的 {units.number(over, 1)} 倍。" if over >= 0.1
            else f"只占 {load_facts()['card']['label']}的 {units.percent(tree.bytes, card, 2)}。")
     )
     if meas:
         total = sum(x["bytes"] for x in meas)
-        summary += (f"下面一条是实验课实测的同一笔账:{units.size(total, 'MiB', 2)},比上面的推演多 "
-                    f"{units.size(total - tree.bytes, 'MiB', 2)}(FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里)。")
+        summary += (f"下面一条是实验课实测的同一笔账：{units.size(total, 'MiB', 2)}，比上面的推演多 "
+                    f"{units.size(total - tree.bytes, 'MiB', 2)}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。")
     return {
         "params": p,
         "total_bytes": tree.bytes,
@@ -144,19 +144,19 @@ def _chart(segments: list[dict], card: int, meas: list[dict] | None = None) -> s
     def seg(key, label, n, text, color, hatch=False):
         return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
 
-    name = "堆叠条形图:训练一步的显存分项"
+    name = "堆叠条形图：训练一步的显存分项"
     if meas:
         scale = units.MiB
         rows = [{"label": "推演", "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
                                               for s in segments]},
                 {"label": "实测", "segments": [seg(x["key"], x["label"], x["bytes"], units.size(x["bytes"], "MiB", 2),
                                                  MEASURED_COLORS[x["key"]], hatch=True) for x in meas]}]
-        return stacked_bar.svg(rows, "MiB(2²⁰ 字节)", label=name + "(上:推演;下:实测)")
+        return stacked_bar.svg(rows, "MiB（2²⁰ 字节）", label=name + "（上：推演；下：实测）")
     scale = units.GiB
     rows = [{"label": None, "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
                                          for s in segments]}]
-    line = {"value": card / scale, "label": f"80 GB 卡({units.number(card / scale, 1)} GiB)"}
-    return stacked_bar.svg(rows, "GiB(2³⁰ 字节)", line, label=name + ";虚线是 80 GB 单卡")
+    line = {"value": card / scale, "label": f"80 GB 卡（{units.number(card / scale, 1)} GiB）"}
+    return stacked_bar.svg(rows, "GiB（2³⁰ 字节）", line, label=name + "；虚线是 80 GB 单卡")
 
 
 def page_context() -> dict:

@@ -13,7 +13,7 @@ FACTS_FILE = Path(__file__).resolve().parent.parent / "anchor-model.json"
 # The lab's measured run (in the repository, and in the page's Python archive).
 LAB_DATA = Path(__file__).resolve().parent.parent / "lab" / "results" / "c09-precision.json"
 LAB = "lab"
-LAB_LABEL = "我们的小模型(实验课,FP32)"
+LAB_LABEL = "我们的小模型（实验课，FP32）"
 
 
 @dataclass(frozen=True)

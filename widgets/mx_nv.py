@@ -27,7 +27,7 @@ _SEPARATORS = str.maketrans({c: " " for c in ",、;"})
 def parse_block(text) -> list[float]:
     """The reader's block: numbers separated by commas or spaces (brackets ignored)."""
     if not isinstance(text, str) or not text.strip(" \t\n,，、;；[]"):
-        raise InputError("块是空的:至少输入一个数")
+        raise InputError("块是空的：至少输入一个数")
     vals = []
     for p in ascii_text(text).replace("[", " ").replace("]", " ").translate(_SEPARATORS).split():
         try:
@@ -35,14 +35,14 @@ def parse_block(text) -> list[float]:
         except ValueError:
             raise InputError(f"「{p}」不是数字") from None
         if v != v:
-            raise InputError("块里有 NaN:只能量化有限数")
+            raise InputError("块里有 NaN：只能量化有限数")
         if math.isinf(v) or abs(v) > F.get_format("float32").max:
-            raise InputError(f"「{p}」超出了 FP32 的范围(±3.4×10³⁸)")
+            raise InputError(f"「{p}」超出了 FP32 的范围（±3.4×10³⁸）")
         vals.append(v)
     if len(vals) > MAX_VALUES:
-        raise InputError(f"最多 {MAX_VALUES} 个数(一个 NVFP4 块的长度),收到了 {len(vals)} 个")
+        raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
     if all(v == 0 for v in vals):
-        raise InputError("全是 0:没有可以缩放的数,换几个非零的数试试")
+        raise InputError("全是 0：没有可以缩放的数，换几个非零的数试试")
     return vals
 
 
@@ -70,12 +70,12 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
     scale, scode = q.scales[0][0], q.scale_codes[0][0]
     sf = bf.scale
     if scheme == "mxfp4":
-        scale_text = f"X = 2^{scode - sf.bias} = {_g(scale)}(E8M0 编码 0x{scode:02X})"
-        rule = "元素 = E2M1(v / X),还原 = 元素 × X"
+        scale_text = f"X = 2^{scode - sf.bias} = {_g(scale)}（E8M0 编码 0x{scode:02X}）"
+        rule = "元素 = E2M1(v / X)，还原 = 元素 × X"
     else:
-        scale_text = (f"块缩放 b = {_g(scale)}(E4M3 编码 0x{scode:02X},位 {F.fields(sf, scode)['bits']}),"
+        scale_text = (f"块缩放 b = {_g(scale)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
                       f"张量缩放 t = {q.tensor_scale:.6g}(FP32)")
-        rule = "元素 = E2M1(v / (b·t)),还原 = 元素 × b × t"
+        rule = "元素 = E2M1(v / (b·t))，还原 = 元素 × b × t"
     zeroed = sum(e["zeroed"] for e in elems)
     nonzero = [e["rel_error"] for v, e in zip(vals, elems) if v != 0]
     return {"scheme": scheme, "label": bf.title_zh, "elements": elems, "scale": scale, "scale_code": scode,
@@ -93,10 +93,10 @@ def view(params: dict | None = None) -> dict:
     rows = [{"value": v, "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
 
     def part(s):
-        z = f",{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else ",没有非零数变成 0"
+        z = f",{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
         return f"{s['label']}最大相对误差 {s['max_rel_text']}{z}"
-    summary = (f"{len(vals)} 个数:{part(mx)};{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
-               f"{nv['bits_nominal']:g} 位(缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上)。")
+    summary = (f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
+               f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。")
     return {"params": {"text": p["text"]}, "values": vals, "rows": rows, "mx": {k: v for k, v in mx.items() if k != "elements"},
             "nv": {k: v for k, v in nv.items() if k != "elements"}, "summary": summary}
 

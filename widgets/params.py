@@ -22,7 +22,7 @@ def with_defaults(params: dict | None, defaults: dict) -> dict:
     p = {**defaults, **(params or {})}
     unknown = set(p) - set(defaults)
     if unknown:
-        raise InputError(f"不认识的参数:{', '.join(sorted(unknown))}")
+        raise InputError(f"不认识的参数：{', '.join(sorted(unknown))}")
     return p
 
 
@@ -34,28 +34,28 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, str):
         text = ascii_text(v).strip()
         if not text:
-            raise InputError(f"{name} 不能为空,请填一个整数")
+            raise InputError(f"{name} 不能为空，请填一个整数")
         try:  # exact: "1e3" is 1000, "4096.5" is not an integer
             d = Decimal(text.replace(",", ""))
         except InvalidOperation:
             d = None
         if d is None or not d.is_finite():
-            raise InputError(f"{name} 要是整数,收到的是「{text[:20]}」")
+            raise InputError(f"{name} 要是整数，收到的是「{text[:20]}」")
         # The exponent first: "1e309" or "1e-400" must not become a 310-digit number (or a slow one).
         if d and d.adjusted() > MAX_DIGITS:
-            raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是「{text[:20]}」")
+            raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是「{text[:20]}」")
         v = Fraction(d) if not d or d.adjusted() >= 0 else None   # 0 < |d| < 1 ("1e-400"): not an integer
         if v is None or v.denominator != 1:
-            raise InputError(f"{name} 要是整数,收到的是「{text[:20]}」")
+            raise InputError(f"{name} 要是整数，收到的是「{text[:20]}」")
         v = v.numerator
     if isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")) or v != int(v):
-            raise InputError(f"{name} 要是整数,收到的是 {v}")
+            raise InputError(f"{name} 要是整数，收到的是 {v}")
         v = int(v)
     if not isinstance(v, int):
         raise InputError(f"{name} 要是整数")
     if not lo <= v <= hi:
-        raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间,收到的是 {brief(v)}")
+        raise InputError(f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是 {brief(v)}")
     return v
 
 
@@ -70,9 +70,9 @@ def brief(v: int) -> str:
 def known_model(key: str) -> str:
     """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
     if not key:
-        raise InputError("没有选模型:请从列表里选一个")
+        raise InputError("没有选模型：请从列表里选一个")
     if key not in model_keys() and not (key == LAB and lab_run() is not None):
-        raise InputError(f"没有这个模型:{key}")
+        raise InputError(f"没有这个模型：{key}")
     return key
 
 

@@ -21,7 +21,7 @@ CLASSES = {
     "subnormal": ("次正规数", "△"),
     "normal": ("正规数", ""),
     "infinity": ("无穷大", "∞"),
-    "nan": ("NaN(非数)", "✕"),
+    "nan": ("NaN（非数）", "✕"),
 }
 
 
@@ -49,7 +49,7 @@ def cell(fmt, code: int) -> dict:
     value = d["value_text"]
     if d["cls"] == "infinity":
         value = "+inf" if d["sign"] == 0 else "−inf"
-    info = f"{d['hex']} = {d['bits']}:{label},值 {value}"
+    info = f"{d['hex']} = {d['bits']}:{label}，值 {value}"
     if d["cls"] in ("normal", "subnormal"):
         info += f"(= {d['expression']})"
     return {"code": code, "hex": d["hex"], "bits": d["bits"], "cls": d["cls"], "label": label,
@@ -60,7 +60,7 @@ def table(fmt) -> dict:
     """The 16×16 grid and the class counts for an 8-bit format."""
     f = F.get_format(fmt)
     if f.bits != 8:
-        raise InputError(f"这张表只画 8 位格式,{f.label} 是 {f.bits} 位")
+        raise InputError(f"这张表只画 8 位格式，{f.label} 是 {f.bits} 位")
     rows = [[cell(f, (hi << 4) | lo) for lo in range(16)] for hi in range(16)]
     counts = {k: 0 for k in CLASSES}
     for row in rows:
@@ -75,10 +75,10 @@ def table(fmt) -> dict:
 
 def summary(t: dict) -> str:
     c = t["counts"]
-    return (f"{t['format']}(1 位符号、{t['exponent_bits']} 位指数、{t['mantissa_bits']} 位尾数,偏置 {t['bias']}):"
-            f"256 个位型里正规数 {c['normal']} 个、次正规数 {c['subnormal']} 个、零 {c['zero']} 个(+0 与 −0)、"
-            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个;最大有限值 {F.decode(t['format'], F.get_format(t['format']).max_code):g},"
-            f"最小正规数 {_pow2(t['min_normal'])},最小次正规数 {_pow2(t['min_subnormal'])}。")
+    return (f"{t['format']}（1 位符号、{t['exponent_bits']} 位指数、{t['mantissa_bits']} 位尾数，偏置 {t['bias']}）："
+            f"256 个位型里正规数 {c['normal']} 个、次正规数 {c['subnormal']} 个、零 {c['zero']} 个（+0 与 −0）、"
+            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {F.decode(t['format'], F.get_format(t['format']).max_code):g},"
+            f"最小正规数 {_pow2(t['min_normal'])}，最小次正规数 {_pow2(t['min_subnormal'])}。")
 
 
 def _pow2(v: float) -> str:

@@ -56,7 +56,7 @@ def _finite(text, name: str, lo: float, hi: float) -> Fraction:
         x = Fraction(0)
     # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
-        raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:,.0f} 之间,收到的是「{str(text).strip()[:20]}」")
+        raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:,.0f} 之间，收到的是「{str(text).strip()[:20]}」")
     return x
 
 
@@ -92,17 +92,17 @@ def view(params: dict | None = None) -> dict:
     moved = sum(1 for a, b in zip(low, low[1:]) if a != b)
     stuck_at = next((i for i, (a, b) in enumerate(zip(low, low[1:])) if a == b), None)
     if moved == 0:
-        low_story = f"一次也没动:每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
+        low_story = f"一次也没动：每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
     elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1:])):
-        low_story = f"前 {stuck_at} 步还在涨,到 {_t(low[stuck_at])} 就停住了(之后每一步都被舍入吞掉)"
+        low_story = f"前 {stuck_at} 步还在涨，到 {_t(low[stuck_at])} 就停住了（之后每一步都被舍入吞掉）"
     elif moved == steps:
         step_size = low[1] - low[0]
-        low_story = (f"每一步都动了,但加上的是舍入后的量(第一步是 {_t(step_size)}),不是 Δ"
+        low_story = (f"每一步都动了，但加上的是舍入后的量（第一步是 {_t(step_size)}），不是 Δ"
                      if step_size != float(delta) else "每一步都如数加上了")
     else:
         low_story = f"{steps:,} 步里只动了 {moved:,} 次"
-    summary = (f"w₀ = {_t(float(w0))},每步加 Δ = {_t(float(delta))},共 {steps:,} 步。精确值应到 {_t(float(exact_end))};"
-               f"FP32 主权重到了 {_t(master[-1])};直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
+    summary = (f"w₀ = {_t(float(w0))}，每步加 Δ = {_t(float(delta))}，共 {steps:,} 步。精确值应到 {_t(float(exact_end))}；"
+               f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
                f"由主权重转成的 {name} 副本是 {_t(copy[steps])}。")
     exact = [float(w0 + i * delta) for i in idx]
     lines = [("exact", "精确值 w₀ + kΔ", exact, "dot"),
@@ -113,7 +113,7 @@ def view(params: dict | None = None) -> dict:
         "data": [{"type": "scatter", "mode": "lines", "name": label, "x": idx, "y": ys,
                   "line": {"color": COLORS[key], "dash": dash, "width": 3 if key == "low" else 2,
                            "shape": "hv" if key in ("low", "copy") else "linear"},
-                  "hovertemplate": f"{label}:第 %{{x}} 步,%{{y:.8g}}<extra></extra>"} for key, label, ys, dash in lines],
+                  "hovertemplate": f"{label}：第 %{{x}} 步，%{{y:.8g}}<extra></extra>"} for key, label, ys, dash in lines],
         "layout": {"height": 340, "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
                    "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
                    "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},

@@ -89,7 +89,7 @@ def svg(a: int, s: int, d_h: int, title: str, frame: tuple[int, int] = (1, 1)) -
     width = max(width1, left + FS + 2 * FD + 2 * gap + 40)
     height = y2 + FS + 90
     scores = a * s * s
-    caption = (f"× a = {a} 个头:分数表 S、P 各 a·s² = {units.number(scores)} 个数;"
+    caption = (f"× a = {a} 个头：分数表 S、P 各 a·s² = {units.number(scores)} 个数；"
                f"输出 O 只有 a·s·dₕ = {units.number(a * s * d_h)} 个数")
     legend_y = height - 22
     legend = (f'<rect x="{left}" y="{legend_y - 14}" width="16" height="16" fill="{INPUT}"/>'
@@ -97,7 +97,7 @@ def svg(a: int, s: int, d_h: int, title: str, frame: tuple[int, int] = (1, 1)) -
               f'<rect x="{left + 80}" y="{legend_y - 14}" width="16" height="16" fill="{OUTPUT}"/>'
               f'<text x="{left + 102}" y="{legend_y}" class="c9-svg-legend">输出</text>'
               f'<rect x="{left + 160}" y="{legend_y - 14}" width="16" height="16" fill="{INTERMEDIATE}"/>'
-              f'<text x="{left + 182}" y="{legend_y}" class="c9-svg-legend">中间结果(渐变 = 连续的分数值)</text>')
+              f'<text x="{left + 182}" y="{legend_y}" class="c9-svg-legend">中间结果（渐变 = 连续的分数值）</text>')
     return (
         f'<svg class="c9-svg" viewBox="0 0 {width:.0f} {height + 24:.0f}" role="img" '
         f'aria-label="{escape(title)}。{escape(caption)}" xmlns="http://www.w3.org/2000/svg">'
@@ -118,5 +118,5 @@ def page_context(scale: str = "real") -> dict:
     if scale not in ("real", "small"):
         raise ValueError(f"scale must be 'real' or 'small', got {scale!r}")
     dims = real if scale == "real" else SMALL
-    title = f"{m.label}一个全注意力层的分数表(真实维度)" if scale == "real" else "同一计算的小规模版本"
+    title = f"{m.label}一个全注意力层的分数表（真实维度）" if scale == "real" else "同一计算的小规模版本"
     return dict(svg=svg(*dims, title, frame=(real[1], real[2])), a=dims[0], s=dims[1], d_h=dims[2], scale=scale)

@@ -32,7 +32,7 @@ def normalise(params: dict | None) -> dict:
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     p["iteration"] = integer(p["iteration"], "迭代序号", 1, 2)
     if p["mode"] not in TIMELINE_MODES:
-        raise InputError(f"时间线只比较「激活全存」和「全量重计算」,收到的是 {p['mode']}")
+        raise InputError(f"时间线只比较「激活全存」和「全量重计算」，收到的是 {p['mode']}")
     return p
 
 
@@ -62,7 +62,7 @@ def events(p: dict) -> list[dict]:
     sh = _shape(p)
     L, per_layer_act, kept = sh["L"], sh["act"], sh["kept"]
     base = sh["weights"] + (sh["mv"] if p["iteration"] == 2 else 0)
-    out = [{"phase": "start", "label": f"迭代开始:{sh['names']}" + (" + Adam m、v" if p["iteration"] == 2 else ""),
+    out = [{"phase": "start", "label": f"迭代开始：{sh['names']}" + (" + Adam m、v" if p["iteration"] == 2 else ""),
             "bytes": base}]
     now = base
     for i in range(1, L + 1):
@@ -78,11 +78,11 @@ def events(p: dict) -> list[dict]:
         out.append({"phase": "backward", "label": f"反向第 {i} 层", "bytes": now})
     if p["iteration"] == 1:
         now += sh["mv"]
-        out.append({"phase": "step", "label": "optimizer.step():第一次分配 Adam m、v", "bytes": now})
+        out.append({"phase": "step", "label": "optimizer.step()：第一次分配 Adam m、v", "bytes": now})
     else:
         out.append({"phase": "step", "label": "optimizer.step():m、v 早已在显存里", "bytes": now})
     now -= grads
-    out.append({"phase": "end", "label": "zero_grad():释放梯度", "bytes": now})
+    out.append({"phase": "end", "label": "zero_grad()：释放梯度", "bytes": now})
     return out
 
 
@@ -111,9 +111,9 @@ def view(params: dict | None = None) -> dict:
     else:
         who = f"{model(p['model']).label},s = {units.number(p['s'])}、b = {p['b']}"
     summary = (
-        f"{who},第 {p['iteration']} 次迭代,{TIMELINE_MODES[p['mode']]}:"
-        f"起点 {units.size(start, unit)},峰值 {units.size(peak['bytes'], unit)},出现在「{peak['label']}」"
-        f"(第 {peak_i} 步,共 {len(ev) - 1} 步),比起点高 {units.size(peak['bytes'] - start, unit)}。"
+        f"{who}，第 {p['iteration']} 次迭代，{TIMELINE_MODES[p['mode']]}:"
+        f"起点 {units.size(start, unit)}，峰值 {units.size(peak['bytes'], unit)}，出现在「{peak['label']}」"
+        f"（第 {peak_i} 步，共 {len(ev) - 1} 步），比起点高 {units.size(peak['bytes'] - start, unit)}。"
     )
     measured = []
     if lab and p["iteration"] == 1 and p["mode"] == "store_all":
@@ -123,8 +123,8 @@ def view(params: dict | None = None) -> dict:
         for snap in lab_run()["snapshots"]:
             i = last[SNAPSHOT_AT[snap["point"]]]
             measured.append({"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]})
-        diffs = ",".join(f"{units.size(m['bytes'], unit, 2)}(推演 {units.size(m['derived'], unit, 2)})" for m in measured)
-        summary += f"黑点是实验课实测的 4 个截面:{diffs}。"
+        diffs = ",".join(f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured)
+        summary += f"黑点是实验课实测的 4 个截面：{diffs}。"
     xs = list(range(len(ev)))
     ys = [e["bytes"] / scale for e in ev]
     card = card_bytes() / units.GB
@@ -135,14 +135,14 @@ def view(params: dict | None = None) -> dict:
              "text": [e["label"] for e in ev], "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>"},
             {"type": "scatter", "mode": "markers+text", "name": "峰值", "x": [peak_i], "y": [peak["bytes"] / scale],
              "marker": {"color": "#c8372d", "size": 11, "symbol": "diamond"}, "text": ["峰值"],
-             "textposition": "top center", "hovertemplate": f"峰值:{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>"},
+             "textposition": "top center", "hovertemplate": f"峰值：{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>"},
         ] + ([{"type": "scatter", "mode": "markers", "name": "实测", "x": [m["i"] for m in measured],
                "y": [m["bytes"] / scale for m in measured], "marker": {"color": "#111111", "size": 10},
-               "hovertemplate": "实测:%{y:.2f} " + unit + "<extra></extra>"}] if measured else []),
+               "hovertemplate": "实测：%{y:.2f} " + unit + "<extra></extra>"}] if measured else []),
         "layout": {
             "height": 340, "margin": {"l": 60, "r": 10, "t": 20, "b": 50},
-            "xaxis": {"title": {"text": "时刻(前向 → 反向 → 更新)"}, "fixedrange": True, "range": [-0.5, len(ev) * 1.04]},
-            "yaxis": {"title": {"text": "MiB(2²⁰ 字节)" if lab else "GB(10⁹ 字节)"}, "rangemode": "tozero",
+            "xaxis": {"title": {"text": "时刻（前向 → 反向 → 更新）"}, "fixedrange": True, "range": [-0.5, len(ev) * 1.04]},
+            "yaxis": {"title": {"text": "MiB（2²⁰ 字节）" if lab else "GB（10⁹ 字节）"}, "rangemode": "tozero",
                       "fixedrange": True, "range": [0, max(ys + [m["bytes"] / scale for m in measured]) * 1.12]},
             "showlegend": False,
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",

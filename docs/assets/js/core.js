@@ -102,7 +102,7 @@ export function liveView(widget, root, draw) {
     if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
     const t0 = performance.now();
-    if (python.state !== "ready") say("正在启动页面里的 Python(第一次约需几秒)……", "busy");
+    if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
     try {
       const answer = await python.ask({ widget, params });
       const tAnswer = performance.now();
@@ -123,7 +123,7 @@ export function liveView(widget, root, draw) {
     } catch (err) {
       root.dataset.state = "no-python";
       say(err instanceof PythonUnavailable
-        ? "页面里的 Python 没能加载(网络或浏览器不支持 WebAssembly)。图和数字停在构建时算好的默认状态,正文不受影响。"
+        ? "页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。图和数字停在构建时算好的默认状态，正文不受影响。"
         : `出错了:${err.message}`, "error");
     } finally {
       inFlight = false;
@@ -224,7 +224,7 @@ export function drawChart(root, chart, figure) {
     if (!root.isConnected) return;
     const f = themed(typeof figure === "function" ? figure() : figure);
     Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
+  }).catch(() => { chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。"; });
   return () => { if (window.Plotly) window.Plotly.purge(chart); };
 }
 

@@ -31,7 +31,7 @@ async function mountOne(root, name, usesPython) {
   } catch (err) {
     console.error("C9 widget failed to mount:", name, err);
     const status = root.querySelector(".c9-status");
-    if (status) status.textContent = "这个组件没能启动;正文和默认数字不受影响。";
+    if (status) status.textContent = "这个组件没能启动；正文和默认数字不受影响。";
   }
 }
 

@@ -29,7 +29,7 @@ export default function mount(root) {
       const set = (k, text) => { const dd = el.querySelector(`dd[data-k="${k}"]`); if (dd) dd.textContent = text; };
       for (const k of ["exact", "pow2", "cls_zh", "ulp_text", "interval"]) set(k, r[k]);
       set("neighbours", `${r.down ?? "—"} / ${r.up ?? "—"}`);
-      set("error_text", r.error_text ?? "—(由编码给出,不是输入的十进制数)");
+      set("error_text", r.error_text ?? "—（由编码给出，不是输入的十进制数）");
     }
   };
   const { send } = liveView("bit-flipper", root, draw);

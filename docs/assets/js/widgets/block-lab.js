@@ -48,7 +48,7 @@ export default function mount(root) {
     const bad = wanted ? null : unreadableNumber(form.elements.seed, "随机种子");
     if (bad) { say(bad, "error"); return; }
     const p = wanted ?? params();
-    if (python.state !== "ready") say("正在启动页面里的 Python(第一次约需几秒)……", "busy");
+    if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
     const t0 = performance.now();
     for (const scheme of SCHEMES) {
       let answer;
@@ -58,7 +58,7 @@ export default function mount(root) {
         if (mine !== run) return;
         root.dataset.state = "no-python";
         say(err instanceof PythonUnavailable
-          ? "页面里的 Python 没能加载。热力图和表格停在构建时算好的默认张量,正文不受影响。"
+          ? "页面里的 Python 没能加载。热力图和表格停在构建时算好的默认张量，正文不受影响。"
           : `出错了:${err.message}`, "error");
         return;
       }
@@ -106,7 +106,7 @@ export default function mount(root) {
       return Plotly.newPlot(panels[v.scheme].querySelector(".c9-chart"), f.data, f.layout, f.config);
     })).then(() => { root.dataset.chart = "drawn"; performance.mark("c9:widget-ready"); });
   }).catch(() => {
-    for (const s of SCHEMES) panels[s].querySelector(".c9-chart").textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。";
+    for (const s of SCHEMES) panels[s].querySelector(".c9-chart").textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。";
   });
 
   return () => { run++; if (window.Plotly) for (const s of SCHEMES) window.Plotly.purge(panels[s].querySelector(".c9-chart")); };

@@ -22,7 +22,7 @@ export default function mount(root) {
   check.addEventListener("click", () => {
     const picked = choices.find((c) => c.input.checked);
     if (!picked) { verdict.textContent = "先选一个你的预测。"; return; }
-    verdict.textContent = picked.correct ? "预测对了。下面是道理:" : "和算出来的不一样。下面是道理:";
+    verdict.textContent = picked.correct ? "预测对了。下面是道理：" : "和算出来的不一样。下面是道理：";
     verdict.dataset.kind = picked.correct ? "ok" : "error";
     for (const c of choices) c.li.classList.toggle("c9-correct", c.correct);
     answer.open = true;

@@ -50,7 +50,7 @@ export default function mount(root) {
     const tbody = root.querySelector(".c9-marks tbody");
     tbody.replaceChildren(...v.marks.map((m) => {
       const tr = document.createElement("tr");
-      for (const text of [m.i, m.label + (m.i === v.peak_index ? "(峰值)" : ""), m.text]) {
+      for (const text of [m.i, m.label + (m.i === v.peak_index ? "（峰值）" : ""), m.text]) {
         const td = document.createElement("td"); td.textContent = text; tr.append(td);
       }
       return tr;
@@ -78,7 +78,7 @@ export default function mount(root) {
     if (!root.isConnected) return;
     const f = figureAt(frame);
     Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => { chart.textContent = "图表脚本没能加载;下面的文字和表格给出了同样的数字。"; });
+  }).catch(() => { chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。"; });
 
   return () => { pause(); if (window.Plotly) window.Plotly.purge(chart); };
 }
