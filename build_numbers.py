@@ -109,6 +109,14 @@ def _model_states(f: Figures) -> None:
     f.add("weights_anchor_bf16", 2 * m.param_total, units.size(2 * m.param_total, "GB"), "2 B × Ψ", Ψ=m.param_total)
     mv = states.find("adam_m").bytes + states.find("adam_v").bytes
     f.add("adam_mv_anchor", mv, units.size(mv, "GB"), "(4 + 4) B × Ψ", Ψ=m.param_total)
+    # The ledger tables (guide, lessons 1 and 5): every part with the total, at the precision where the
+    # rounded rows add up to the rounded total (units.adding_up: two decimals here).
+    rows = [("weights", "BF16 权重", 2), ("grads", "BF16 梯度", 2), ("master", "FP32 主权重", 4),
+            ("mv", "Adam 的 m 与 v（FP32）", 8)]
+    texts, total = units.adding_up([k * m.param_total for _, _, k in rows], "GB")
+    for (key, what, k), text in zip(rows, texts):
+        f.add(f"ledger_{key}", k * m.param_total, text, f"{what}：每参数 {k} 字节，{k} B × Ψ", Ψ=m.param_total)
+    f.add("ledger_total", states.bytes, total, "模型状态合计：(2 + 2 + 4 + 8) B × Ψ", Ψ=m.param_total)
     ratio = Fraction(states.bytes, card_bytes())
     f.add("model_states_cards", float(ratio), units.number(ratio, 1), "16 B × Ψ ÷ 80 GB",
           Ψ=m.param_total, card=card_bytes())
@@ -150,10 +158,13 @@ def _activations(f: Figures) -> None:
           units.percent(big.find("act_scores").bytes, big.bytes), "L × 5as²b ÷ L × sbh(34 + 5as/h)", **{**dims, "s": s_max})
 
     # Per-layer terms at the reference sequence, for the formula walk-through.
-    f.add("layer_linear_anchor", 34 * s * b * m.h, units.size(34 * s * b * m.h, "MB"), "34sbh", s=s, b=b, h=m.h)
-    f.add("layer_scores_anchor", score_term(s, b, m.a), units.size(score_term(s, b, m.a), "GB", 2), "5as²b", s=s, b=b, a=m.a)
-    f.add("layer_total_anchor", per_layer(s, b, m.h, m.a), units.size(per_layer(s, b, m.h, m.a), "GiB", 2),
-          "sbh(34 + 5as/h)", s=s, b=b, h=m.h, a=m.a)
+    # One unit for the one-layer table (lesson 5), at the precision where the rounded terms add up.
+    lin1, sc1 = 34 * s * b * m.h, score_term(s, b, m.a)
+    (lin_t, sc_t), tot_t = units.adding_up([lin1, sc1], "GiB", 2)
+    f.add("layer_linear_anchor", lin1, lin_t, "一层的线性项：34sbh 字节", s=s, b=b, h=m.h)
+    f.add("layer_scores_anchor", sc1, sc_t, "一层的注意力分数项：5as²b 字节", s=s, b=b, a=m.a)
+    f.add("layer_total_anchor", per_layer(s, b, m.h, m.a), tot_t, "一层的激活：sbh(34 + 5as/h) 字节",
+          s=s, b=b, h=m.h, a=m.a)
     f.add("five_as_over_h", float(Fraction(5 * m.a * s, m.h)), units.number(Fraction(5 * m.a * s, m.h), 0),
           "5as/h", a=m.a, s=s, h=m.h)
 

@@ -15,7 +15,7 @@ DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1}
 # (key, TeX, title, what it counts). Sources: Korthikanti et al. 2022 §4.1 (the tensor list), §4 assumptions.
 TERMS = [
     ("s", "s", "s：序列长度", "一条样本里的 token 数。每个 token 在每一层都留下一组中间结果，所以线性项正比于 s；注意力分数是 token 两两之间的，所以那一项正比于 s²。"),
-    ("b", "b", "b:micro-batch", "同时穿过网络的样本条数。激活的每一项都正比于 b；模型状态和 b 无关。"),
+    ("b", "b", "b：micro-batch", "同时穿过网络的样本条数。激活的每一项都正比于 b；模型状态和 b 无关。"),
     ("h", "h", "h：隐藏宽度", "每个 token 的向量长度（hidden_size）。矩阵乘的输入都是 s·b·h 个数的倍数。"),
     ("a", "a", "a：注意力头数", "每个头都有自己的一张 s × s 分数表，所以分数项正比于 a；它和 h 无关——这就是 5as/h 里 h 在分母上的原因。"),
     ("34", "34", "34：每个 token、每个隐藏单元存多少字节", "注意力块 11 字节（QKV 的输入 2、Q 和 K 4、V 2、输出投影的输入 2、dropout 掩码 1），MLP 19 字节（第一层输入 2、GeLU 的输入 8、第二层输入 8、dropout 掩码 1；MLP 宽 4h），两个 LayerNorm 的输入 4 字节。16 位存储，掩码每个 1 字节。"),
@@ -39,19 +39,23 @@ def view(params: dict | None = None) -> dict:
     h, a = m["h"], m["a"]
     ratio = Fraction(5 * a * s, h)
     lin, sc, tot = linear_term(s, b, h), score_term(s, b, a), per_layer(s, b, h, a)
+    # One unit for every figure of the view (activations are quoted in GiB; MiB/TiB at the ends), with the
+    # terms at the precision where they add up to the layer's total.
+    unit = units.unit_for(tot * m["L"], binary=True)
+    (lin_t, sc_t), tot_t = units.adding_up([lin, sc], unit, 2)
     values = {
         "s": f"s = {units.number(s)}",
         "b": f"b = {b}",
         "h": f"h = {units.number(h)}",
         "a": f"a = {a}",
-        "34": f"每个 token、每个隐藏单元 34 字节：34 × s × b × h = {units.auto_size(lin, binary=False)}（每层）",
+        "34": f"每个 token、每个隐藏单元 34 字节：34 × s × b × h = {lin_t}（每层）",
         "5as/h": f"5as/h = {units.number(ratio, 1)}，是 34 的 {units.number(ratio / 34, 2)} 倍",
-        "34sbh": f"34sbh = {units.auto_size(lin, binary=False)}，占这一层的 {units.percent(lin, tot)}",
-        "5as2b": f"5as²b = {units.auto_size(sc, binary=False)}，占这一层的 {units.percent(sc, tot)}",
+        "34sbh": f"34sbh = {lin_t}，占这一层的 {units.percent(lin, tot)}",
+        "5as2b": f"5as²b = {sc_t}，占这一层的 {units.percent(sc, tot)}",
     }
     terms = [{"key": k, "tex": tex, "title": title, "explain": text, "value": values[k]} for k, tex, title, text in TERMS]
-    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
-               f"{m['L']} 层共 {units.auto_size(tot * m['L'])}。")
+    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}，"
+               f"{m['L']} 层共 {units.size(tot * m['L'], unit)}。")
     return {"params": p, "terms": terms, "summary": summary}
 
 

@@ -91,27 +91,36 @@ def view(params: dict | None = None) -> dict:
     tree = ledger(p)
     states, act = tree.children
     card = card_bytes()
+    # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
+    # the chart's axis; activations also quoted in GiB beside (units.activation_size).
+    unit = units.unit_for(tree.bytes)
+    leaves = [(group, it) for group in tree.children for it in group.leaves()]
+    texts, _ = units.adding_up([it.bytes for _, it in leaves], unit)
     segments = [
         {"key": it.key, "label": it.label, "bytes": it.bytes, "gib": it.bytes / units.GiB,
-         "text": _both(it.bytes), "formula": it.formula, "note": it.note, "group": group.label}
-        for group in tree.children for it in group.leaves()
+         "text": text + (_gib_beside(it.bytes) if group is act else ""), "formula": it.formula, "note": it.note,
+         "group": group.label}
+        for (group, it), text in zip(leaves, texts)
     ]
     scores = act.find("act_scores").bytes
     share = units.percent(scores, act.bytes) if act.bytes else "0%"
     over = tree.bytes / card
     meas = measured(p)
+    (states_t, act_t), total_t = units.adding_up([states.bytes, act.bytes], unit)
+    card_label = load_facts()["card"]["label"]
     summary = (
-        f"{m['label']},s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
-        f"{'(只有 ' + str(m['full']) + ' 个全注意力层带 s²)' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}:"
-        f"模型状态 {_both(states.bytes)}，激活 {_both(act.bytes)}，其中注意力分数占 {share}。"
-        f"合计 {_both(tree.bytes)},"
-        + (f"是 {load_facts()['card']['label']}的 {units.number(over, 1)} 倍。" if over >= 0.1
-           else f"只占 {load_facts()['card']['label']}的 {units.percent(tree.bytes, card, 2)}。")
+        f"{m['label']}，s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
+        f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
+        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes)}，其中注意力分数占 {share}。"
+        f"合计 {states_t} + {act_t} = {total_t}，"
+        + (f"是 {card_label}的 {units.number(over, 1)} 倍。" if over >= 0.1
+           else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。")
     )
     if meas:
         total = sum(x["bytes"] for x in meas)
-        summary += (f"下面一条是实验课实测的同一笔账：{units.size(total, 'MiB', 2)}，比上面的推演多 "
-                    f"{units.size(total - tree.bytes, 'MiB', 2)}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。")
+        meas_t, diff_t = units.size(total, unit, 2), units.size(total - tree.bytes, unit, 2)
+        summary += (f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(total, 'MiB', 2)}），比上面的推演多 "
+                    f"{diff_t}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。")
     return {
         "params": p,
         "total_bytes": tree.bytes,
@@ -124,14 +133,9 @@ def view(params: dict | None = None) -> dict:
     }
 
 
-def _both(n: int) -> str:
-    """A size as GiB with GB beside it (lesson 5 quotes GiB, the card is sold in GB); MiB below 1 GiB,
-    TiB from 100 TiB on, so the numbers stay comparable with the card while a slider moves."""
-    if n < units.GiB:
-        return f"{units.size(n, 'MiB')}({units.size(n, 'MB')})"
-    if n < 100 * 2**40:
-        return f"{units.size(n, 'GiB')}({units.size(n, 'GB')})"
-    return f"{units.size(n, 'TiB')}({units.size(n, 'TB')})"
+def _gib_beside(n: int) -> str:
+    """Activations as the chapter quotes them (GiB; MiB below 1 GiB, TiB from 1 TiB), beside their decimal value."""
+    return f"（{units.size(n, units.unit_for(n, binary=True))}）"
 
 
 MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",
@@ -145,18 +149,20 @@ def _chart(segments: list[dict], card: int, meas: list[dict] | None = None) -> s
         return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
 
     name = "堆叠条形图：训练一步的显存分项"
+    unit = units.unit_for(sum(s["bytes"] for s in segments))
+    scale = units.UNITS[unit]
+    axis = f"{unit}（10{'⁹' if unit == 'GB' else '¹²' if unit == 'TB' else '⁶'} 字节）"
     if meas:
-        scale = units.MiB
+        texts, _ = units.adding_up([x["bytes"] for x in meas], unit, 2)
         rows = [{"label": "推演", "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
                                               for s in segments]},
-                {"label": "实测", "segments": [seg(x["key"], x["label"], x["bytes"], units.size(x["bytes"], "MiB", 2),
-                                                 MEASURED_COLORS[x["key"]], hatch=True) for x in meas]}]
-        return stacked_bar.svg(rows, "MiB（2²⁰ 字节）", label=name + "（上：推演；下：实测）")
-    scale = units.GiB
+                {"label": "实测", "segments": [seg(x["key"], x["label"], x["bytes"], t, MEASURED_COLORS[x["key"]], hatch=True)
+                                             for x, t in zip(meas, texts)]}]
+        return stacked_bar.svg(rows, axis, label=name + "（上：推演；下：实测）")
     rows = [{"label": None, "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
                                          for s in segments]}]
-    line = {"value": card / scale, "label": f"80 GB 卡（{units.number(card / scale, 1)} GiB）"}
-    return stacked_bar.svg(rows, "GiB（2³⁰ 字节）", line, label=name + "；虚线是 80 GB 单卡")
+    line = {"value": card / scale, "label": f"{units.size(card, unit, 0)} 卡"}
+    return stacked_bar.svg(rows, axis, line, label=name + "；虚线是 80 GB 单卡")
 
 
 def page_context() -> dict:

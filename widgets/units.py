@@ -61,3 +61,47 @@ def superscript_powers(text: str) -> str:
     """Integer powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸".
     A fractional power ("2^-9.8") stays as written: a superscript decimal point reads badly."""
     return re.sub(r"\^(-?\d+)(?![\d.])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+
+
+# --- One unit per line of arithmetic (issue 12, kind 6) -------------------------------------------
+# The chapter's convention: model states in GB (10⁹ B); activations quoted in GiB (2³⁰ B), with the GB
+# value beside them wherever they are added to model states. A sum is written in the unit of its parts,
+# with as many decimals as it takes for the rounded parts to add up to the rounded total exactly.
+
+DECIMAL_UNITS = ["B", "KB", "MB", "GB", "TB"]
+BINARY_UNITS = ["B", "KiB", "MiB", "GiB", "TiB"]
+UNITS.update({"KB": 10**3, "KiB": 2**10})
+
+
+def unit_for(n_bytes: int | float, binary: bool = False) -> str:
+    """The largest unit (MB…TB, or MiB…TiB) in which ``n_bytes`` is at least 1; MB/MiB below that."""
+    names = BINARY_UNITS if binary else DECIMAL_UNITS
+    best = names[2]
+    for name in names[2:]:
+        if abs(n_bytes) >= UNITS[name]:
+            best = name
+    return best
+
+
+def states_size(n_bytes: int, digits: int = 1) -> str:
+    """Model states (weights, gradients, optimizer state) in GB, or MB for a small model."""
+    return size(n_bytes, "GB" if n_bytes >= GB else "MB", digits)
+
+
+def activation_size(n_bytes: int, digits: int = 1) -> str:
+    """Activations quoted in GiB with the GB value beside them: '162.5 GiB（174.5 GB）' (MiB/MB below 1 GiB)."""
+    big = n_bytes >= GiB
+    return f"{size(n_bytes, 'GiB' if big else 'MiB', digits)}（{size(n_bytes, 'GB' if big else 'MB', digits)}）"
+
+
+def adding_up(parts: list[int], unit: str, digits: int = 1, max_digits: int = 4) -> tuple[list[str], str]:
+    """Texts for ``parts`` and their sum in one ``unit``, with the fewest decimals (from ``digits``) at
+    which the rounded parts add up to the rounded total exactly: adding_up([2Ψ, 2Ψ, 4Ψ, 8Ψ], "GB") gives
+    55.56 + 55.56 + 111.13 + 222.25 = 444.50 (at one decimal 55.6 + 55.6 + 111.1 + 222.3 = 444.6 ≠ 444.5).
+    Falls back to ``max_digits`` decimals if no precision up to it adds up."""
+    total = sum(parts)
+    for d in range(digits, max_digits + 1):
+        shown = [round_half_up(Fraction(p, UNITS[unit]), d) for p in parts]
+        if sum(shown) == round_half_up(Fraction(total, UNITS[unit]), d):
+            break
+    return [size(p, unit, d) for p in parts], size(total, unit, d)
