@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -10,7 +11,7 @@ from widgets.activations import MODES
 
 from svg_chart import bar_rows, bar_values, reference_line
 
-GiB = 2**30
+GiB, GB = 2**30, 10**9
 
 
 def ask(**params):
@@ -27,9 +28,25 @@ def test_default_view_is_the_lessons_reference_state():
     assert "162.5 GiB" in v["summary"] and "73.8%" in v["summary"]
     bars = bar_values(v["chart"])
     assert [k for k, _ in bars] == [seg["key"] for seg in v["segments"]]
-    assert sum(x for _, x in bars) == pytest.approx(v["total_bytes"] / GiB, rel=1e-4)
-    card_gib, label = reference_line(v["chart"])
-    assert card_gib == pytest.approx(80e9 / GiB, rel=1e-4) and label == "80 GB 卡（74.5 GiB）"
+    assert sum(x for _, x in bars) == pytest.approx(v["total_bytes"] / GB, rel=1e-4)
+    card_gb, label = reference_line(v["chart"])
+    assert card_gb == pytest.approx(80) and label == "80 GB 卡"
+
+
+def test_model_states_in_gb_activations_in_gib_beside_and_a_sum_in_one_unit():
+    """Issue 12, kind 6: the memory bar introduced the 444.5 GB model states as 「414.0 GiB」."""
+    v = memory_bar.view()
+    assert "模型状态 444.5 GB，激活 174.5 GB（162.5 GiB）" in v["summary"]
+    assert "合计 444.5 GB + 174.5 GB = 619.0 GB" in v["summary"]
+    assert "414.0 GiB" not in v["summary"]
+    texts = [s["text"] for s in v["segments"]]
+    assert texts == ["55.56 GB", "55.56 GB", "111.13 GB", "111.13 GB", "111.13 GB", "45.63 GB（42.5 GiB）",
+                     "128.85 GB（120.0 GiB）"]
+    # the rows as shown add up to the total as shown (two decimals: 619.00 GB)
+    # the rows as shown add up to the step's total at the same precision: 618.99 GB
+    assert sum(Decimal(t.split(" GB")[0]) for t in texts) == Decimal("618.99") == round(Decimal(v["total_bytes"]) / GB, 2)
+    small = memory_bar.view({"model": "lab", "s": 64, "b": 2})
+    assert "模型状态 59.0 MB，激活 5.1 MB（4.9 MiB）" in small["summary"] and "GiB" not in small["summary"]
 
 
 def test_s_8192_and_batch_2_as_the_browser_test_moves_them():
@@ -45,7 +62,8 @@ def test_every_mode_and_model_gives_a_valid_figure(mode, model):
     for s in (memory_bar.S_MIN, 4096, memory_bar.S_MAX):
         v = ask(model=model, mode=mode, s=s, b=8, s2_full_only=True)
         assert v["ok"], v
-        bars = [x * GiB for _, x in bar_values(v["view"]["chart"])]
+        scale = GB if v["view"]["total_bytes"] >= GB else 10**6
+        bars = [x * scale for _, x in bar_values(v["view"]["chart"])]
         assert sum(bars) == pytest.approx(v["view"]["total_bytes"], rel=1e-4)
 
 
@@ -120,7 +138,7 @@ def test_our_small_model_shows_the_labs_measured_bar_at_its_own_s_and_b():
     assert v["params"]["recipe"] == "fp32_adamw" and v["states_bytes"] == 16 * psi
     assert v["activation_bytes"] == 4 * 64 * 2 * 256 * (34 + 5 * 4 * 64 // 256)  # L·s·b·h·(34 + 5as/h)
     assert bar_rows(v["chart"]) == ["推演", "实测"]
-    measured = sum(x for k, x in bar_values(v["chart"]) if k.startswith("m_")) * 2**20
+    measured = sum(x for k, x in bar_values(v["chart"]) if k.startswith("m_")) * 10**6  # the axis is in MB
     assert measured == pytest.approx(59_019_372 + 11_414_548 + 1_048_576, rel=1e-4)
     assert "实测" in v["summary"]
     # Another s: no measurement to compare with.

@@ -7,6 +7,7 @@ Only the build needs this module: it is never called in the browser.
 from __future__ import annotations
 
 import json
+import re
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -21,6 +22,10 @@ RUN_ORDER = ["fp32", "bf16", "fp16", "fp16_scaled"]
 POINTS = ["after_build", "after_forward", "after_backward", "after_step"]
 POINT_LABELS = {"after_build": "建好模型后", "after_forward": "前向之后", "after_backward": "反向之后",
                 "after_step": "第一次优化器更新后"}
+
+# The runs and speed measures as the formulas name them.
+_RUN = {"fp32": "FP32 ", "bf16": "BF16 ", "fp16": "FP16 不缩放时", "fp16_scaled": "FP16 + 动态缩放时"}
+_SPEED = {"tokens_per_cpu_s_median": "每 CPU 秒 token 数", "tokens_per_s_median": "每秒 token 数"}
 
 __all__ = ["figures", "load", "DATA_PATH", "RUN_ORDER", "POINTS", "POINT_LABELS"]
 
@@ -59,6 +64,8 @@ def frac_text(x: float) -> str:
 
 
 def _fig(out, name, value, text, formula, **inputs):
+    # The run names end in a space so that Latin meets Chinese spaced; no space is left before 「 or between Chinese.
+    formula = re.sub(r"(?<=[\u4e00-\u9fffA-Za-z0-9]) (?=「)|(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", formula)
     out.append({"name": name, "value": value, "text": text, "formula": formula, "inputs": inputs})
 
 
@@ -71,54 +78,54 @@ def figures(data: dict | None = None) -> list[dict]:
     psi = m["param_count"]
 
     # provenance and set-up
-    _fig(out, "lab_params", psi, units.number(psi), f"{SRC}: model.param_count（从建好的模型数出）")
-    for k, label in (("d_model", "d_model"), ("n_layers", "n_layers"), ("n_heads", "n_heads"),
-                     ("vocab_size", "vocab_size"), ("context", "context")):
+    _fig(out, "lab_params", psi, units.number(psi), f"小模型的参数个数 Ψ，从建好的模型数出（{SRC}: model.param_count）")
+    for k, label in (("d_model", "隐藏宽度 h"), ("n_layers", "层数 L"), ("n_heads", "注意力头数 a"),
+                     ("vocab_size", "词表大小"), ("context", "上下文长度 s")):
         v = m["config"][k]
-        _fig(out, f"lab_{k}", v, units.number(v), f"lab/config.json: model.{label}")
-    _fig(out, "lab_torch", prov["torch"], prov["torch"], f"{SRC}: provenance.torch")
-    _fig(out, "lab_cpu", prov["cpu"], prov["cpu"], f"{SRC}: provenance.cpu")
-    _fig(out, "lab_threads", prov["threads"], str(prov["threads"]), f"{SRC}: provenance.threads")
-    _fig(out, "lab_date", prov["date"], prov["date"][:10], f"{SRC}: provenance.date (UTC)")
+        _fig(out, f"lab_{k}", v, units.number(v), f"小模型的{label}（lab/config.json: model.{k}）")
+    _fig(out, "lab_torch", prov["torch"], prov["torch"], f"跑实验用的 PyTorch 版本（{SRC}: provenance.torch）")
+    _fig(out, "lab_cpu", prov["cpu"], prov["cpu"], f"跑实验的处理器（{SRC}: provenance.cpu）")
+    _fig(out, "lab_threads", prov["threads"], str(prov["threads"]), f"用的线程数（{SRC}: provenance.threads）")
+    _fig(out, "lab_date", prov["date"], prov["date"][:10], f"跑实验的日期，协调世界时（{SRC}: provenance.date）")
     wall = prov["wall_time_s"]
     _fig(out, "lab_wall_min", wall / 60, f"{units.number(Fraction(wall) / 60, 1)} 分钟",
-         "provenance.wall_time_s ÷ 60", wall_time_s=round(wall, 1))
-    _fig(out, "lab_steps", prof["steps"], str(prof["steps"]), "lab/config.json: full.steps")
-    _fig(out, "lab_batch", prof["batch_size"], str(prof["batch_size"]), "lab/config.json: full.batch_size")
+         f"总耗时（秒）÷ 60（{SRC}: provenance.wall_time_s）", wall_time_s=round(wall, 1))
+    _fig(out, "lab_steps", prof["steps"], str(prof["steps"]), "每次训练的步数（lab/config.json: full.steps）")
+    _fig(out, "lab_batch", prof["batch_size"], str(prof["batch_size"]), "batch 大小 b（lab/config.json: full.batch_size）")
     tps = d["data"]["tokens_per_step"]
-    _fig(out, "lab_tokens_per_step", tps, units.number(tps), "batch_size × context",
+    _fig(out, "lab_tokens_per_step", tps, units.number(tps), "每步的 token 数 = batch × 上下文长度",
          batch_size=prof["batch_size"], context=m["config"]["context"])
     _fig(out, "lab_tokens_per_run", tps * prof["steps"], units.number(tps * prof["steps"]),
-         "tokens_per_step × steps", tokens_per_step=tps, steps=prof["steps"])
-    for k in ("train_tokens", "val_tokens", "files"):
-        _fig(out, f"lab_data_{k}", d["data"][k], units.number(d["data"][k]), f"{SRC}: data.{k}")
-    _fig(out, "lab_seed", prov["seed"], str(prov["seed"]), "lab/config.json: seed")
+         "每次训练的 token 数 = 每步 token 数 × 步数", tokens_per_step=tps, steps=prof["steps"])
+    for k, what in (("train_tokens", "训练集的 token 数"), ("val_tokens", "验证集的 token 数"), ("files", "数据的文件数")):
+        _fig(out, f"lab_data_{k}", d["data"][k], units.number(d["data"][k]), f"{what}（{SRC}: data.{k}）")
+    _fig(out, "lab_seed", prov["seed"], str(prov["seed"]), "随机种子（lab/config.json: seed）")
     nval = d["data"]["files"] - d["data"]["train_files"]
-    _fig(out, "lab_val_files", nval, str(nval), "data.files − data.train_files（按文件名排在最后的几个）",
+    _fig(out, "lab_val_files", nval, str(nval), "验证集的文件数 = 文件数 − 训练用的文件数（按文件名排在最后的几个）",
          files=d["data"]["files"], train_files=d["data"]["train_files"])
     _fig(out, "lab_val_first_file", d["data"]["val_first_file"], d["data"]["val_first_file"],
-         f"{SRC}: data.val_first_file")
-    _fig(out, "lab_ffn_mult", m["config"]["ffn_mult"], str(m["config"]["ffn_mult"]), "lab/config.json: model.ffn_mult")
+         f"验证集的第一个文件（{SRC}: data.val_first_file）")
+    _fig(out, "lab_ffn_mult", m["config"]["ffn_mult"], str(m["config"]["ffn_mult"]), "MLP 宽度是 h 的几倍（lab/config.json: model.ffn_mult）")
     sc = cfg["scaler"]
-    _fig(out, "lab_scaler_init", sc["init_scale"], units.number(sc["init_scale"]), "lab/config.json: scaler.init_scale")
+    _fig(out, "lab_scaler_init", sc["init_scale"], units.number(sc["init_scale"]), "动态缩放的初始 S（lab/config.json: scaler.init_scale）")
     _fig(out, "lab_scaler_interval", sc["growth_interval"], str(sc["growth_interval"]),
-         "lab/config.json: scaler.growth_interval")
+         "连续多少步不溢出就把 S 翻倍（lab/config.json: scaler.growth_interval）")
 
     # the ledger against the measured snapshots
     ledger = model_states(psi, "fp32_adamw").bytes
-    _fig(out, "lab_ledger_bytes", ledger, units.number(ledger), "16 B × Ψ(FP32 + AdamW)", psi=psi)
-    _fig(out, "lab_ledger_mib", ledger / 2**20, mib(ledger), "16 B × Ψ ÷ 2²⁰", psi=psi)
+    _fig(out, "lab_ledger_bytes", ledger, units.number(ledger), "FP32 + AdamW 的模型状态 = 16 B × Ψ", psi=psi)
+    _fig(out, "lab_ledger_mib", ledger / 2**20, mib(ledger), "模型状态按 MiB 计 = 16 B × Ψ ÷ 2²⁰", psi=psi)
     runs = d["runs"]
     for name in RUN_ORDER:
         r = runs[name]
         snaps = {s["point"]: s for s in r["memory"]}
         for p in POINTS:
             t = snaps[p]["total"]
-            _fig(out, f"lab_{name}_{p}_mib", t / 2**20, mib(t, 2), f"{SRC}: runs.{name}.memory[{p}].total ÷ 2²⁰",
+            _fig(out, f"lab_{name}_{p}_mib", t / 2**20, mib(t, 2), f"{_RUN[name]}「{POINT_LABELS[p]}」实测的显存 ÷ 2²⁰（{SRC}: runs.{name}.memory[{p}].total）",
                  bytes=t)
         saved = snaps["after_forward"]["parts"]["saved_for_backward"]
         _fig(out, f"lab_{name}_saved_mib", saved / 2**20, mib(saved, 2),
-             f"{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward ÷ 2²⁰", bytes=saved)
+             f"{_RUN[name]}前向之后保存给反向的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward）", bytes=saved)
         det = snaps["after_forward"]["saved_detail"]
         _fig(out, f"lab_{name}_weight_copies_mib", det["weight_copies_16bit"] / 2**20,
              mib(det["weight_copies_16bit"], 2), "保存给反向的 16 位张量中形状与权重矩阵相同者（autocast 的权重副本）",
@@ -132,77 +139,77 @@ def figures(data: dict | None = None) -> list[dict]:
         _fig(out, f"lab_{name}_step_minus_ledger", diff, f"{units.number(diff)} B",
              "实测「第一次更新后」− 16 B × Ψ", measured=step, ledger=ledger)
         peak = r["peak_bytes"]
-        _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{SRC}: runs.{name}.peak_bytes ÷ 2²⁰", bytes=peak)
-        _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 4), f"{SRC}: runs.{name}.val_loss")
+        _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{_RUN[name]}实测的显存峰值 ÷ 2²⁰（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
+        _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 4), f"{_RUN[name]}训练完在验证集上的 loss（{SRC}: runs.{name}.val_loss）")
         _fig(out, f"lab_{name}_final_loss", r["final_train_loss"], units.number(r["final_train_loss"], 3),
-             f"{SRC}: runs.{name}.steps[-1].loss")
+             f"{_RUN[name]}最后一步的训练 loss（{SRC}: runs.{name}.steps[-1].loss）")
         tp = r["tokens_per_s_median"]
-        _fig(out, f"lab_{name}_tps", tp, units.number(tp), f"{SRC}: runs.{name}: 各步 tokens/s 的中位数（不含第 1 步）")
+        _fig(out, f"lab_{name}_tps", tp, units.number(tp), f"{_RUN[name]}各步每秒处理 token 数的中位数，不含第 1 步（{SRC}: runs.{name}）")
         tc = r.get("tokens_per_cpu_s_median")
         if tc is not None:
             _fig(out, f"lab_{name}_tpc", tc, units.number(tc),
-                 f"{SRC}: runs.{name}: 各步「token 数 ÷ 本进程 CPU 秒」的中位数（不含第 1 步）")
-        _fig(out, f"lab_{name}_skipped", r["skipped_steps"], str(r["skipped_steps"]), f"{SRC}: runs.{name}.skipped_steps")
+                 f"{_RUN[name]}各步「token 数 ÷ 本进程 CPU 秒」的中位数，不含第 1 步（{SRC}: runs.{name}）")
+        _fig(out, f"lab_{name}_skipped", r["skipped_steps"], str(r["skipped_steps"]), f"{_RUN[name]}因溢出跳过的步数（{SRC}: runs.{name}.skipped_steps）")
         z = r["mean_zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac", z, sci(z) if z else "0",
-             f"{SRC}: runs.{name}: 每步「恰为 0 的梯度元素」比例的平均")
+             f"{_RUN[name]}每步「恰为 0 的梯度元素」比例的平均（{SRC}: runs.{name}）")
         z1 = r["steps"][0]["zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac_first", z1, sci(z1) if z1 else "0",
-             f"{SRC}: runs.{name}.steps[0].zero_grad_fraction")
+             f"{_RUN[name]}第 1 步恰为 0 的梯度元素比例（{SRC}: runs.{name}.steps[0].zero_grad_fraction）")
         zmax = max(r["steps"], key=lambda s: s["zero_grad_fraction"])
         _fig(out, f"lab_{name}_zero_frac_max", zmax["zero_grad_fraction"],
              sci(zmax["zero_grad_fraction"]) if zmax["zero_grad_fraction"] else "0",
-             f"max over steps of {SRC}: runs.{name}.steps[].zero_grad_fraction", step=zmax["step"])
+             f"{_RUN[name]}各步恰为 0 的梯度元素比例的最大值（{SRC}: runs.{name}.steps[].zero_grad_fraction）", step=zmax["step"])
         _fig(out, f"lab_{name}_zero_frac_max_step", zmax["step"], str(zmax["step"]), "比例最高的那一步")
         zl = r["steps"][-1]["zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac_last", zl, sci(zl) if zl else "0",
-             f"{SRC}: runs.{name}.steps[-1].zero_grad_fraction")
+             f"{_RUN[name]}最后一步恰为 0 的梯度元素比例（{SRC}: runs.{name}.steps[-1].zero_grad_fraction）")
     key = "tokens_per_cpu_s_median" if runs["fp32"].get("tokens_per_cpu_s_median") else "tokens_per_s_median"
     tps32 = runs["fp32"][key]
     for name in RUN_ORDER[1:]:
         ratio = tps32 / runs[name][key]
         _fig(out, f"lab_{name}_slowdown", ratio, f"{units.number(ratio, 1)} 倍",
-             f"FP32 的 {key} ÷ 这一行的 {key}", fp32=round(tps32, 1), this=round(runs[name][key], 1))
+             f"慢了几倍 = FP32 的{_SPEED[key]} ÷ 这一行的{_SPEED[key]}", fp32=round(tps32, 1), this=round(runs[name][key], 1))
     fs = runs["fp16_scaled"]
     _fig(out, "lab_fp16_scaled_final_scale", fs["final_loss_scale"], units.number(fs["final_loss_scale"]),
-         f"{SRC}: runs.fp16_scaled.final_loss_scale")
+         f"FP16 + 动态缩放训练结束时的 S（{SRC}: runs.fp16_scaled.final_loss_scale）")
     scales = [s["loss_scale"] for s in fs["steps"]]
-    _fig(out, "lab_fp16_scaled_max_scale", max(scales), units.number(max(scales)), "max（各步 loss_scale）")
+    _fig(out, "lab_fp16_scaled_max_scale", max(scales), units.number(max(scales)), "各步缩放因子 S 的最大值")
     skipped_at = [s["step"] for s in fs["steps"] if s["skipped"]]
     _fig(out, "lab_fp16_scaled_skipped_at", ",".join(map(str, skipped_at)) or "—",
-         "、".join(f"第 {k} 步" for k in skipped_at) or "没有", f"{SRC}: runs.fp16_scaled.steps[].skipped")
+         "、".join(f"第 {k} 步" for k in skipped_at) or "没有", f"FP16 + 动态缩放因溢出跳过的步（{SRC}: runs.fp16_scaled.steps[].skipped）")
     z16, z16s = runs["fp16"]["mean_zero_grad_fraction"], fs["mean_zero_grad_fraction"]
     _fig(out, "lab_zero_fp16_higher", "是" if z16 > z16s else "否", "是" if z16 > z16s else "否",
-         "fp16 不缩放的平均 0 梯度比例 > fp16 + 动态缩放的？", fp16=z16, fp16_scaled=z16s)
+         "FP16 不缩放的平均 0 梯度比例是否高于 FP16 + 动态缩放的", fp16=z16, fp16_scaled=z16s)
     vals = [runs[n]["val_loss"] for n in RUN_ORDER]
     spread = max(vals) - min(vals)
-    _fig(out, "lab_val_spread", spread, units.number(spread, 4), "四次 val loss 的最大值 − 最小值")
+    _fig(out, "lab_val_spread", spread, units.number(spread, 4), "四次验证集 loss 的最大值 − 最小值")
     best = min(RUN_ORDER, key=lambda n: runs[n]["val_loss"])
-    _fig(out, "lab_best_val_run", best, runs[best]["label"], "val loss 最低的一次")
+    _fig(out, "lab_best_val_run", best, runs[best]["label"], "验证集 loss 最低的一次")
     gap = runs["bf16"]["val_loss"] - runs["fp32"]["val_loss"]
-    _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.4f}", "val_loss(bf16) − val_loss(fp32)")
+    _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.4f}", "验证集 loss：BF16 − FP32")
     gap = runs["fp16"]["val_loss"] - runs["fp16_scaled"]["val_loss"]
-    _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.4f}", "val_loss(fp16) − val_loss(fp16_scaled)")
+    _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.4f}", "验证集 loss：FP16 不缩放 − FP16 + 动态缩放")
 
     # the activation formula against the measured saved tensors
     fa = acc["formula_activation_bytes"]
     fi = acc["formula_inputs"]
-    _fig(out, "lab_formula_mib", fa / 2**20, mib(fa, 2), "L·s·b·h·(34 + 5·a·s/h)（Korthikanti 式 1）", **fi)
+    _fig(out, "lab_formula_mib", fa / 2**20, mib(fa, 2), "激活 = L × sbh(34 + 5as/h) 字节（Korthikanti 式 1）", **fi)
     _fig(out, "lab_formula_linear_mib", acc["formula_parts"]["act_linear"] / 2**20,
-         mib(acc["formula_parts"]["act_linear"], 2), "L × 34sbh", **fi)
+         mib(acc["formula_parts"]["act_linear"], 2), "线性项 = L × 34sbh 字节", **fi)
     _fig(out, "lab_formula_scores_mib", acc["formula_parts"]["act_scores"] / 2**20,
-         mib(acc["formula_parts"]["act_scores"], 2), "L × 5as²b", **fi)
+         mib(acc["formula_parts"]["act_scores"], 2), "注意力分数项 = L × 5as²b 字节", **fi)
     for name in ("fp32", "bf16"):
         saved = {s["point"]: s for s in runs[name]["memory"]}["after_forward"]["parts"]["saved_for_backward"]
         diff = saved - fa
         _fig(out, f"lab_{name}_saved_minus_formula_mib", diff / 2**20, mib(diff, 2),
              "实测保存给反向的字节 − 公式", measured=saved, formula_bytes=fa)
         _fig(out, f"lab_{name}_saved_over_formula", saved / fa, f"{units.number(Fraction(saved, fa), 2)} 倍",
-             "实测 ÷ 公式", measured=saved, formula_bytes=fa)
+             "实测保存给反向的字节 ÷ 公式", measured=saved, formula_bytes=fa)
     # the fp32 run's model-state ledger reconciled: after the step = 16 B × Ψ + AdamW's step counters
     diff = {s["point"]: s for s in runs["fp32"]["memory"]}["after_step"]["total"] - ledger
     _fig(out, "lab_step_counters", diff // 4, str(diff // 4),
-         "（实测「第一次更新后」− 16 B × Ψ） ÷ 4 B:AdamW 每个参数张量一个 FP32 的 step 计数", diff_bytes=diff)
+         "（实测「第一次更新后」− 16 B × Ψ）÷ 4 B：AdamW 给每个参数张量记一个 FP32 的步数计数", diff_bytes=diff)
 
     # the underflow probe
     for p in d["probe"]:

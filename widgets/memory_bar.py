@@ -93,7 +93,7 @@ def view(params: dict | None = None) -> dict:
     card = card_bytes()
     # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
     # the chart's axis; activations also quoted in GiB beside (units.activation_size).
-    unit = units.unit_for(tree.bytes)
+    unit = _unit(tree.bytes)
     leaves = [(group, it) for group in tree.children for it in group.leaves()]
     texts, _ = units.adding_up([it.bytes for _, it in leaves], unit)
     segments = [
@@ -133,9 +133,14 @@ def view(params: dict | None = None) -> dict:
     }
 
 
+def _unit(n: int) -> str:
+    """The step's unit: GB, as the card is sold (MB for a model far smaller than a GB)."""
+    return "GB" if n >= units.GB else "MB"
+
+
 def _gib_beside(n: int) -> str:
-    """Activations as the chapter quotes them (GiB; MiB below 1 GiB, TiB from 1 TiB), beside their decimal value."""
-    return f"（{units.size(n, units.unit_for(n, binary=True))}）"
+    """Activations as the chapter quotes them (GiB; MiB below 1 GiB), beside their decimal value."""
+    return f"（{units.size(n, 'GiB' if n >= units.GiB else 'MiB')}）"
 
 
 MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",
@@ -149,9 +154,9 @@ def _chart(segments: list[dict], card: int, meas: list[dict] | None = None) -> s
         return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
 
     name = "堆叠条形图：训练一步的显存分项"
-    unit = units.unit_for(sum(s["bytes"] for s in segments))
+    unit = _unit(sum(s["bytes"] for s in segments))
     scale = units.UNITS[unit]
-    axis = f"{unit}（10{'⁹' if unit == 'GB' else '¹²' if unit == 'TB' else '⁶'} 字节）"
+    axis = f"{unit}（10{'⁹' if unit == 'GB' else '⁶'} 字节）"
     if meas:
         texts, _ = units.adding_up([x["bytes"] for x in meas], unit, 2)
         rows = [{"label": "推演", "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])

@@ -1,0 +1,64 @@
+"""Issue 12, kind 7: every figure's provenance (the tooltip a reader sees on hover or focus) reads as
+Chinese, with the formula in the paper's letters and its inputs; no English pseudo-code.
+
+The browser half (the tooltip stays inside the viewport at 390 px) is in tests/test_text_rules.py's
+browser test of figures near both edges.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+import build_numbers
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# A data file and the key in it, cited as the source of a fact: kept as written (like a URL).
+SOURCE = re.compile(r"[\w./-]+\.(?:json|py)(?::\s*[\w.\[\]\-]+)?")
+HEX = re.compile(r"\b0x[0-9A-Fa-f]+\b")
+WORD = re.compile(r"[A-Za-z][A-Za-z_]*[A-Za-z]")
+# Names a Chinese text uses as they are: formats, units, papers and tools, and terms the lessons use.
+ALLOWED = {
+    "FP", "BF", "FP16", "BF16", "FP32", "FP8", "FP4", "E4M3", "E5M2", "E2M1", "E8M0", "MXFP4", "NVFP4", "MX", "NV",
+    "MXFP", "NVFP", "autocast", "OCP", "NaN", "Adam", "AdamW", "ZeRO", "Korthikanti", "GPT", "Qwen", "PyTorch", "CPU", "GB", "GiB", "MB",
+    "MiB", "TB", "TiB", "amax", "log", "token", "micro", "batch", "loss", "logits", "RMSNorm", "MLP", "L_full", "d_h",
+}
+PAPER_LETTERS = set("sbhaL")  # products such as sbh, 5as²b are the paper's algebra, not words
+
+
+def provenance(fig) -> str:
+    """The tooltip's text, as the page shows it."""
+    m = re.search(r'<span class="fig-how"[^>]*>(.*?)</span></span>$', fig.__html__())
+    return html.unescape(m.group(1))
+
+
+def english_words(text: str) -> list[str]:
+    text = HEX.sub(" ", SOURCE.sub(" ", text))
+    return [w for w in WORD.findall(text) if w not in ALLOWED and not set(w) <= PAPER_LETTERS]
+
+
+FIGURES = build_numbers.compute()
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_provenance_reads_as_chinese(name):
+    how = provenance(FIGURES[name])
+    assert CJK.search(SOURCE.sub("", how)), f"{name}: no Chinese in 「{how}」"
+    assert not english_words(how), f"{name}: English in 「{how}」: {english_words(how)}"
+
+
+def test_the_issues_examples_now_read_as_chinese():
+    how = provenance(FIGURES["fp16_of_1e_minus_8"])
+    assert "decode" not in how and "round once" not in how
+    assert how == "依据：把 x 存进 FP16 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；超出范围 → ∞；代入 格式 = FP16，x = 1e-08"
+    how = provenance(FIGURES["timeline_it1_store_all_peak"])
+    assert how == "依据：一次迭代里常驻显存的最大值（逐个事件累加的时间线）；代入 第几次迭代 = 1，激活的存法 = 全部留着"
+    # the paper's letters and the inputs they stand for
+    how = provenance(FIGURES["act_anchor"])
+    assert "L × sbh(34 + 5as/h)" in how and "s = 4,096，b = 1，h = 5,120，a = 24，L = 64" in how
+
+
+def test_the_checker_catches_english():
+    assert english_words("decode(encode(FP16, x)): round once to nearest") == ["decode", "encode", "round", "once", "to", "nearest"]
+    assert english_words("模型状态（anchor-model.json: param_total）= 16 B × Ψ，E4M3 的 0x7E") == []
