@@ -204,7 +204,7 @@ def _activations(f: Figures) -> None:
     f.add("act_anchor_sentence", small.bytes, units.size(small.bytes, "MB"), "例句的激活 = L × sbh(34 + 5as/h) 字节，s 取例句的 token 数", **{**dims, "s": n})
     f.add("growth_s", float(Fraction(s, n)), units.number(Fraction(s, n), 1), "序列长了几倍 = s ÷ s_例句", s=s, s_sentence=n)
     f.add("growth_act", float(Fraction(full.bytes, small.bytes)), units.number(Fraction(full.bytes, small.bytes), 0),
-          "激活涨了几倍 = 激活(s = 4,096) ÷ 激活(s = 5)", **dims, s_sentence=n)
+          "激活涨了几倍 = 激活（s = 4,096）÷ 激活（s = 5）", **dims, s_sentence=n)
 
     # The attention-score tensor of one full-attention layer, one sequence.
     count = m.a * s * s
@@ -247,7 +247,7 @@ def _activations(f: Figures) -> None:
     f.add("act_anchor_s_double_scores", dbl.find("act_scores").bytes, units.size(dbl.find("act_scores").bytes, "GiB"),
           "序列加倍后的分数项 = L × 5as²b 字节", **{**dims, "s": s2x})
     f.add("growth_act_s_double", float(Fraction(dbl.bytes, full.bytes)), units.number(Fraction(dbl.bytes, full.bytes), 2),
-          "序列加倍时激活涨了几倍 = 激活(2s) ÷ 激活(s)", **dims)
+          "序列加倍时激活涨了几倍 = 激活（2s）÷ 激活（s）", **dims)
 
     # ZeRO's GPT-2 1.5B example run through eq. 1, to set beside the paper's own 12·h·b·s·L estimate.
     g = facts["models"]["gpt2-1.5b-zero"]

@@ -31,30 +31,30 @@ DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
 #: Conventions for "bytes per parameter" in training with Adam, as data: (part key, label, bytes).
 CONVENTIONS: dict[str, dict] = {
     "zero": {
-        "label": "ZeRO 论文：2Ψ + 2Ψ + KΨ,K = 12",
+        "label": "ZeRO 论文：2Ψ + 2Ψ + KΨ，K = 12",
         "parts": [("w16", "权重（BF16）", 2), ("g16", "梯度（BF16）", 2), ("master", "主权重（FP32）", 4),
-                  ("m", "Adam m(FP32)", 4), ("v", "Adam v(FP32)", 4)],
-        "who": "Rajbhandari 等，ZeRO(SC 2020)§3.1；本课的账本也按这一口径",
+                  ("m", "Adam m（FP32）", 4), ("v", "Adam v（FP32）", 4)],
+        "who": "Rajbhandari 等，ZeRO（SC 2020）§3.1；本课的账本也按这一口径",
         "why": "优化器那一份 KΨ 把 FP32 主权重和 m、v 打包计算，K = 4 + 4 + 4",
     },
     "hf": {
         "label": "再加一份 FP32 梯度（18 字节）",
         "parts": [("w16", "权重（BF16）", 2), ("master", "主权重（FP32）", 4), ("g32", "梯度（FP32）", 4),
-                  ("m", "Adam m(FP32)", 4), ("v", "Adam v(FP32)", 4)],
+                  ("m", "Adam m（FP32）", 4), ("v", "Adam v（FP32）", 4)],
         "who": "Hugging Face Transformers 文档「GPU memory usage」（model_memory_anatomy）：权重 6、梯度 4、AdamW 8",
         "why": "梯度只记一份且按 FP32 计，16 位梯度不单列",
     },
     "playbook": {
         "label": "16 位梯度和 FP32 梯度都记（20 字节）",
         "parts": [("w16", "权重（BF16）", 2), ("g16", "梯度（BF16）", 2), ("master", "主权重（FP32）", 4),
-                  ("g32", "梯度（FP32）", 4), ("m", "Adam m(FP32)", 4), ("v", "Adam v(FP32)", 4)],
-        "who": "Tazi 等，The Ultra-Scale Playbook(Hugging Face,2025)「Memory usage in Transformers」",
+                  ("g32", "梯度（FP32）", 4), ("m", "Adam m（FP32）", 4), ("v", "Adam v（FP32）", 4)],
+        "who": "Tazi 等，The Ultra-Scale Playbook（Hugging Face，2025）「Memory usage in Transformers」",
         "why": "为了在 FP32 里累加梯度（梯度累积、跨卡求和），另存一份 FP32 梯度",
     },
     "fp32": {
         "label": "纯 FP32 + Adam（16 字节）",
-        "parts": [("w32", "权重（FP32）", 4), ("g32", "梯度（FP32）", 4), ("m", "Adam m(FP32)", 4),
-                  ("v", "Adam v(FP32)", 4)],
+        "parts": [("w32", "权重（FP32）", 4), ("g32", "梯度（FP32）", 4), ("m", "Adam m（FP32）", 4),
+                  ("v", "Adam v（FP32）", 4)],
         "who": "没有 16 位副本：权重本身就是更新对象（Kingma & Ba 2015 的 Adam 每个参数存 m、v）",
         "why": "不需要主权重，所以和混合精度一样是 16 字节",
     },
@@ -63,7 +63,7 @@ CONVENTIONS: dict[str, dict] = {
 #: One colour per legend entry (the chart's legend lists each label once).
 LABEL_COLORS = {
     "权重（BF16）": "#1f4e8c", "梯度（BF16）": "#3a78c2", "主权重（FP32）": "#6f9fd8",
-    "权重（FP32）": "#16365f", "梯度（FP32）": "#2a9d8f", "Adam m(FP32)": "#8e6cc1", "Adam v(FP32)": "#b79be0",
+    "权重（FP32）": "#16365f", "梯度（FP32）": "#2a9d8f", "Adam m（FP32）": "#8e6cc1", "Adam v（FP32）": "#b79be0",
 }
 COLORS = {
     "weights": "#1f4e8c", "gradients": "#3a78c2", "master_weights": "#6f9fd8",
@@ -140,11 +140,11 @@ def view(params: dict | None = None) -> dict:
     chosen = next(c for c in conv if c["key"] == p["convention"])
     fp32, mixed, weights = bars
     summary = (
-        f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']},"
-        f"{'一张 80 GB 卡装得下' if weights['fits'] else '一张 80 GB 卡已经装不下'};"
+        f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']}，"
+        f"{'一张 80 GB 卡装得下' if weights['fits'] else '一张 80 GB 卡已经装不下'}；"
         f"可训练一步的模型状态，BF16 混合精度 + AdamW 是 {mixed['text']}（{mixed['bytes_per_param']} 字节/参数），"
-        f"FP32 + AdamW 也是 {fp32['text']},"
-        f"{'一张 80 GB 卡装得下(占卡的 ' + units.percent(mixed['bytes'], card) + ')' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'}，还没算激活。"
+        f"FP32 + AdamW 也是 {fp32['text']}，"
+        f"{'一张 80 GB 卡装得下（占卡的 ' + units.percent(mixed['bytes'], card) + '）' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'}，还没算激活。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
     )
     return {"params": {**p, "param_total": n}, "label": label, "bars": bars, "conventions": conv,
@@ -161,7 +161,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
             data.append({"type": "bar", "orientation": "h", "name": name, "x": [part["bytes"] / units.GB], "y": [y],
                          "marker": {"color": LABEL_COLORS.get(name, "#888888")}, "legendgroup": name,
                          "showlegend": name not in seen,
-                         "hovertemplate": f"{y} · {name}:%{{x:,.1f}} GB<extra></extra>"})
+                         "hovertemplate": f"{y} · {name}：%{{x:,.1f}} GB<extra></extra>"})
             seen.add(name)
     card_gb = card / units.GB
     return {

@@ -31,10 +31,10 @@ def _format_figures() -> list[dict]:
     t4, t5 = pattern_table.table(e4m3), pattern_table.table(e5m2)
     out = [
         _fig("e5m2_max", int(e5m2.max), f"{int(e5m2.max):,}", "最大有限值：编码 0x7B = 1.75 × 2¹⁵", format=e5m2.name),
-        _fig("e4m3_min_normal", e4m3.min_normal, "2⁻⁶", "最小正规数 = 2^(1 − 指数偏置)，偏置为 7", format=e4m3.name),
-        _fig("e4m3_min_subnormal", e4m3.min_subnormal, "2⁻⁹", "最小次正规数 = 2^(1 − 指数偏置 − 尾数位数)", format=e4m3.name),
+        _fig("e4m3_min_normal", e4m3.min_normal, "2⁻⁶", "最小正规数 = 2^(1 − β)，指数偏置 β 为 7", format=e4m3.name),
+        _fig("e4m3_min_subnormal", e4m3.min_subnormal, "2⁻⁹", "最小次正规数 = 2^(1 − β − p)，β 为指数偏置，p 为尾数位数", format=e4m3.name),
         _fig("e4m3_min_subnormal_decimal", e4m3.min_subnormal, _g(e4m3.min_subnormal, 4), "2⁻⁹ 写成小数", format=e4m3.name),
-        _fig("e5m2_min_subnormal", e5m2.min_subnormal, "2⁻¹⁶", "最小次正规数 = 2^(1 − 指数偏置 − 尾数位数)，偏置为 15",
+        _fig("e5m2_min_subnormal", e5m2.min_subnormal, "2⁻¹⁶", "最小次正规数 = 2^(1 − β − p)，指数偏置 β 为 15，尾数位数 p 为 2",
              format=e5m2.name),
         _fig("e4m3_nan_codes", t4["counts"]["nan"], str(t4["counts"]["nan"]), "表示 NaN 的编码个数（S.1111.111）",
              format=e4m3.name),

@@ -107,7 +107,7 @@ def _fp16_bf16() -> list[dict]:
             _fig(f"{tag}_powers_window", f.emax - _exp(Fraction(f.min_subnormal)) + 1,
                  str(f.emax - _exp(Fraction(f.min_subnormal)) + 1), "覆盖的 2 的幂个数 = 最大指数 − log₂ 最小次正规数 + 1", format=f.name),
             _fig(f"{tag}_ulp_1", F.ulp(f, 1), f"1/{int(1 / F.ulp(f, 1)):,}" if f is not fp32 else _pow(_exp(F.ulp(f, 1))),
-                 "1 附近相邻两数的间距 = 2^(−尾数位数)", format=f.name),
+                 "1 附近相邻两数的间距 = 1 / 2^p，p 为尾数位数", format=f.name),
         ]
         if t:
             big = t["inf_min"] >= 1e6
@@ -126,7 +126,7 @@ def _fp16_bf16() -> list[dict]:
                     "1 附近的间距之比 = BF16 的间距 ÷ FP16 的间距"))
     for f, tag in ((bf16, "bf16"), (fp32, "fp32")):
         out.append(_fig(f"{tag}_values_per_binade", 1 << f.mantissa_bits, f"{1 << f.mantissa_bits:,}",
-                        "每个 [2ᵉ, 2ᵉ⁺¹) 区间里有 2^(尾数位数) 个数", format=f.name))
+                        "每个 [2ᵉ, 2ᵉ⁺¹) 区间里有 2^p 个数，p 为尾数位数", format=f.name))
     out.append(_fig("bf16_ulp_1000", F.ulp(bf16, 1000), _t(F.ulp(bf16, 1000)), "BF16 在 1,000 附近的间距：[512, 1024) 里相邻两数之差", x=1000))
     out.append(_fig("bf16_of_1001", F.round_value(bf16, 1001), _t(F.round_value(bf16, 1001)), "存成 BF16：BF16(1,001)", x=1001))
     out.append(_fig("bf16_max", bf16.max, f"{bf16.max:.3g}".replace("e+38", "×10^38"), "BF16 的最大有限值", format=bf16.name))

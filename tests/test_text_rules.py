@@ -1,0 +1,97 @@
+"""Issue 12, kinds 9 and 10: one punctuation and spacing rule for the whole site, and every URL a link.
+
+Kind 9: in Chinese text the punctuation is full width (，；：（）？！) and a space separates Chinese from
+Latin letters and digits, as the lessons write it. Checked over the built pages' text (math, code and
+URLs left out; numbers such as 4,096 and 12:30 are not punctuation) and over every string of every
+widget's default view and page context. Kind 10: no text node shows an http(s) URL outside an <a>.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from page_text import OBJ, article, blocks, pages, parse, view_strings
+
+CJK = "\u3400-\u4dbf\u4e00-\u9fff"
+HAN = re.compile(f"[{CJK}]")
+URL = re.compile(r"https?://[^\s<>（）「」，。；]+")
+# Not text: a Plotly number placeholder (%{x:,.1f}) and markup inside a chart's hover template
+PLACEHOLDER = re.compile(r"%\{[^}]*\}|<[^<>]*>")
+RULES = [
+    # ASCII , ; : ? ! touching a Chinese character
+    ("半角标点挨着汉字", re.compile(f"[{CJK}][,;:?!]|[,;:?!][{CJK}]")),
+    # … or used Chinese-style, with no space after it (a comma in 4,096 or a colon in 12:30 is a number)
+    ("半角标点后没有空格", re.compile(r"(?<!\d)[,;?!](?=[^\s\d)\]}'\"’”])|(?<=\D),(?=\d)|:(?=[^\s\d/])")),
+    # ASCII brackets around or beside Chinese
+    ("半角括号里外是汉字", re.compile(f"[{CJK}]\\(|\\)[{CJK}]|\\([^()]*[{CJK}][^()]*\\)")),
+    # Chinese directly against a Latin letter or digit
+    ("汉字与字母或数字之间没有空格", re.compile(f"[{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]")),
+]
+
+
+def violations(text: str) -> list[str]:
+    """What breaks the rule in one piece of reader-visible text, each with its context."""
+    if not HAN.search(text):
+        return []  # English (a citation, a code name): not Chinese text
+    text = PLACEHOLDER.sub(OBJ, URL.sub(OBJ, text))
+    found = []
+    for name, rule in RULES:
+        for m in rule.finditer(text):
+            found.append(f"{name}：…{text[max(0, m.start() - 12):m.end() + 12]}…")
+    return found
+
+
+def test_the_rules_catch_the_issues_examples():
+    assert violations("推理时,… 2 个字节;训练时")  # the guide's ASCII marks
+    assert violations("只算 BF16 权重是 55.6 GB,一张 80 GB 卡装得下")  # a widget summary
+    assert violations("16 位的权重和梯度各 2,FP32 的主权重")
+    assert violations("Adam m(FP32)的两份")
+    assert violations("第1课")
+    assert not violations("锚点一条 4,096 token 的序列：162.5 GiB（174.5 GB），占 73.8%。")
+    assert not violations("每层 sbh(34 + 5as/h) = 2.54 GiB，见 arXiv:2205.05198。")
+
+
+def test_pages_follow_the_punctuation_and_spacing_rule(built_site):
+    bad = [f"{p.parent.name or 'index'}: {v}" for p in pages(built_site)
+           for text in blocks(article(p)) for v in violations(text)]
+    assert not bad, "\n".join(bad)
+
+
+def _views():
+    from widgets.api import WIDGETS, widget_module
+
+    for name in WIDGETS:
+        module = widget_module(name)
+        yield name, "page_context", module.page_context()
+        if hasattr(module, "view"):
+            yield name, "view", module.view()
+
+
+@pytest.mark.parametrize("name,kind,value", list(_views()), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_view_follows_the_punctuation_and_spacing_rule(name, kind, value):
+    bad = [v for s in view_strings(value) for v in violations(s)]
+    assert not bad, f"{name} {kind}:\n" + "\n".join(sorted(set(bad)))
+
+
+def _text_nodes_outside_links(node, inside=False):
+    for c in node.children:
+        if isinstance(c, str):
+            if not inside:
+                yield c
+        elif c.tag not in ("script", "style"):
+            yield from _text_nodes_outside_links(c, inside or c.tag == "a")
+
+
+def test_every_url_shown_is_a_link(built_site):
+    """Kind 10: the reading list said 「下面的链接」 while every URL on it was plain text."""
+    bad = []
+    for p in pages(built_site):
+        for text in _text_nodes_outside_links(parse(p.read_text(encoding="utf-8"))):
+            bad += [f"{p.parent.name or 'index'}: {u}" for u in re.findall(r"https?://\S+", text)]
+    assert not bad, "\n".join(bad)
+    # the reading list's entries are links that open the source
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    for url in ("https://evanw.github.io/float-toy/", "https://arxiv.org/abs/1710.03740",
+                "https://huggingface.co/spaces/nanotron/ultrascale-playbook"):
+        assert f'href="{url}"' in index
