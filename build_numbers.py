@@ -210,7 +210,8 @@ def _activations(f: Figures) -> None:
     count = m.a * s * s
     f.add("score_count", count, units.number(count), "一层注意力分数的个数 = a × s²", a=m.a, s=s)
     f.add("score_bf16", 2 * count, units.size(2 * count, "MB"), "按 BF16 存的分数表 = 2 B × a × s²", a=m.a, s=s)
-    f.add("score_formula_bytes", 5 * count, units.size(5 * count, "GB"), "按式 1 存的分数表（每个 5 字节）= 5 B × a × s²", a=m.a, s=s)
+    # MB, as the BF16 row above it in the same table column
+    f.add("score_formula_bytes", 5 * count, units.size(5 * count, "MB"), "按式 1 存的分数表（每个 5 字节）= 5 B × a × s²", a=m.a, s=s)
     out = m.a * s * m.head_dim
     f.add("output_count", out, units.number(out), "注意力输出的元素个数 = a × s × d_h", a=m.a, s=s, d_h=m.head_dim)
     f.add("score_over_output", float(Fraction(count, out)), units.number(Fraction(count, out), 0),

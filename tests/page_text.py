@@ -148,8 +148,10 @@ def _cell_text(n: Node) -> str:
     return " ".join("".join(parts).split())
 
 
-def pages(site: Path) -> list[Path]:
-    return sorted(p for p in site.rglob("index.html") if not {"vendor", "assets", "search"} & set(p.parts))
+def pages(site: Path) -> list[tuple[str, Path]]:
+    """(name, path) of every page of the course: "index", "lesson-1", …"""
+    found = sorted(p for p in site.rglob("index.html") if not {"vendor", "assets", "search"} & set(p.relative_to(site).parts))
+    return [(p.parent.relative_to(site).as_posix().replace(".", "index"), p) for p in found]
 
 
 def view_strings(value) -> list[str]:

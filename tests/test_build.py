@@ -9,7 +9,7 @@ import zipfile
 import build_numbers
 
 LESSON_5_FIGURES = ["162.5 GiB", "73.8%", "42.5 GiB", "2.5 GiB", "72.5 GiB", "55.9 MB", "402,653,184",
-                    "805.3 MB", "2.0 GB", "25,165,824", "109.1 GiB", "82.5%", "444.5 GB"]
+                    "805.3 MB", "2,013.3 MB", "25,165,824", "109.1 GiB", "82.5%", "444.5 GB"]
 
 
 def pages(site):
@@ -33,7 +33,7 @@ def test_lesson_5_quotes_the_builds_figures(built_site):
     for figure in LESSON_5_FIGURES:
         assert figure in text, figure
     # Each quoted figure carries its provenance for hover and focus.
-    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>计算：L × sbh\(34 \+ 5as/h\)；代入 s = 4,096, b = 1, h = 5,120, a = 24, L = 64</span>', html)
+    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>依据：全部留着的激活 = L × sbh\(34 \+ 5as/h\) 字节（Korthikanti 式 1）；代入 s = 4,096，b = 1，h = 5,120，a = 24，L = 64</span>', html)
 
 
 def test_figures_on_the_page_equal_a_fresh_computation(built_site):
@@ -52,14 +52,14 @@ def test_every_figure_is_whole_even_in_a_table_cell(built_site):
         html = page.read_text(encoding="utf-8")
         opened = html.count('<span class="fig" tabindex="0"')
         whole = re.findall(r'<span class="fig" tabindex="0" data-fig="\w+">[^<]+<span class="fig-how" role="tooltip" '
-                           r'data-search-exclude>计算：[^<]+</span></span>', html)
+                           r'data-search-exclude>依据：[^<]+</span></span>', html)
         assert len(whole) == opened, page
 
 
 def test_memory_bar_default_state_is_in_the_html(built_site):
     html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
     assert 'data-widget="memory-bar"' in html
-    assert "模型状态 414.0 GiB(444.5 GB)，激活 162.5 GiB(174.5 GB)" in html  # the summary, no script needed
+    assert "模型状态 444.5 GB，激活 174.5 GB（162.5 GiB）" in html  # the summary, no script needed
     m = re.search(r'data-default="([^"]+)"', html)
     import html as html_lib
     view = json.loads(html_lib.unescape(m.group(1)))

@@ -1,0 +1,155 @@
+"""Issue 12, kinds 5 and 6: tables that add up, one unit per column and per line of arithmetic.
+
+Kind 5: every table with a total row (合计 / 总计 / 共) lists all its parts, and in each column the
+parts as shown add up to the total as shown, exactly (the build picks the precision at which rounded
+parts add up: widgets.units.adding_up). Kind 6: a table column or a line of arithmetic (a + b = c)
+uses one unit; model states in GB, activations quoted in GiB beside their GB value.
+"""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from page_text import article, blocks, pages, tables, view_strings
+from widgets import formula, memory_bar, units
+
+UNIT = r"(?:B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)"
+# an amount and its unit; a bare "B" needs a space before it (27B is a parameter count, 4 B is bytes)
+SIZE = re.compile(r"(\d[\d,]*(?:\.\d+)?)(?:\s*((?:K|M|G|T)i?B)|\s+(B))(?![A-Za-z])")
+TOTAL = re.compile(r"合计|总计|^共")
+BESIDE = re.compile(r"（[^（）]*）")  # a value quoted beside in another unit: 162.5 GiB（174.5 GB）
+# a chain of sizes joined by + − = (a line of arithmetic)
+CHAIN = re.compile(rf"\d[\d,]*(?:\.\d+)?\s*{UNIT}(?:\s*[+−=]\s*\d[\d,]*(?:\.\d+)?\s*{UNIT})+")
+
+
+def cell_amount(text: str) -> tuple[Decimal, str] | None:
+    """A cell's amount and unit: '111.13 GB' → (111.13, 'GB'); '4 + 4 B' → (8, 'B'); None if none."""
+    text = BESIDE.sub("", text.replace("*", ""))
+    m = re.fullmatch(rf"\s*((?:\d[\d,]*(?:\.\d+)?\s*\+\s*)*\d[\d,]*(?:\.\d+)?)\s*({UNIT})\s*", text)
+    if not m:
+        return None
+    return sum(Decimal(x.replace(",", "")) for x in m.group(1).split("+")), m.group(2)
+
+
+def sizes(text: str) -> list[tuple[str, str]]:
+    return [(n, a or b) for n, a, b in SIZE.findall(text)]
+
+
+def column_units(rows: list[list[str]], col: int) -> set[str]:
+    """The units of a column's amounts (cells that are an amount, not prose)."""
+    return {a[1] for r in rows[1:] if col < len(r) and (a := cell_amount(r[col]))}
+
+
+def total_tables(site):
+    for name, p in pages(site):
+        for t in tables(article(p)):
+            if any(TOTAL.search(r[0]) for r in t[1:] if r):
+                yield name, t
+
+
+def check_adds_up(name: str, t: list[list[str]]) -> list[str]:
+    bad = []
+    body = [r for r in t[1:] if r]
+    total_at = next(i for i, r in enumerate(body) if TOTAL.search(r[0]))
+    parts, total = body[:total_at], body[total_at]
+    for col in range(1, len(total)):
+        got = cell_amount(total[col])
+        if got is None:
+            continue
+        amounts = [cell_amount(r[col]) if col < len(r) else None for r in parts]
+        if None in amounts:
+            bad.append(f"{name}: 「{t[0][col]}」列缺少分项：{[r[col] for r in parts]}")
+            continue
+        if len({u for _, u in amounts} | {got[1]}) > 1:
+            bad.append(f"{name}: 「{t[0][col]}」列混用单位")
+        if sum(a for a, _ in amounts) != got[0]:
+            bad.append(f"{name}: 「{t[0][col]}」列 {' + '.join(r[col] for r in parts)} ≠ {total[col]}")
+    return bad
+
+
+def test_the_checker_catches_the_issues_examples():
+    ledger = [["账目", "每参数", "锚点上"], ["BF16 权重", "2 B", "55.6 GB"], ["BF16 梯度", "2 B", "55.6 GB"],
+              ["FP32 主权重", "4 B", "—"], ["Adam m、v", "4 + 4 B", "222.3 GB"], ["模型状态合计", "16 B", "444.5 GB"]]
+    assert any("缺少分项" in b for b in check_adds_up("lesson-1", ledger))
+    ledger[3][2] = "111.1 GB"
+    assert any("≠" in b for b in check_adds_up("lesson-1", ledger))  # 444.6 ≠ 444.5 at one decimal
+    layer = [["一层里", "大小"], ["线性项", "713.0 MB"], ["分数项", "2.01 GB"], ["这一层合计", "2.54 GiB"]]
+    assert any("混用单位" in b for b in check_adds_up("lesson-5", layer))
+
+
+def test_every_table_with_a_total_adds_up_as_shown(built_site):
+    found = list(total_tables(built_site))
+    names = {n for n, _ in found}
+    assert {"index", "lesson-1", "lesson-5"} <= names  # the three ledgers and lesson 5's one-layer table
+    bad = [b for name, t in found for b in check_adds_up(name, t)]
+    assert not bad, "\n".join(bad)
+    # the issue's example, now whole: lesson 1's master-weight row carries its bytes
+    lesson1 = next(t for n, t in found if n == "lesson-1")
+    assert ["FP32 主权重", "4 B", "111.13 GB"] in lesson1
+
+
+def test_every_table_column_has_one_unit(built_site):
+    bad = []
+    for name, p in pages(built_site):
+        for t in tables(article(p)):
+            for col in range(len(t[0]) if t else 0):
+                if len(column_units(t, col)) > 1:
+                    bad.append(f"{name}: 「{t[0][col]}」列：{sorted(column_units(t, col))}")
+    assert not bad, "\n".join(bad)
+
+
+def one_unit_violations(text: str) -> list[str]:
+    text = BESIDE.sub("", text)
+    return [m.group(0) for m in CHAIN.finditer(text) if len(set(re.findall(rf"(?<=\s){UNIT}|(?<=\d){UNIT}", m.group(0)))) > 1]
+
+
+def _views():
+    from widgets.api import WIDGETS, widget_module
+
+    for name in WIDGETS:
+        module = widget_module(name)
+        yield name, module.page_context()
+
+
+def test_every_line_of_arithmetic_in_pages_and_views_has_one_unit(built_site):
+    assert one_unit_violations("713.0 MB + 2.01 GB = 2.54 GiB") and not one_unit_violations("0.66 GiB + 1.88 GiB = 2.54 GiB")
+    bad = [f"{name}: {v}" for name, p in pages(built_site) for b in blocks(article(p))
+           for v in one_unit_violations(b)]
+    bad += [f"{name}: {v}" for name, ctx in _views() for s in view_strings(ctx) for v in one_unit_violations(s)]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("params", [{}, {"s": 5}, {"s": 131072, "b": 8}, {"model": "lab", "s": 64, "b": 2},
+                                    {"model": "qwen3-8b", "s": 8192}])
+def test_formula_view_uses_one_unit_for_terms_and_summary(params):
+    """Kind 6: the formula widget's summary was in TiB while its terms were in GB."""
+    v = formula.view(params)
+    found = {u for s in [v["summary"]] + [t["value"] for t in v["terms"]] for _, u in sizes(s)}
+    assert len(found) == 1, found
+    if not params:
+        assert "每层 sbh(34 + 5as/h) = 0.66 GiB + 1.88 GiB = 2.54 GiB，64 层共 162.5 GiB" in v["summary"]
+
+
+@pytest.mark.parametrize("params", [{}, {"s": 5}, {"s": 131072, "b": 8}, {"model": "lab", "s": 64, "b": 2},
+                                    {"mode": "full_recompute"}])
+def test_memory_bar_states_in_one_decimal_unit_and_its_sum_adds_up(params):
+    v = memory_bar.view(params)
+    main = BESIDE.sub("", v["summary"].split("下面一条")[0]).replace("80 GB 单卡", "单卡")
+    assert len({u for _, u in sizes(main)}) == 1, main
+    a, b, c = re.search(r"合计 ([\d,.]+) \w+ \+ ([\d,.]+) \w+ = ([\d,.]+)", v["summary"]).groups()
+    assert Decimal(a.replace(",", "")) + Decimal(b.replace(",", "")) == Decimal(c.replace(",", ""))
+    seg = [sizes(s["text"])[0] for s in v["segments"]]
+    assert len({u for _, u in seg}) == 1
+    total = units.round_half_up(Fraction(v["total_bytes"], units.UNITS[seg[0][1]]), len(seg[0][0].split(".")[-1]))
+    assert sum(Decimal(x.replace(",", "")) for x, _ in seg) == total
+
+
+def test_adding_up_picks_the_fewest_decimals_that_add_up():
+    psi = 27_781_427_952
+    assert units.adding_up([2 * psi, 2 * psi, 4 * psi, 8 * psi], "GB") == (
+        ["55.56 GB", "55.56 GB", "111.13 GB", "222.25 GB"], "444.50 GB")
+    assert units.adding_up([10**9, 2 * 10**9], "GB") == (["1.0 GB", "2.0 GB"], "3.0 GB")
+
