@@ -79,6 +79,7 @@ def test_formula_follows_the_memory_bar_to_our_small_model():
     r = lab_run()
     v = formula.view({"model": "lab", "s": 256, "b": 3})
     tot = 34 * 256 * 3 * r["h"] + 5 * r["a"] * 256 ** 2 * 3          # eq. 1 for one layer, by hand
-    assert v["summary"] == (f"我们的小模型（实验课，FP32）、s = 256、b = 3：每层 sbh(34 + 5as/h) = {units.auto_size(tot)},"
-                            f"{r['L']} 层共 {units.auto_size(tot * r['L'])}。")
+    (lin, sc), layer = units.adding_up([34 * 256 * 3 * r["h"], 5 * r["a"] * 256 ** 2 * 3], "MiB", 2)
+    assert v["summary"] == (f"我们的小模型（实验课，FP32）、s = 256、b = 3：每层 sbh(34 + 5as/h) = {lin} + {sc} = {layer}，"
+                            f"{r['L']} 层共 {units.size(tot * r['L'], 'MiB')}。")
     assert {t["key"]: t["value"] for t in v["terms"]}["h"] == f"h = {r['h']:,}"

@@ -62,3 +62,45 @@ def test_the_issues_examples_now_read_as_chinese():
 def test_the_checker_catches_english():
     assert english_words("decode(encode(FP16, x)): round once to nearest") == ["decode", "encode", "round", "once", "to", "nearest"]
     assert english_words("模型状态（anchor-model.json: param_total）= 16 B × Ψ，E4M3 的 0x7E") == []
+
+
+# The figures nearest the left and right edges of the text column, and the last ones of a page, on every
+# page: each one's tooltip, shown by keyboard focus, must lie inside the viewport (it ran off a phone).
+EDGE_FIGURES = """(width) => {
+  // figures a reader can reach now (not inside a closed <details> or a hidden tab)
+  const figs = [...document.querySelectorAll('article .fig')].filter(f => f.checkVisibility() && !f.closest('details:not([open])'));
+  const box = f => f.getClientRects()[0];
+  const byLeft = [...figs].sort((a, b) => box(a).left - box(b).left);
+  const byRight = [...figs].sort((a, b) => box(b).right - box(a).right);
+  const pick = new Set([...byLeft.slice(0, 3), ...byRight.slice(0, 3), ...figs.slice(-2)]);
+  const all = [...document.querySelectorAll('article .fig')];
+  return [...pick].map(f => all.indexOf(f));
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1280])
+def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(browser, site_server, built_site, width):
+    from conftest import new_page
+    from page_text import pages
+
+    ctx, page = new_page(browser, viewport={"width": width, "height": 800})
+    try:
+        checked, bad = 0, []
+        for name, _ in pages(built_site):
+            page.goto(site_server.url + ("" if name == "index" else name + "/"))
+            figs = page.locator("article .fig")
+            for i in page.evaluate(EDGE_FIGURES, width):
+                fig = figs.nth(i)
+                fig.focus()
+                tip = fig.locator(".fig-how")
+                tip.wait_for(state="visible")
+                fig_box, tip_box = fig.bounding_box(), tip.bounding_box()
+                checked += 1
+                if tip_box["x"] < 0 or tip_box["x"] + tip_box["width"] > width + 0.5:
+                    bad.append(f"{name} {fig.get_attribute('data-fig')}: {tip_box}")
+                # it opens under its figure, not somewhere else on the page
+                assert tip_box["y"] >= fig_box["y"], (name, fig_box, tip_box)
+        assert checked >= 40 and not bad, bad
+    finally:
+        ctx.close()
