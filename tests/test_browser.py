@@ -90,7 +90,7 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     # The chart was redrawn from Python's figure: the activation bars carry the new sizes.
     bars = bar_values(widget.locator(".c9-chart").inner_html())
     assert bars == [(k, pytest.approx(x, rel=1e-4)) for k, x in bar_values(expected["chart"])]
-    assert dict(bars)["act_scores"] == pytest.approx(64 * 5 * 24 * 8192**2 * 2 / 2**30, rel=1e-4)  # L·5as²b
+    assert dict(bars)["act_scores"] == pytest.approx(64 * 5 * 24 * 8192**2 * 2 / 10**9, rel=1e-4)  # L·5as²b, in GB
 
     # Switch the storage mode.
     widget.get_by_label("全量重计算").check()
