@@ -58,6 +58,9 @@ def _show(v) -> str:
         return units.number(v)
     if isinstance(v, list):
         return "[" + ", ".join(map(_show, v)) + "]"
+    if isinstance(v, float) and "e" in repr(v):  # 1e-08 as the pages write it: 1×10⁻⁸
+        mantissa, exp = repr(v).split("e")
+        return units.superscript_powers(f"{mantissa}×10^{int(exp)}")
     return VALUE_NAMES.get(v, str(v)) if isinstance(v, str) else str(v)
 
 

@@ -115,6 +115,16 @@ def article(path: Path) -> Node:
     return next(n for n in root.iter() if n.tag == "article")
 
 
+def without_widgets(node: Node, names) -> Node:
+    """The tree with the widgets named left out (in place; returns ``node``): a root with data-widget=NAME,
+    or, for a figure the build draws without one, the class c9-NAME."""
+    def named(c):
+        return isinstance(c, Node) and (c.attrs.get("data-widget") in names or any(f"c9-{x}" in c.classes for x in names))
+    for n in node.iter():
+        n.children = [c for c in n.children if not named(c)]
+    return node
+
+
 def blocks(node: Node) -> list[str]:
     """Each block's text, blocks nested in blocks (a tooltip in a paragraph) taken out separately."""
     out: list[str] = []
