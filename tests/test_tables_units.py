@@ -153,3 +153,10 @@ def test_adding_up_picks_the_fewest_decimals_that_add_up():
         ["55.56 GB", "55.56 GB", "111.13 GB", "222.25 GB"], "444.50 GB")
     assert units.adding_up([10**9, 2 * 10**9], "GB") == (["1.0 GB", "2.0 GB"], "3.0 GB")
 
+
+
+def test_the_unit_helpers_follow_the_chapters_convention():
+    assert units.states_unit(16 * 27_781_427_952) == "GB" and units.states_unit(59_019_264) == "MB"
+    assert units.activation_quote(174_483_046_400) == "162.5 GiB" and units.activation_quote(55_890_000) == "53.3 MiB"
+    assert units.unit_for(2_726_297_600, binary=True) == "GiB" and units.unit_for(5 * 10**14) == "TB"
+    assert units.unit_for(5_000) == "MB"  # never below MB

@@ -93,7 +93,7 @@ def view(params: dict | None = None) -> dict:
     card = card_bytes()
     # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
     # the chart's axis; activations also quoted in GiB beside (units.activation_size).
-    unit = _unit(tree.bytes)
+    unit = units.states_unit(tree.bytes)
     leaves = [(group, it) for group in tree.children for it in group.leaves()]
     texts, _ = units.adding_up([it.bytes for _, it in leaves], unit)
     segments = [
@@ -133,14 +133,8 @@ def view(params: dict | None = None) -> dict:
     }
 
 
-def _unit(n: int) -> str:
-    """The step's unit: GB, as the card is sold (MB for a model far smaller than a GB)."""
-    return "GB" if n >= units.GB else "MB"
-
-
 def _gib_beside(n: int) -> str:
-    """Activations as the chapter quotes them (GiB; MiB below 1 GiB), beside their decimal value."""
-    return f"（{units.size(n, 'GiB' if n >= units.GiB else 'MiB')}）"
+    return f"（{units.activation_quote(n)}）"
 
 
 MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",
@@ -154,7 +148,7 @@ def _chart(segments: list[dict], card: int, meas: list[dict] | None = None) -> s
         return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
 
     name = "堆叠条形图：训练一步的显存分项"
-    unit = _unit(sum(s["bytes"] for s in segments))
+    unit = units.states_unit(sum(s["bytes"] for s in segments))
     scale = units.UNITS[unit]
     axis = f"{unit}（10{'⁹' if unit == 'GB' else '⁶'} 字节）"
     if meas:

@@ -83,15 +83,15 @@ def unit_for(n_bytes: int | float, binary: bool = False) -> str:
     return best
 
 
-def states_size(n_bytes: int, digits: int = 1) -> str:
-    """Model states (weights, gradients, optimizer state) in GB, or MB for a small model."""
-    return size(n_bytes, "GB" if n_bytes >= GB else "MB", digits)
+def states_unit(n_bytes: int) -> str:
+    """The unit for model states and for any sum they are part of: GB (MB for a model far below 1 GB)."""
+    return "GB" if n_bytes >= GB else "MB"
 
 
-def activation_size(n_bytes: int, digits: int = 1) -> str:
-    """Activations quoted in GiB with the GB value beside them: '162.5 GiB（174.5 GB）' (MiB/MB below 1 GiB)."""
-    big = n_bytes >= GiB
-    return f"{size(n_bytes, 'GiB' if big else 'MiB', digits)}（{size(n_bytes, 'GB' if big else 'MB', digits)}）"
+def activation_quote(n_bytes: int, digits: int = 1) -> str:
+    """Activations as the chapter quotes them: GiB (MiB below 1 GiB), e.g. '162.5 GiB'; written beside
+    their GB value where they are added to model states: '174.5 GB（162.5 GiB）'."""
+    return size(n_bytes, "GiB" if n_bytes >= GiB else "MiB", digits)
 
 
 def adding_up(parts: list[int], unit: str, digits: int = 1, max_digits: int = 4) -> tuple[list[str], str]:
