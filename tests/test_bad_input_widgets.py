@@ -52,7 +52,7 @@ def test_integer_reads_full_width_digits_and_separators():
 def test_an_empty_model_says_that_none_was_chosen():
     for widget in ("memory-bar", "timeline", "formula"):
         assert ask(widget, model="") == {"ok": False, "error": "没有选模型：请从列表里选一个"}
-    assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型：gpt-9"}
+    assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型：「gpt-9」"}
 
 
 @pytest.mark.parametrize("seed, message", [
