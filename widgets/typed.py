@@ -53,7 +53,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
     Raises InputError (Chinese) for anything else; its ``str()`` is "too_long", "too_big" or
     "too_small" where :func:`integer` words the message differently."""
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise InputError(f"{what}要是一个数，例如 0.1、-3.5、1e-8、70000")
+        raise InputError(f"{what}要是一个数，例如 0.1、-3.5、1e-8、70000", "unreadable")
     if isinstance(v, int):
         v = str(v) if abs(v) < 10**MAX_TEXT else "9" * (MAX_TEXT + 1)
     elif isinstance(v, float):
@@ -61,7 +61,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
     t = ascii_text(_SUPER.sub(lambda m: "^" + m.group().translate(_FROM_SUPER), v))
     t = t.replace("−", "-").replace(" ", "").lower()
     if not t:
-        raise InputError(f"{what}是空的：请输入一个数，例如 1e-8 或 70000")
+        raise InputError(f"{what}是空的：请输入一个数，例如 1e-8 或 70000", "unreadable")
     if len(t) > MAX_TEXT:
         raise InputError(f"{what}太长了（最多 {MAX_TEXT} 个字符）", "too_long")
     sign = -1.0 if t.startswith("-") else 1.0
@@ -77,7 +77,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         t = t.replace(",", "")
     x, e10 = _exact(t)
     if x is None and e10 is None:
-        raise InputError(f"{what}看不懂「{_quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000")
+        raise InputError(f"{what}看不懂「{_quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000", "unreadable")
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
@@ -160,9 +160,11 @@ def numbers(text: str, what: str = "") -> list:
     out = []
     for tok in tokens(text):
         try:
-            out.append(parse(tok))
+            out.append(parse(tok, f"{what}「{_quote(tok)}」"))
         except InputError as e:
-            raise InputError(f"{what}「{_quote(tok)}」不是数字：{e.message_zh}") from None
+            if str(e) == "unreadable":
+                raise InputError(f"{what}「{_quote(tok)}」不是数字：请输入十进制数，例如 0.1、-3.5、1e-8") from None
+            raise
     return out
 
 
@@ -171,27 +173,29 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     ``name`` is the Chinese name the message uses."""
     from . import units
 
+    if name[-1:].isascii() and name[-1:].isalnum():
+        name += " "                 # "序列长度 s 要是整数", but "随机种子要是整数"
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise InputError(f"{name} 要是整数")
+        raise InputError(f"{name}要是整数")
     if isinstance(v, str) and not v.strip():
-        raise InputError(f"{name} 不能为空，请填一个整数")
+        raise InputError(f"{name}不能为空，请填一个整数")
     shown = f"「{ascii_text(v).strip()[:20]}」" if isinstance(v, str) else f" {v}"
-    outside = f"{name} 要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
+    outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
     try:
-        x = parse(v, name)
+        x = parse(v, name.strip())
     except InputError as e:
         too_long = str(e) == "too_long" and ascii_text(v).strip().lstrip("+-").isdigit()
         if too_long or str(e) == "too_big":          # more digits than any range here
             raise InputError(outside + shown) from None
         if "逗号" in e.message_zh:
             raise
-        raise InputError(f"{name} 要是整数，收到的是{shown}") from None
+        raise InputError(f"{name}要是整数，收到的是{shown}") from None
     if isinstance(x, float):
         if x != 0:
-            raise InputError(f"{name} 要是整数，收到的是{shown}")
+            raise InputError(f"{name}要是整数，收到的是{shown}")
         x = Fraction(0)
     if x.denominator != 1:
-        raise InputError(f"{name} 要是整数，收到的是{shown}")
+        raise InputError(f"{name}要是整数，收到的是{shown}")
     n = x.numerator
     if not lo <= n <= hi:
         raise InputError(outside + (shown if isinstance(v, str) and abs(n) >= 10**30 else f" {brief(n)}"))
