@@ -121,8 +121,8 @@ def view(params: dict | None = None) -> dict:
     """params: k (S = 2^k, 0…40), source (a registered name), fmt ("float16" | "bfloat16")."""
     p = with_defaults(params, DEFAULTS)
     k = integer(p["k"], "缩放指数 k", K_MIN, K_MAX)
-    if p["source"] not in _SOURCES:
-        raise InputError(f"没有这份梯度数据：{p['source']}")
+    if not isinstance(p["source"], str) or p["source"] not in _SOURCES:
+        raise InputError(f"没有这份梯度数据：「{str(p['source'])[:20]}」")
     fmt = sixteen_bit_format(p["fmt"], FORMATS)
     c = counts(p["source"], k, fmt)
     t = thresholds(fmt)

@@ -8,8 +8,9 @@ from .typed import ascii_text, brief, integer  # noqa: F401  (the typed-number r
 
 
 def with_defaults(params: dict | None, defaults: dict) -> dict:
-    """``defaults`` updated by ``params``; a parameter the widget does not have is refused."""
-    p = {**defaults, **(params or {})}
+    """``defaults`` updated by ``params``; a parameter the widget does not have is refused. A null
+    (JSON's None, which only the worker API can send) means "not given": the default is used."""
+    p = {**defaults, **{k: v for k, v in (params or {}).items() if v is not None}}
     unknown = set(p) - set(defaults)
     if unknown:
         raise InputError(f"不认识的参数：{'、'.join(f'「{k[:20]}」' for k in sorted(unknown))}")
@@ -18,7 +19,7 @@ def with_defaults(params: dict | None, defaults: dict) -> dict:
 
 def known_model(key: str) -> str:
     """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
-    if not key:
+    if not key or not isinstance(key, str):
         raise InputError("没有选模型：请从列表里选一个")
     if key not in model_keys() and not (key == LAB and lab_run() is not None):
         raise InputError(f"没有这个模型：「{str(key)[:20]}」")
