@@ -180,7 +180,8 @@ def _error_text(typed, stored: float) -> str:
     if stored == 0:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    return f"{float(err):+.3g}（相对 {float(rel) * 100:.3g}%）"
+    rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{float(rel) * 100:.3g}%"
+    return f"{float(err):+.3g}（相对 {rel_text}）".replace("-", "−")
 
 
 def view(params: dict | None = None) -> dict:

@@ -15,7 +15,7 @@ from functools import partial
 from itertools import chain
 
 from . import blockscale as B
-from . import typed
+from . import typed, units
 from .errors import InputError
 from .params import ascii_text, integer, with_defaults
 from .formats import CodecInputError
@@ -68,10 +68,16 @@ def describe_tensor(p: dict, outlier_cols: "list[int] | None" = None) -> str:
     """One Chinese sentence on where the tensor came from (shown under the heatmaps)."""
     if p["source"] == "typed":
         return "当前张量是手动输入的（原值为 0 的格子误差记为 0）。"
-    cols = "、".join(str(c) for c in outlier_cols or []) or "无"
+    cols = outlier_cols or []
+    if not cols:
+        channels = "没有离群通道"
+    elif len(cols) == 1:
+        channels = f"1 个离群通道（第 {cols[0]} 列，在前 128 列里）"
+    else:
+        channels = f"{len(cols)} 个离群通道（第 {'、'.join(map(str, cols))} 列，都在前 128 列里）"
+    size = f"，离群值的量级约 {p['magnitude']:,}" if cols or p["token"] else ""
     tok = "，外加第 5 行一个离群 token" if p["token"] else "，没有离群 token"
-    return (f"当前张量：种子 {p['seed']},{p['channels']} 个离群通道（第 {cols} 列，都在前 128 列里），"
-            f"量级约 {p['magnitude']:,}{tok}；其余数的绝对值在 0.001 到约 3 之间。")
+    return f"当前张量：种子 {p['seed']}，{channels}{tok}{size}；其余数的绝对值在 0.001 到约 3 之间。"
 
 
 def parse_tensor(text) -> list[list]:
@@ -144,10 +150,8 @@ def bin_of(r: float) -> int:
 def _pct(x: float) -> str:
     if x == 0:
         return "0%"
-    if x >= 0.1:
-        return f"{x * 100:.1f}%"
-    if x >= 0.001:
-        return f"{x * 100:.2f}%"
+    if x >= 0.001:        # "> 99.9%" for an error just short of 100% (100% is "became 0")
+        return units.share(x, 1 if x >= 0.1 else 2)
     return f"{x * 100:.2g}%"
 
 

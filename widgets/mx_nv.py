@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import blockscale as B
 from . import formats as F
 from .errors import InputError
-from . import typed
+from . import typed, units
 from .params import with_defaults
 
 WIDGET = "mx-nv"
@@ -39,11 +39,10 @@ def parse_block(text) -> list:
 
 
 def _pct(x: float) -> str:
+    """A relative error: never "100.0%" unless the value became 0, never "0.00%" unless exact."""
     if x == 0:
         return "0%"
-    if x < 0.0001:
-        return "< 0.01%"
-    return f"{x * 100:.1f}%" if x >= 0.01 else f"{x * 100:.2f}%"
+    return units.share(x, 1 if x >= 0.01 else 2)
 
 
 def _g(x: float) -> str:
