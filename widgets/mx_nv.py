@@ -7,6 +7,9 @@ come from :func:`widgets.blockscale.quantize`; ``view`` validates the reader's t
 """
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 from . import blockscale as B
 from . import formats as F
 from .errors import InputError
@@ -45,9 +48,12 @@ def _pct(x: float) -> str:
     return units.share(x, 1 if x >= 0.01 else 2)
 
 
-def _g(x: float) -> str:
+def _g(x) -> str:
+    """A number to 6 significant digits; a Fraction from its exact value (never through a float)."""
     if x in (float("inf"), float("-inf")):
         return "∞" if x > 0 else "−∞"
+    if isinstance(x, Fraction):
+        x = Decimal(x.numerator) / Decimal(x.denominator)
     return f"{x:.6g}".replace("-", "−")
 
 
@@ -83,8 +89,9 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, {"text": DEFAULT_TEXT})
     vals = parse_block(p["text"])
     mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
-    vals = [float(v) for v in vals]       # the view's numbers (the quantising above used the exact values)
-    rows = [{"value": v, "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
+    # the typed value's text from its exact value: 1e-330 reads "1e−330", though as a float it is 0
+    rows = [{"value": float(v), "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
+    vals = [float(v) for v in vals]
 
     def part(s):
         z = f"，{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
