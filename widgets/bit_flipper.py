@@ -152,8 +152,19 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
 
 
 def _pow2_exp(x: float) -> str:
+    """A spacing (a power of two): "2⁻¹ = 0.5", "2⁻²⁴ ≈ 5.96×10⁻⁸" (= only when the decimal is exact and short)."""
     e = math.frexp(x)[1] - 1
-    return f"2^{e}".replace("-", "−") + f" ≈ {x:.3g}"
+    exact = F._decimal(Fraction(x))
+    return f"{units.superscript_powers(f'2^{e}')} " + (f"= {exact}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}")
+
+
+def _sci(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant digits, a power of ten written ×10ⁿ: "5.96×10⁻⁸", "0.1", "−3.4×10³⁸"."""
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        text = f"{mant}×" + units.superscript_powers(f"10^{int(exp)}")
+    return text.replace("-", "−")
 
 
 def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
@@ -246,11 +257,7 @@ def _approx(row: dict) -> str:
         return ""
     if not ("×" in row["value_text"] or any(ch in row["value_text"] for ch in "⁰¹²³⁴⁵⁶⁷⁸⁹")):
         return ""
-    text = f"{row['value']:.9g}"
-    if "e" in text:
-        mant, exp = text.split("e")
-        text = f"{mant}×" + units.superscript_powers(f"10^{int(exp)}")
-    return f"≈ {text.replace('-', '−')}，"
+    return f"≈ {_sci(row['value'], 9)}，"
 
 
 def page_context(**options) -> dict:
