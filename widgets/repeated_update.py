@@ -134,9 +134,8 @@ def view(params: dict | None = None) -> dict:
              ("copy", f"主权重的 {name} 副本", [copy[i] for i in idx], "dash"),
              ("low", f"直接在 {name} 里更新", [low[i] for i in idx], "solid")]
     marks = [m for m in (_overflow_mark(idx, ys, fmt, COLORS[key]) for key, _, ys, _ in lines) if m]
-    for a, b in zip(marks, marks[1:]):
-        if (a["x"], a["y"]) == (b["x"], b["y"]):     # the copy and the 16-bit line overflow at one step
-            b["ay"] = 2 * a["ay"]
+    if len(marks) == 2 and (marks[0]["x"], marks[0]["y"]) == (marks[1]["x"], marks[1]["y"]):
+        marks = [{**marks[1], "text": marks[1]["text"].replace("起）", f"起，两条 {name} 线）")}]   # one label, not two on top of each other
     figure = {
         "data": [{"type": "scatter", "mode": "lines", "name": label, "x": idx, "y": _drawn(ys, fmt),
                   "text": [_t(y) for y in ys],
