@@ -51,8 +51,11 @@ def handle(request: str) -> str:
         msg = getattr(e, "message_zh", None)
         if msg is None:   # a bug, not the reader's input: no exception text reaches the page
             traceback.print_exc()
-            msg = "这组参数没能算出来（程序内部出错，不是你输入的问题）；请换一组参数，或刷新页面再试"
+            msg = INTERNAL_ERROR
         return _error(msg)
+
+
+INTERNAL_ERROR = "这组参数没能算出来（程序内部出错，不是你输入的问题）；请换一组参数，或刷新页面再试"
 
 
 def json_safe(x):

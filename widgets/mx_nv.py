@@ -33,7 +33,7 @@ def parse_block(text) -> list:
         if v != v:
             raise InputError("块里有 NaN：只能量化有限数")
         if abs(v) > fp32_max:
-            raise InputError(f"「{_g(float(v))}」超出了 FP32 的范围（±3.4×10³⁸）")
+            raise InputError(f"「{_g(v)}」超出了 FP32 的范围（±3.4×10³⁸）")
     if len(vals) > MAX_VALUES:
         raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
     if all(v == 0 for v in vals):

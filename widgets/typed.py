@@ -179,12 +179,19 @@ def integer(v, name: str, lo: int, hi: int) -> int:
         raise InputError(f"{name}要是整数")
     if isinstance(v, str) and not v.strip():
         raise InputError(f"{name}不能为空，请填一个整数")
-    shown = f"「{ascii_text(v).strip()[:20]}」" if isinstance(v, str) else f" {v}"
+    if isinstance(v, str):
+        shown = f"「{ascii_text(v).strip()[:20]}」"
+    else:   # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
+        shown = " " + ("NaN" if v != v else "∞" if v == math.inf else "−∞" if v == -math.inf else f"{v}")
     outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
+    if isinstance(v, int):
+        if not lo <= v <= hi:
+            raise InputError(f"{outside} {brief(v)}")
+        return v
     try:
         x = parse(v, name.strip())
     except InputError as e:
-        too_long = str(e) == "too_long" and ascii_text(v).strip().lstrip("+-").isdigit()
+        too_long = str(e) == "too_long" and isinstance(v, str) and ascii_text(v).strip().lstrip("+-").isdigit()
         if too_long or str(e) == "too_big":          # more digits than any range here
             raise InputError(outside + shown) from None
         if "逗号" in e.message_zh:
@@ -206,4 +213,7 @@ def brief(v: int) -> str:
     """An integer for a message: "131,073", or "约 1e+20" when it has more than 15 digits."""
     from . import units
 
-    return units.number(v) if abs(v) < 10**15 else f"约 {float(v):.3g}"
+    if abs(v) < 10**15:
+        return units.number(v)
+    mant, exp = f"{Decimal(v):.3g}".split("e")      # Decimal: no float overflow past 1e308
+    return f"约 {mant.rstrip('0').rstrip('.') if '.' in mant else mant}e{exp}"
