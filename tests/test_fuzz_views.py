@@ -53,11 +53,12 @@ def test_the_check_catches_english_and_lets_quoted_input_and_format_names_throug
 
 WIDGETS_WITH_VIEW = [n for n in api.WIDGETS if getattr(api.widget_module(n), "view", None) is not None]
 PARAM_NAMES = {n: sorted(api.widget_module(n).view({})["params"]) for n in WIDGETS_WITH_VIEW}
-# Known, owned by another helper of issue 12: these messages print a non-text value as Python does
-# ("收到的是 False", "没有这个模型：{'': None}"). Remove the mark once they quote the reader's text only.
-ECHOES_PYTHON = {"ledger": "widgets/ledger_chart.py:106 and :128 print the raw value",
-                 "timeline": "widgets/timeline.py:35 prints the raw value",
-                 "memory-bar": "widgets/memory_bar.py:42 prints the raw value"}
+# Known, in modules another helper of issue 12 owns; remove a mark once its module is fixed.
+ECHOES_PYTHON = {
+    "ledger": "widgets/ledger_chart.py: log10_params=10**400 crashes (float() of a huge int: read it with "
+              "widgets.typed.finite)",
+    "memory-bar": "widgets/memory_bar.py: an unknown recipe ('bogus', 0) reaches widgets.ledger's KeyError "
+                  "(check it against widgets.ledger.RECIPES with a Chinese message)"}
 
 # Texts a reader, an old link or a hand-made address could send.
 TRICKY = st.sampled_from([

@@ -199,7 +199,7 @@ def view(params: dict | None = None) -> dict:
     """params: formats ("float16,float32" or a list), source ("value" or a format name), value (a
     decimal text, when source is "value"), code (an int or a hex/binary text in the source format).
     Raises InputError (Chinese) on bad input."""
-    p = with_defaults(params, DEFAULTS)
+    p = with_defaults(params, DEFAULTS, lists=("formats",))
     fmts = _formats(p["formats"])
     typed = None
     if p["source"] == "value":

@@ -7,13 +7,20 @@ from .models import LAB, lab_run, model_keys
 from .typed import ascii_text, brief, integer  # noqa: F401  (the typed-number rules live in widgets/typed.py)
 
 
-def with_defaults(params: dict | None, defaults: dict) -> dict:
+def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:
     """``defaults`` updated by ``params``; a parameter the widget does not have is refused. A null
-    (JSON's None, which only the worker API can send) means "not given": the default is used."""
+    (JSON's None, which only the worker API can send) means "not given": the default is used.
+    Where the default is text, the value must be text or a number (a list only for the names in
+    ``lists``): no widget meets a list, an object or a switch where it looks a name up (the address
+    and the page send text, numbers and switches only). Numbers and switches are checked, with their
+    own messages, by the widget (:func:`integer`)."""
     p = {**defaults, **{k: v for k, v in (params or {}).items() if v is not None}}
     unknown = set(p) - set(defaults)
     if unknown:
         raise InputError(f"不认识的参数：{'、'.join(f'「{k[:20]}」' for k in sorted(unknown))}")
+    for k, v in p.items():
+        if isinstance(defaults[k], str) and k not in lists and (isinstance(v, bool) or not isinstance(v, (str, int, float))):
+            raise InputError(f"参数「{k}」的值格式不对：这里要一段文字")
     return p
 
 
