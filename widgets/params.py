@@ -8,13 +8,12 @@ from .typed import ascii_text, brief, integer  # noqa: F401  (the typed-number r
 
 
 def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:
-    """``defaults`` updated by ``params``; a parameter the widget does not have is refused. A null
-    (JSON's None, which only the worker API can send) means "not given": the default is used.
+    """``defaults`` updated by ``params``; a parameter the widget does not have is refused.
     Where the default is text, the value must be text or a number (a list only for the names in
-    ``lists``): no widget meets a list, an object or a switch where it looks a name up (the address
+    ``lists``): no widget meets null, a list, an object or a switch where it looks a name up (the address
     and the page send text, numbers and switches only). Numbers and switches are checked, with their
     own messages, by the widget (:func:`integer`)."""
-    p = {**defaults, **{k: v for k, v in (params or {}).items() if v is not None}}
+    p = {**defaults, **(params or {})}
     unknown = set(p) - set(defaults)
     if unknown:
         raise InputError(f"不认识的参数：{'、'.join(f'「{k[:20]}」' for k in sorted(unknown))}")
