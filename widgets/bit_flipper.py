@@ -8,7 +8,6 @@ neighbours, spacing, the interval that rounds here); JavaScript only draws the b
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from fractions import Fraction
 
 from . import formats as F
