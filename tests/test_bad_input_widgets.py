@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from fractions import Fraction
 
 import pytest
 
@@ -52,14 +53,14 @@ def test_integer_reads_full_width_digits_and_separators():
 def test_an_empty_model_says_that_none_was_chosen():
     for widget in ("memory-bar", "timeline", "formula"):
         assert ask(widget, model="") == {"ok": False, "error": "没有选模型：请从列表里选一个"}
-    assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型：gpt-9"}
+    assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型：「gpt-9」"}
 
 
 @pytest.mark.parametrize("seed, message", [
     ("", "随机种子不能为空，请填一个整数"),
     ("  ", "随机种子不能为空，请填一个整数"),
-    ("9" * 5000, "随机种子要是整数，收到的是「" + "9" * 20 + "」"),       # more digits than int() reads
-    ("9" * 40, "随机种子要在 0 到 1,000,000,000 之间，收到的是 约 1e+40"),
+    ("9" * 5000, "随机种子要在 0 到 1,000,000,000 之间，收到的是「" + "9" * 20 + "」"),  # more digits than int() reads
+    ("9" * 40, "随机种子要在 0 到 1,000,000,000 之间，收到的是「" + "9" * 20 + "」"),    # the same rule as every integer box
 ])
 def test_block_lab_seed_messages_are_short(seed, message):
     assert ask("block-lab", seed=seed) == {"ok": False, "error": message}
@@ -68,7 +69,7 @@ def test_block_lab_seed_messages_are_short(seed, message):
 def test_full_width_input_reads_as_ascii_in_every_parser():
     assert bit_flipper.parse_value("－１２．５") == -12.5
     assert bit_flipper.view({"source": "float16", "code": "０ｘ３Ｃ００"})["rows"][0]["code"] == 0x3C00
-    assert mx_nv.parse_block("０．３，－１．２、２．７；０．０５") == [0.3, -1.2, 2.7, 0.05]
+    assert mx_nv.parse_block("０．３，－１．２、２．７；０．０５") == [Fraction(3, 10), Fraction(-6, 5), Fraction(27, 10), Fraction(1, 20)]
     assert block_lab.parse_tensor("[1，2、3 4]; [５, －６、7 8]") == [[1, 2, 3, 4], [5, -6, 7, 8]]
     v = ask("repeated-update", w0="１．５")["view"]
     assert v["final"]["master"] == formats.round_value("float32", v["final"]["master"]) and v["summary"].startswith("w₀ = 1.5，")

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from widgets import api, bit_flipper, ledger_chart, lessons123_figures, loss_scale, repeated_update
+from widgets import api, bit_flipper, ledger_chart, lessons123_figures, loss_scale, repeated_update, typed
 
 PSI = 27_781_427_952
 QWEN3_8B = 8_190_735_360
@@ -119,13 +119,13 @@ def test_every_bit_of_random_codes_decodes_like_ml_dtypes(fmt):
         assert row["code"] == code
         if math.isfinite(want):
             assert row["value"] == want and math.copysign(1, row["value"]) == math.copysign(1, want)
-            # the short text reads back, rounded to the format (Float Toy's shortest round trip)
-            assert float(NP[fmt](float(row["value_text"].replace("−", "-")))) == want
+            # the text is the exact value (a decimal or a power of two), read back by the site's parser
+            assert typed.parse(row["value_text"]) == want
             if row["cls"] in ("normal", "subnormal") and row["up"] is not None:
                 with np.errstate(over="ignore"):
                     up = float(np.nextafter(NP[fmt](want), NP[fmt](np.inf))) if fmt == "float16" else None
                 if up is not None and math.isfinite(up):
-                    assert float(np.float16(float(row["up"].replace("−", "-")))) == up
+                    assert typed.parse(row["up"]) == up
 
 
 def test_fp32_spacing_and_class_against_numpy():

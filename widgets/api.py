@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
+import traceback
 
 # Every widget is one module under widgets/ that names itself (WIDGET), gives the page its build-time
 # context (page_context) and, if it is interactive, answers the worker (view). A new widget is one
@@ -44,10 +46,28 @@ def handle(request: str) -> str:
         params = req.get("params") or {}
         if not isinstance(params, dict):
             return _error("参数格式不对")
-        return json.dumps({"ok": True, "view": view(params)}, ensure_ascii=False, allow_nan=False)
+        return json.dumps({"ok": True, "view": json_safe(view(params))}, ensure_ascii=False, allow_nan=False)
     except Exception as e:  # the reader sees a message; the page keeps working
         msg = getattr(e, "message_zh", None)
-        return _error(msg or f"计算出错：{type(e).__name__}: {e}")
+        if msg is None:   # a bug, not the reader's input: no exception text reaches the page
+            traceback.print_exc()
+            msg = INTERNAL_ERROR
+        return _error(msg)
+
+
+INTERNAL_ERROR = "这组参数没能算出来（程序内部出错，不是你输入的问题）；请换一组参数，或刷新页面再试"
+
+
+def json_safe(x):
+    """``x`` with every ±∞ and NaN float replaced by None (JSON has neither). A last guard only: a view
+    says ∞ in its text and draws it itself (e.g. widgets.repeated_update), it never relies on this."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x
 
 
 def _error(message: str) -> str:

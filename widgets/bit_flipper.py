@@ -8,10 +8,11 @@ neighbours, spacing, the interval that rounds here); JavaScript only draws the b
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from . import formats as F
+from . import units
+from .typed import parse as parse_number
 from .errors import InputError
 from .params import ascii_text, with_defaults
 
@@ -19,8 +20,6 @@ WIDGET = "bit-flipper"
 
 DEFAULTS = {"formats": "float16,float32", "source": "value", "code": None, "value": "1"}
 MAX_FORMATS = 4
-MAX_TEXT = 60          # characters of a typed decimal
-MAX_EXPONENT = 400     # |decimal exponent| of a typed value; beyond it every format gives 0 or inf anyway
 
 SHORT = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "float8_e4m3fn": "FP8 E4M3",
          "float8_e5m2": "FP8 E5M2", "float4_e2m1fn": "FP4 E2M1", "float8_e8m0fnu": "E8M0"}
@@ -48,54 +47,45 @@ def _formats(spec) -> list[F.Format]:
 
 
 def parse_value(text) -> "Fraction | float":
-    """A decimal typed by the reader: ``"1e-8"``, ``"70,000"``, ``"-0"``, ``"inf"``, ``"nan"``.
-    Returns an exact Fraction (or a float for ±0, ±inf, NaN). Raises InputError in Chinese."""
-    if isinstance(text, bool):
-        raise InputError("数值要是十进制数字")
-    if isinstance(text, (int, float)):
-        text = repr(text)
-    if not isinstance(text, str):
-        raise InputError("数值要是十进制数字")
-    t = ascii_text(text).strip().replace(",", "").replace("−", "-").replace("×10^", "e").replace(" ", "")
-    if not t:
-        raise InputError("数值是空的：请输入一个十进制数，例如 1e-8 或 70000")
-    if len(t) > MAX_TEXT:
-        raise InputError(f"数值太长了（最多 {MAX_TEXT} 个字符）")
-    low = t.lower()
-    if low in ("inf", "+inf", "infinity", "∞", "+∞"):
-        return math.inf
-    if low in ("-inf", "-infinity", "-∞"):
-        return -math.inf
-    if low in ("nan", "+nan", "-nan"):
-        return math.nan
-    try:
-        d = Decimal(t)
-    except InvalidOperation:
-        raise InputError(f"看不懂「{text.strip()}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000") from None
-    if not d.is_finite():
-        raise InputError(f"看不懂「{text.strip()}」：请输入十进制数")
-    if d.is_zero():
-        return -0.0 if d.is_signed() else 0.0
-    if abs(d.adjusted()) > MAX_EXPONENT:
-        raise InputError(f"数值的量级超出了 10^±{MAX_EXPONENT}：这些格式里它只会是 0 或无穷大")
-    return Fraction(d)
+    """A number typed by the reader (:func:`widgets.typed.parse`): ``"1e-8"``, ``"70,000"``, ``"-0"``,
+    ``"-nan"``, ``"0x1p-24"``. An exact Fraction, or a float for ±0, ±inf and NaN (signs kept)."""
+    return parse_number(text)
 
 
-def _value_text(v: float, fmt: "F.Format | None" = None) -> str:
-    """The shortest decimal that still reads back (rounded to ``fmt``) as the same value, as Float
-    Toy shows it; ±∞ and NaN spelt out."""
+SHORT_EXACT = 20       # characters: a longer exact decimal is shown as a power of two
+
+
+def _value_text(v: float) -> str:
+    """±∞ and NaN spelt out; ±0."""
     if v != v:
         return "NaN"
     if math.isinf(v):
         return "+∞" if v > 0 else "−∞"
-    if v == 0:
-        return "−0" if math.copysign(1.0, v) < 0 else "0"
-    if fmt is not None:
-        for digits in range(1, 18):
-            s = f"{v:.{digits}g}"
-            if F.round_value(fmt, float(s)) == v:
-                return s
-    return repr(v)
+    return "−0" if math.copysign(1.0, v) < 0 else "0"
+
+
+def exact_short(fmt: F.Format, code: int) -> str:
+    """The value of ``code``, exactly and briefly: its decimal when that has at most SHORT_EXACT
+    characters ("128", "0.0001220703125"), else its power-of-two form ("2⁻²⁴", "1.5 × 2⁻¹³⁰").
+    Never a rounded decimal: FP16's and FP32's 2⁻²⁴ read the same. Typed back, it reads as itself."""
+    v = F.decode(fmt, code)
+    if v != v or math.isinf(v) or v == 0:
+        return _value_text(v)
+    fr = F.decode_exact(fmt, code)
+    s = ("-" if fr < 0 else "") + F._decimal(abs(fr))
+    if len(s) <= SHORT_EXACT:
+        return s.replace("-", "−")
+    return pow2_odd(fr)
+
+
+def pow2_odd(fr: Fraction) -> str:
+    """A dyadic rational as odd integer × a power of two: "2⁻²⁴", "−3 × 2⁻¹³¹", "16777215 × 2¹⁰⁴"."""
+    n, d = abs(fr.numerator), fr.denominator
+    e = -(d.bit_length() - 1)
+    tz = (n & -n).bit_length() - 1
+    n, e = n >> tz, e + tz
+    sign = "−" if fr < 0 else ""
+    return sign + (f"{n} × " if n != 1 else "") + units.superscript_powers(f"2^{e}")
 
 
 def _exact_text(fmt: F.Format, code: int) -> str:
@@ -111,8 +101,8 @@ def _exact_text(fmt: F.Format, code: int) -> str:
 
 
 def _pow2_text(expr: str) -> str:
-    """formats.power_of_two's '1.5 × 2^-3' with a proper minus for the page."""
-    return expr.replace("-", "−").replace("inf", "∞")
+    """formats.power_of_two's '1.5 × 2^-3' typeset for the page: '1.5 × 2⁻³' (a proper minus)."""
+    return units.superscript_powers(expr).replace("-", "−").replace("inf", "∞")
 
 
 def _bits(fmt: F.Format, code: int) -> list[dict]:
@@ -149,9 +139,9 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
         "bits": _bits(fmt, code), "sign": d["sign"], "exponent_field": d["exponent"], "mantissa_field": d["mantissa"],
         "exponent_bits": fmt.exponent_bits, "mantissa_bits": fmt.mantissa_bits, "bias": fmt.bias,
         "cls": cls, "cls_zh": CLASS_ZH[cls], "value": None if not finite else v,
-        "value_text": _value_text(v, fmt), "exact": _exact_text(fmt, code), "pow2": _pow2_text(F.power_of_two(fmt, code)),
-        "up": None if up is None else _value_text(F.decode(fmt, up), fmt),
-        "down": None if down is None else _value_text(F.decode(fmt, down), fmt),
+        "value_text": exact_short(fmt, code), "exact": _exact_text(fmt, code), "pow2": _pow2_text(F.power_of_two(fmt, code)),
+        "up": None if up is None else exact_short(fmt, up),
+        "down": None if down is None else exact_short(fmt, down),
         "ulp": spacing, "ulp_text": "—" if spacing is None else _pow2_exp(spacing),
         "interval": "—" if iv is None else _short_interval(iv, fmt),
     }
@@ -161,8 +151,19 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
 
 
 def _pow2_exp(x: float) -> str:
+    """A spacing (a power of two): "2⁻¹ = 0.5", "2⁻²⁴ ≈ 5.96×10⁻⁸" (= only when the decimal is exact and short)."""
     e = math.frexp(x)[1] - 1
-    return f"2^{e}".replace("-", "−") + f" ≈ {x:.3g}"
+    exact = F._decimal(Fraction(x))
+    return f"{units.superscript_powers(f'2^{e}')} " + (f"= {exact}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}")
+
+
+def _sci(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant digits, a power of ten written ×10ⁿ: "5.96×10⁻⁸", "0.1", "−3.4×10³⁸"."""
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        text = f"{mant}×" + units.superscript_powers(f"10^{int(exp)}")
+    return text.replace("-", "−")
 
 
 def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
@@ -189,14 +190,15 @@ def _error_text(typed, stored: float) -> str:
     if stored == 0:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    return f"{float(err):+.3g}（相对 {float(rel) * 100:.3g}%）"
+    rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{float(rel) * 100:.3g}%"
+    return f"{float(err):+.3g}（相对 {rel_text}）".replace("-", "−")
 
 
 def view(params: dict | None = None) -> dict:
     """params: formats ("float16,float32" or a list), source ("value" or a format name), value (a
     decimal text, when source is "value"), code (an int or a hex/binary text in the source format).
     Raises InputError (Chinese) on bad input."""
-    p = with_defaults(params, DEFAULTS)
+    p = with_defaults(params, DEFAULTS, lists=("formats",))
     fmts = _formats(p["formats"])
     typed = None
     if p["source"] == "value":
@@ -239,13 +241,22 @@ def view(params: dict | None = None) -> dict:
     else:
         lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}："
     summary = lead + "；".join(
-        f"{r['short']} 存成 {r['exact'] if len(r['exact']) <= 24 else '≈ ' + r['value_text']}"
-        f"（{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
+        f"{r['short']} 存成 {r['value_text']}"
+        f"（{_approx(r)}{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
         for r in rows) + "。"
     return {"params": {"formats": ",".join(f.name for f in fmts), "source": p["source"],
                        "value": p["value"] if typed is not None else None,
                        "code": p["code"] if typed is None else None},
             "rows": rows, "summary": summary, "lead_format": head["format"]}
+
+
+def _approx(row: dict) -> str:
+    """"≈ 5.96046448×10⁻⁸，" beside a value shown as a power of two (9 digits in every format)."""
+    if row["value"] is None or "2" not in row["value_text"] or row["value_text"].isdigit():
+        return ""
+    if not ("×" in row["value_text"] or any(ch in row["value_text"] for ch in "⁰¹²³⁴⁵⁶⁷⁸⁹")):
+        return ""
+    return f"≈ {_sci(row['value'], 9)}，"
 
 
 def page_context(**options) -> dict:

@@ -15,8 +15,9 @@ from functools import partial
 from itertools import chain
 
 from . import blockscale as B
+from . import typed, units
 from .errors import InputError
-from .params import ascii_text, brief, with_defaults
+from .params import ascii_text, integer, with_defaults
 from .formats import CodecInputError
 
 WIDGET = "block-lab"
@@ -67,35 +68,39 @@ def describe_tensor(p: dict, outlier_cols: "list[int] | None" = None) -> str:
     """One Chinese sentence on where the tensor came from (shown under the heatmaps)."""
     if p["source"] == "typed":
         return "当前张量是手动输入的（原值为 0 的格子误差记为 0）。"
-    cols = "、".join(str(c) for c in outlier_cols or []) or "无"
+    cols = outlier_cols or []
+    if not cols:
+        channels = "没有离群通道"
+    elif len(cols) == 1:
+        channels = f"1 个离群通道（第 {cols[0]} 列，在前 128 列里）"
+    else:
+        channels = f"{len(cols)} 个离群通道（第 {'、'.join(map(str, cols))} 列，都在前 128 列里）"
+    size = f"，离群值的量级约 {p['magnitude']:,}" if cols or p["token"] else ""
     tok = "，外加第 5 行一个离群 token" if p["token"] else "，没有离群 token"
-    return (f"当前张量：种子 {p['seed']},{p['channels']} 个离群通道（第 {cols} 列，都在前 128 列里），"
-            f"量级约 {p['magnitude']:,}{tok}；其余数的绝对值在 0.001 到约 3 之间。")
+    return f"当前张量：种子 {p['seed']}，{channels}{tok}{size}；其余数的绝对值在 0.001 到约 3 之间。"
 
 
-def parse_tensor(text) -> list[list[float]]:
-    """A tensor typed by the reader: rows on separate lines (or separated by ';'), numbers separated
-    by commas or spaces; brackets are ignored. Raises InputError (Chinese) on anything else."""
+def parse_tensor(text) -> list[list]:
+    """A tensor typed by the reader: rows on separate lines (or separated by ';' or "]"), numbers
+    separated by commas, "、" or spaces; brackets are ignored. Each number is read exactly
+    (:mod:`widgets.typed`): "1e-330" stays 10⁻³³⁰ and underflows in E4M3, not before.
+    Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的：至少输入一个数")
-    body = ascii_text(text).replace("[", " ").replace("]", " ;").replace(";", "\n")
+    body = ascii_text(text).replace("]", ";").replace(";", "\n")
     rows = []
     for line in body.splitlines():
-        parts = [p for p in line.replace(",", " ").replace("、", " ").split() if p]
-        if not parts:
+        if not typed.tokens(line):
             continue
-        row = []
-        for p in parts:
-            try:
-                v = float(p.replace("−", "-"))
-            except ValueError:
-                raise InputError(f"第 {len(rows) + 1} 行的「{p}」不是数字") from None
+        row = typed.numbers(line, f"第 {len(rows) + 1} 行的")
+        for v in row:
             if v != v:
                 raise InputError(f"第 {len(rows) + 1} 行有 NaN：这里只量化有限数")
-            if math.isinf(v):
+            if isinstance(v, float) and math.isinf(v):
                 raise InputError(f"第 {len(rows) + 1} 行有无穷大：这里只量化有限数")
-            row.append(v)
-        rows.append(row)
+        rows.append([typed.value(v) for v in row])
+        if len(rows) > MAX_TYPED_ROWS:
+            break
     if not rows:
         raise InputError("张量是空的：至少输入一个数")
     if len(rows) > MAX_TYPED_ROWS or max(map(len, rows)) > MAX_TYPED_COLS:
@@ -112,32 +117,15 @@ def normalise(params: dict | None) -> dict:
     if p["source"] not in ("generated", "typed"):
         raise InputError("张量来源只能是「生成」或「手动输入」")
     if p["scheme"] not in SCHEMES:
-        raise InputError(f"没有这种缩放方案：{p['scheme']}")
-    p["seed"] = _int(p["seed"], "随机种子", 0, 10**9)
-    p["channels"] = _int(p["channels"], "离群通道数", 0, MAX_CHANNELS)
-    p["magnitude"] = _int(p["magnitude"], "离群值的量级", 1, 10**6)
+        raise InputError(f"没有这种缩放方案：「{str(p['scheme'])[:20]}」")
+    p["seed"] = integer(p["seed"], "随机种子", 0, 10**9)
+    p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
+    p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)
     if p["magnitude"] not in MAGNITUDES:
         raise InputError(f"离群值的量级只能选 {'、'.join(map(str, MAGNITUDES))}")
     if not isinstance(p["token"], bool):
         raise InputError("「加一个离群 token」只能是开或关")
     return p
-
-
-def _int(v, name, lo, hi) -> int:
-    if isinstance(v, str):
-        if not v.strip():
-            raise InputError(f"{name}不能为空，请填一个整数")
-        try:
-            v = int(v.strip())
-        except ValueError:   # also more than 4,300 digits
-            raise InputError(f"{name}要是整数，收到的是「{v.strip()[:20]}」") from None
-    if isinstance(v, float) and v == v and not math.isinf(v) and v == int(v):
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise InputError(f"{name}要是整数")
-    if not lo <= v <= hi:
-        raise InputError(f"{name}要在 {lo} 到 {hi:,} 之间，收到的是 {brief(v)}")
-    return v
 
 
 _last: dict = {}          # the last generated tensor: the page asks for three schemes of one tensor
@@ -162,10 +150,8 @@ def bin_of(r: float) -> int:
 def _pct(x: float) -> str:
     if x == 0:
         return "0%"
-    if x >= 0.1:
-        return f"{x * 100:.1f}%"
-    if x >= 0.001:
-        return f"{x * 100:.2f}%"
+    if x >= 0.001:        # "> 99.9%" for an error just short of 100% (100% is "became 0")
+        return units.share(x, 1 if x >= 0.1 else 2)
     return f"{x * 100:.2g}%"
 
 

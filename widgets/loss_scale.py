@@ -13,6 +13,7 @@ import math
 import random
 
 from . import formats as F
+from . import units
 from .bit_flipper import short_name
 from .errors import InputError
 from .params import integer, sixteen_bit_format, with_defaults
@@ -114,23 +115,40 @@ def _binned_counts(source: str, k: int, t: dict) -> dict:
 
 
 def _pct(a: int, n: int) -> str:
-    return f"{100 * a / n:.1f}%"
+    return units.percent(a, n)      # "< 0.1%", not "0.0%", for 198 of 20,000
+
+
+def inert_note(source: str, fmt: str) -> str:
+    """When no k on the slider changes the shares (BF16: FP32's 8 exponent bits), a sentence saying so
+    and why, with the k where something would first change; "" otherwise."""
+    first = counts(source, K_MIN, fmt)
+    if counts(source, K_MAX, fmt) != first:
+        return ""
+    f = F.get_format(fmt)
+    k_over = next((k for k in range(K_MAX, 1100) if counts(source, k, fmt)["inf"] > first["inf"]), None)
+    why = (f"在 {short_name(fmt)} 里，k 从 {K_MIN} 到 {K_MAX} 这些比例一个都不变：{short_name(fmt)} 的指数有 "
+           f"{f.exponent_bits} 位（和 FP32 一样），能表示的窗口从 {units.superscript_powers(f'2^{int(math.log2(f.min_subnormal))}')}"
+           f" 到约 {units.superscript_powers(f'2^{f.emax + 1}')}，这批梯度乘不乘 S 都在窗口里")
+    later = f"，要到 k = {k_over} 才开始有梯度溢出" if k_over is not None else ""
+    return f"{why}{later}。所以用 BF16 训练一般不做损失缩放；它缺的是尾数位（精度），不是范围。"
 
 
 def view(params: dict | None = None) -> dict:
     """params: k (S = 2^k, 0…40), source (a registered name), fmt ("float16" | "bfloat16")."""
     p = with_defaults(params, DEFAULTS)
     k = integer(p["k"], "缩放指数 k", K_MIN, K_MAX)
-    if p["source"] not in _SOURCES:
-        raise InputError(f"没有这份梯度数据：{p['source']}")
+    if not isinstance(p["source"], str) or p["source"] not in _SOURCES:
+        raise InputError(f"没有这份梯度数据：「{str(p['source'])[:20]}」")
     fmt = sixteen_bit_format(p["fmt"], FORMATS)
     c = counts(p["source"], k, fmt)
     t = thresholds(fmt)
     name = short_name(fmt)
     n = c["n"]
-    summary = (f"S = 2^{k}(= {2 ** k:,}):{n:,} 个梯度乘 S 后存进 {name},{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0,"
+    summary = (f"S = {units.superscript_powers(f'2^{k}')}（= {2 ** k:,}）：{n:,} 个梯度乘 S 后存进 {name}，"
+               f"{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
                f"{_pct(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
-               f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞,{_pct(c['normal'], n)} 是正规数。")
+               f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{_pct(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
+               + inert_note(p["source"], fmt))
     return {"params": {"k": k, "source": p["source"], "fmt": fmt}, "format_short": name,
             "source_label": _SOURCES[p["source"]]["label"], "counts": c,
             "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
@@ -158,6 +176,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
     span = (min(zero_x - 6, lo_bin + k - 2), max(inf_x + 6, hi_bin + k + 3))
     if name == "BF16":
         span = (min(lo_bin + k - 8, -60), max(hi_bin + k + 8, 30))
+    window = units.superscript_powers(f"2^{t['lo_exp']} … 2^{t['hi_exp']}")
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "line": {"width": 0}, "layer": "below"}
     shapes = [
         {**band, "x0": span[0], "x1": zero_x, "fillcolor": "rgba(200,55,45,0.15)"},
@@ -171,7 +190,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
         "layout": {
             "height": 340, "margin": {"l": 10, "r": 10, "t": 56, "b": 50}, "showlegend": False, "bargap": 0,
             # the labels a little below the axis: the first one ("−60") sat on the y axis's "0"
-            "xaxis": {"title": {"text": f"log₂ |g × S|(S = 2^{k})"}, "range": list(span), "fixedrange": True,
+            "xaxis": {"title": {"text": f"log₂ |g × S|（S = {units.superscript_powers(f'2^{k}')}）"}, "range": list(span), "fixedrange": True,
                       "ticklabelstandoff": 6},
             "yaxis": {"title": {"text": "个数"}, "automargin": True, "fixedrange": True},
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
@@ -181,7 +200,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                 {"x": zero_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "← 变成 0", "showarrow": False, "xanchor": "right"},
                 {"x": inf_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "变成 ∞ →", "showarrow": False, "xanchor": "left"},
                 {"x": 0.5, "xref": "paper", "y": 1.1, "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                 "text": f"{name} 的窗口：2^{t['lo_exp']} … 2^{t['hi_exp']}"},
+                 "text": f"{name} 的窗口：{window}"},
             ],
         },
     }

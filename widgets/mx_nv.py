@@ -7,12 +7,14 @@ come from :func:`widgets.blockscale.quantize`; ``view`` validates the reader's t
 """
 from __future__ import annotations
 
-import math
+from decimal import Decimal
+from fractions import Fraction
 
 from . import blockscale as B
 from . import formats as F
 from .errors import InputError
-from .params import ascii_text, with_defaults
+from . import typed, units
+from .params import with_defaults
 
 WIDGET = "mx-nv"
 MAX_VALUES = 16
@@ -20,41 +22,38 @@ DEFAULT_TEXT = "0.3, -1.2, 2.7, 0.05"
 SCHEMES = ("mxfp4", "nvfp4")
 
 
-# Commas, enumeration commas and semicolons separate numbers (full-width ones are ASCII after ascii_text).
-_SEPARATORS = str.maketrans({c: " " for c in ",、;"})
-
-
-def parse_block(text) -> list[float]:
-    """The reader's block: numbers separated by commas or spaces (brackets ignored)."""
-    if not isinstance(text, str) or not text.strip(" \t\n,，、;；[]"):
+def parse_block(text) -> list:
+    """The reader's block: numbers separated by commas, "、", ";" or spaces (brackets ignored), each read
+    exactly by :mod:`widgets.typed` (a float when the float is exact, else a Fraction)."""
+    if not isinstance(text, str) or not typed.tokens(text):
         raise InputError("块是空的：至少输入一个数")
-    vals = []
-    for p in ascii_text(text).replace("[", " ").replace("]", " ").translate(_SEPARATORS).split():
-        try:
-            v = float(p.replace("−", "-"))
-        except ValueError:
-            raise InputError(f"「{p}」不是数字") from None
+    vals = typed.numbers(text)
+    fp32_max = F.get_format("float32").max
+    for v in vals:
         if v != v:
             raise InputError("块里有 NaN：只能量化有限数")
-        if math.isinf(v) or abs(v) > F.get_format("float32").max:
-            raise InputError(f"「{p}」超出了 FP32 的范围（±3.4×10³⁸）")
-        vals.append(v)
+        if abs(v) > fp32_max:
+            raise InputError(f"「{_g(v)}」超出了 FP32 的范围（±3.4×10³⁸）")
     if len(vals) > MAX_VALUES:
         raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
     if all(v == 0 for v in vals):
         raise InputError("全是 0：没有可以缩放的数，换几个非零的数试试")
-    return vals
+    return [typed.value(v) for v in vals]
 
 
 def _pct(x: float) -> str:
+    """A relative error: never "100.0%" unless the value became 0, never "0.00%" unless exact."""
     if x == 0:
         return "0%"
-    if x < 0.0001:
-        return "< 0.01%"
-    return f"{x * 100:.1f}%" if x >= 0.01 else f"{x * 100:.2f}%"
+    return units.share(x, 1 if x >= 0.01 else 2)
 
 
-def _g(x: float) -> str:
+def _g(x) -> str:
+    """A number to 6 significant digits; a Fraction from its exact value (never through a float)."""
+    if x in (float("inf"), float("-inf")):
+        return "∞" if x > 0 else "−∞"
+    if isinstance(x, Fraction):
+        x = Decimal(x.numerator) / Decimal(x.denominator)
     return f"{x:.6g}".replace("-", "−")
 
 
@@ -90,10 +89,12 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, {"text": DEFAULT_TEXT})
     vals = parse_block(p["text"])
     mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
-    rows = [{"value": v, "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
+    # the typed value's text from its exact value: 1e-330 reads "1e−330", though as a float it is 0
+    rows = [{"value": float(v), "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
+    vals = [float(v) for v in vals]
 
     def part(s):
-        z = f",{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
+        z = f"，{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
         return f"{s['label']}最大相对误差 {s['max_rel_text']}{z}"
     summary = (f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
                f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。")

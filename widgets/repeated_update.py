@@ -9,7 +9,8 @@ import math
 from fractions import Fraction
 
 from . import formats as F
-from .bit_flipper import parse_value, short_name
+from . import typed, units
+from .bit_flipper import short_name
 from .errors import InputError
 from .params import integer, sixteen_bit_format, with_defaults
 
@@ -49,11 +50,7 @@ def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
 
 
 def _finite(text, name: str, lo: float, hi: float) -> Fraction:
-    x = parse_value(text)
-    if isinstance(x, float):
-        if x != x or math.isinf(x):
-            raise InputError(f"{name}要是有限的数")
-        x = Fraction(0)
+    x = typed.finite(text, name)
     # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
         raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:,.0f} 之间，收到的是「{str(text).strip()[:20]}」")
@@ -66,8 +63,28 @@ def _t(x: float) -> str:
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
     if x == int(x) and abs(x) < 1e15:
-        return f"{int(x):,}"
-    return f"{x:.10g}"
+        return f"{int(x):,}".replace("-", "−")
+    return f"{x:.10g}".replace("-", "−")
+
+
+def _drawn(ys: list[float], fmt) -> list:
+    """A line as drawn: it runs up to the first ±∞, drawn at ±(the format's max), and stops there
+    (null: JSON has no ∞); :func:`_overflow_mark` labels that point."""
+    out = []
+    for y in ys:
+        if math.isinf(y):
+            return out + [math.copysign(F.get_format(fmt).max, y)] + [None] * (len(ys) - len(out) - 1)
+        out.append(y)
+    return out
+
+
+def _overflow_mark(idx: list[int], ys: list[float], fmt, color: str) -> "dict | None":
+    """The label on the point where a line overflows: "∞（第 k 步）", an arrow to the format's max."""
+    i = next((i for i, y in enumerate(ys) if math.isinf(y)), None)
+    if i is None:
+        return None
+    return {"x": idx[i], "y": math.copysign(F.get_format(fmt).max, ys[i]), "text": f"{_t(ys[i])}（第 {idx[i]:,} 步起）",
+            "showarrow": True, "arrowcolor": color, "font": {"color": color}, "ax": 30, "ay": -24 if ys[i] > 0 else 24}
 
 
 def view(params: dict | None = None) -> dict:
@@ -91,7 +108,13 @@ def view(params: dict | None = None) -> dict:
     copy = {i: F.round_value(fmt, master[i]) for i in idx}   # the 16-bit copy, at the drawn steps only
     moved = sum(1 for a, b in zip(low, low[1:]) if a != b)
     stuck_at = next((i for i, (a, b) in enumerate(zip(low, low[1:])) if a == b), None)
-    if moved == 0:
+    over_at = next((i for i, w in enumerate(low) if math.isinf(w)), None)
+    top = units.number(F.get_format(fmt).max)
+    if over_at == 0:
+        low_story = f"w₀ 存进 {name} 就已经溢出成 {_t(low[0])}（{name} 最大只到 {top}），之后加什么都还是 {_t(low[0])}"
+    elif over_at is not None:
+        low_story = f"第 {over_at:,} 步超过了 {name} 的最大值 {top}，溢出成 {_t(low[over_at])}，之后一直是 {_t(low[over_at])}"
+    elif moved == 0:
         low_story = f"一次也没动：每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
     elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1:])):
         low_story = f"前 {stuck_at} 步还在涨，到 {_t(low[stuck_at])} 就停住了（之后每一步都被舍入吞掉）"
@@ -101,19 +124,24 @@ def view(params: dict | None = None) -> dict:
                      if step_size != float(delta) else "每一步都如数加上了")
     else:
         low_story = f"{steps:,} 步里只动了 {moved:,} 次"
+    copy_end = _t(copy[steps]) + (f"（超过了 {name} 的最大值 {top}）" if math.isinf(copy[steps]) else "")
     summary = (f"w₀ = {_t(float(w0))}，每步加 Δ = {_t(float(delta))}，共 {steps:,} 步。精确值应到 {_t(float(exact_end))}；"
                f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
-               f"由主权重转成的 {name} 副本是 {_t(copy[steps])}。")
+               f"由主权重转成的 {name} 副本是 {copy_end}。")
     exact = [float(w0 + i * delta) for i in idx]
     lines = [("exact", "精确值 w₀ + kΔ", exact, "dot"),
              ("master", "FP32 主权重", [master[i] for i in idx], "solid"),
              ("copy", f"主权重的 {name} 副本", [copy[i] for i in idx], "dash"),
              ("low", f"直接在 {name} 里更新", [low[i] for i in idx], "solid")]
+    marks = [m for m in (_overflow_mark(idx, ys, fmt, COLORS[key]) for key, _, ys, _ in lines) if m]
+    if len(marks) == 2 and (marks[0]["x"], marks[0]["y"]) == (marks[1]["x"], marks[1]["y"]):
+        marks = [{**marks[1], "text": marks[1]["text"].replace("起）", f"起，两条 {name} 线）")}]   # one label, not two on top of each other
     figure = {
-        "data": [{"type": "scatter", "mode": "lines", "name": label, "x": idx, "y": ys,
+        "data": [{"type": "scatter", "mode": "lines", "name": label, "x": idx, "y": _drawn(ys, fmt),
+                  "text": [_t(y) for y in ys],
                   "line": {"color": COLORS[key], "dash": dash, "width": 3 if key == "low" else 2,
                            "shape": "hv" if key in ("low", "copy") else "linear"},
-                  "hovertemplate": f"{label}：第 %{{x}} 步，%{{y:.8g}}<extra></extra>"} for key, label, ys, dash in lines],
+                  "hovertemplate": f"{label}：第 %{{x}} 步，%{{text}}<extra></extra>"} for key, label, ys, dash in lines],
         "layout": {"height": 340, "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
                    "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
                    "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},
@@ -121,14 +149,18 @@ def view(params: dict | None = None) -> dict:
                    "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
                               "yanchor": "bottom"},
                    "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
-                   "font": {"family": "Noto Sans SC, sans-serif", "size": 13}},
+                   "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
+                   "annotations": marks},
     }
     table = [{"label": "精确值", "text": _t(float(exact_end))},
              {"label": "FP32 主权重", "text": _t(master[-1])},
-             {"label": f"主权重的 {name} 副本", "text": _t(copy[steps])},
+             {"label": f"主权重的 {name} 副本", "text": copy_end},
              {"label": f"直接在 {name} 里更新", "text": _t(low[-1])}]
     return {"params": {"fmt": fmt, "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": steps},
-            "format_short": name, "final": {"exact": float(exact_end), "master": master[-1], "copy": copy[steps], "low": low[-1]},
+            "format_short": name,
+            # ±∞ is not JSON: a final value that overflowed is null here and "∞" in the table and summary
+            "final": {k: x if math.isfinite(x) else None for k, x in
+                      {"exact": float(exact_end), "master": master[-1], "copy": copy[steps], "low": low[-1]}.items()},
             "moved": moved, "table": table, "summary": summary, "figure": figure}
 
 

@@ -50,8 +50,23 @@ def auto_size(n_bytes: int | float, binary: bool = True, digits: int = 1) -> str
 
 
 def percent(part: int | float | Fraction, whole: int | float | Fraction, digits: int = 1) -> str:
-    """``part / whole`` as a percentage: percent(1, 8) == '12.5%'. Raises ZeroDivisionError if whole is 0."""
-    return f"{number(Fraction(part) / Fraction(whole) * 100, digits)}%"
+    """``part / whole`` as a percentage: percent(1, 8) == '12.5%' (the rule of :func:`share`).
+    Raises ZeroDivisionError if whole is 0."""
+    return share(Fraction(part) / Fraction(whole), digits)
+
+
+def share(ratio: int | float | Fraction, digits: int = 1) -> str:
+    """A ratio as a percentage rounded to ``digits`` decimals that never reads as 0% or 100% when it is
+    not: share(1/20000) == '< 0.1%', share(19999/20000) == '> 99.9%', share(1.0004) == '> 100.0%';
+    exactly 0 and 1 read '0.0%' and '100.0%'. The one rule for every share the site prints."""
+    x = Fraction(ratio) * 100
+    shown = round_half_up(x, digits)
+    step = Decimal(1).scaleb(-digits)
+    if x > 0 and shown == 0:
+        return f"< {step}%"
+    if shown == 100 and x != 100:
+        return f"> {100 - step}%" if x < 100 else f"> {shown:.{digits}f}%"
+    return f"{shown:,.{digits}f}%"
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

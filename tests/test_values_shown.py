@@ -1,0 +1,157 @@
+"""Issue 12, kinds 2, 11 and 13 (Python parts): what a view prints about a value is true.
+
+- ±∞ is shown, not refused (the repeated update overflowing FP16);
+- a value exact in its format is shown exactly (a decimal, or odd × a power of two), the same in every
+  format; a rounded share never reads 0% or 100% when it is not;
+- a control that changes nothing says so and why (BF16's loss-scale slider); counts are worded for 0, 1
+  and many (the block lab's outlier channels)."""
+from __future__ import annotations
+
+import json
+import random
+import re
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from widgets import api, bit_flipper, block_lab, formats as F, loss_scale, mx_nv, typed, units
+
+
+def ask(widget, **p):
+    return json.loads(api.handle(json.dumps({"widget": widget, "params": p})))
+
+
+# ---- kind 2: overflow to ∞ is shown --------------------------------------------------------------
+
+@pytest.mark.parametrize("w0, delta, step", [("70000", "1", 0), ("60000", "1000", 6), ("-60000", "-1000", 6)])
+def test_the_repeated_update_shows_fp16_overflowing_to_infinity(w0, delta, step):
+    a = ask("repeated-update", fmt="float16", w0=w0, delta=delta, steps=10)
+    assert a["ok"], a
+    v = a["view"]
+    inf = "−∞" if w0.startswith("-") else "∞"
+    low = v["figure"]["data"][3]
+    assert low["y"][step] == (-65504.0 if w0.startswith("-") else 65504.0) and low["y"][step + 1:] == [None] * (10 - step)
+    assert low["text"][step] == inf and low["y"][:step] == [float(x) for x in low["y"][:step]]
+    marks = [m for m in v["figure"]["layout"]["annotations"] if m["x"] == step]
+    assert len(marks) == 1 and marks[0]["text"] == f"{inf}（第 {step} 步起，两条 FP16 线）"   # one label for the two lines
+    assert v["table"][3]["text"] == inf and v["final"]["low"] is None
+    assert f"溢出成 {inf}" in v["summary"] and "65,504" in v["summary"]
+
+
+def test_a_finite_run_has_no_overflow_marks():
+    v = ask("repeated-update", fmt="bfloat16", w0="60000", delta="1000", steps=10)["view"]
+    assert v["figure"]["layout"]["annotations"] == [] and "∞" not in v["summary"]
+
+
+# ---- kind 11: exact values exactly; shares never 0% / 100% when they are not ----------------------
+
+@settings(max_examples=500)
+@given(st.integers(0, 10**7), st.integers(1, 10**7), st.integers(0, 3))
+def test_a_share_reads_0_or_100_percent_only_when_it_is(part, whole, digits):
+    part = min(part, whole)
+    text = units.share(Fraction(part, whole), digits)
+    number = float(text.lstrip("<> ").rstrip("%").replace(",", ""))
+    assert (number == 0) == (part == 0) or text.startswith("<")
+    assert (number == 100 and not text.startswith(">")) == (part == whole)
+    if text.startswith("<"):
+        assert 0 < part / whole * 100 < number
+    if text.startswith(">"):
+        assert number < part / whole * 100 < 100
+
+
+def test_share_examples():
+    assert units.share(Fraction(198, 3688704)) == "< 0.1%" and units.percent(3688070, 3688704) == "> 99.9%"
+    assert units.percent(1, 8) == "12.5%" and units.percent(0, 5) == "0.0%" and units.percent(5, 5) == "100.0%"
+
+
+SHARE = re.compile(r"([<>] )?([\d.]+)%（([\d,]+) 个）")
+
+
+@pytest.mark.parametrize("source", sorted(loss_scale._SOURCES))
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
+def test_loss_scale_shares_agree_with_their_counts_at_every_k(source, fmt):
+    for k in range(loss_scale.K_MIN, loss_scale.K_MAX + 1):
+        v = loss_scale.view({"k": k, "source": source, "fmt": fmt})
+        n = v["counts"]["n"]
+        found = SHARE.findall(v["summary"])
+        assert len(found) == 4
+        for mark, pct, count in found:
+            c = int(count.replace(",", ""))
+            assert (float(pct) == 0 and not mark) == (c == 0), (k, v["summary"])
+            assert (float(pct) == 100 and not mark) == (c == n), (k, v["summary"])
+        for key, text in v["shares"].items():
+            assert text == units.percent(v["counts"][key], n)
+
+
+def test_the_issue_example_at_k_20():
+    if "lab" not in loss_scale._SOURCES:
+        pytest.skip("no lab data file")
+    s = loss_scale.view({"k": 20, "source": "lab", "fmt": "float16"})["summary"]
+    assert "< 0.1%（198 个）溢出成 ∞" in s and "> 99.9%（3,688,070 个）是正规数" in s
+
+
+def test_relative_errors_read_100_percent_only_for_a_value_that_became_zero():
+    rng = random.Random(12)
+    for _ in range(200):
+        text = ", ".join(f"{rng.choice([-1, 1]) * 10 ** rng.uniform(-6, 3):.4g}" for _ in range(rng.randint(1, 16)))
+        v = mx_nv.view({"text": text})
+        for row in v["rows"]:
+            for side in ("mx", "nv"):
+                e = row[side]
+                if e["rel_text"] in ("100.0%", "100%"):
+                    assert e["zeroed"], (text, e)
+                if e["rel_text"] in ("0%", "0.00%", "0.0%"):
+                    assert e["rel_error"] == 0, (text, e)
+    for scheme in block_lab.SCHEMES:
+        v = block_lab.view({"scheme": scheme, "seed": 3})
+        assert v["max_rel_text"] != "100.0%" or v["max_rel"] == 1
+    assert mx_nv._pct(0.99996) == "> 99.9%" and block_lab._pct(0.99996) == "> 99.9%" and block_lab._pct(1.0) == "100.0%"
+
+
+def _shown_values(fmt, code):
+    """(text, the code it shows) for the value and its two neighbours in the bit flipper's row."""
+    row = bit_flipper.view({"formats": fmt, "source": fmt, "code": code})["rows"][0]
+    return [(row["value_text"], code), (row["up"], F.next_up(fmt, code)), (row["down"], F.next_down(fmt, code))]
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float8_e4m3fn", "float8_e5m2",
+                                 "float4_e2m1fn", "float8_e8m0fnu"])
+def test_the_bit_flipper_shows_every_value_exactly(fmt):
+    f = F.get_format(fmt)
+    rng = random.Random(11)
+    codes = range(f.n_codes) if f.n_codes <= 256 else [rng.randrange(f.n_codes) for _ in range(300)] + [1, f.max_code]
+    for code in codes:
+        for text, c in _shown_values(fmt, code):
+            if text is None or text in ("NaN", "+∞", "−∞"):
+                continue
+            assert typed.parse(text) == F.decode_exact(f, c), (fmt, code, text)
+            assert "≈" not in text and "e" not in text
+
+
+def test_the_issue_examples_read_exactly():
+    s = bit_flipper.view({"value": "5.9604644775390625e-08", "formats": "float16,float32"})["summary"]
+    assert "FP16 存成 2⁻²⁴（≈ 5.96046448×10⁻⁸，" in s and "FP32 存成 2⁻²⁴（≈ 5.96046448×10⁻⁸，" in s
+    row = bit_flipper.view({"source": "float8_e8m0fnu", "code": "0x86", "formats": "float8_e8m0fnu"})["rows"][0]
+    assert (row["value_text"], row["down"], row["up"]) == ("128", "64", "256")
+
+
+# ---- kind 13: no inert control without a reason; counts worded for 0, 1, many ---------------------
+
+@pytest.mark.parametrize("source", sorted(loss_scale._SOURCES))
+def test_bf16s_slider_says_why_it_changes_nothing(source):
+    for k in (0, 13, 40):
+        s = loss_scale.view({"k": k, "source": source, "fmt": "bfloat16"})["summary"]
+        assert "k 从 0 到 40 这些比例一个都不变" in s and "指数有 8 位（和 FP32 一样）" in s and "才开始有梯度溢出" in s
+        assert "一个都不变" not in loss_scale.view({"k": k, "source": source, "fmt": "float16"})["summary"]
+    k_over = int(re.search(r"要到 k = (\d+)", s).group(1))
+    assert loss_scale.counts(source, k_over, "bfloat16")["inf"] > 0 == loss_scale.counts(source, k_over - 1, "bfloat16")["inf"]
+
+
+@pytest.mark.parametrize("channels, token, words", [
+    (0, False, "没有离群通道，没有离群 token"), (0, True, "没有离群通道，外加第 5 行一个离群 token"),
+    (1, True, "1 个离群通道（第 48 列，在前 128 列里）"), (4, False, "4 个离群通道（第 1、48、67、83 列，都在前 128 列里）")])
+def test_block_lab_words_every_count_of_outlier_channels(channels, token, words):
+    note = block_lab.view({"channels": channels, "token": token})["tensor_note"]
+    assert words in note and "无" not in note and "第  列" not in note

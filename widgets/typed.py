@@ -1,0 +1,219 @@
+"""The one reader of typed numbers: every number box and number list on the site goes through here.
+
+A typed number keeps its exact value: a decimal ("0.1", "1e-330", "70,000") becomes a
+:class:`fractions.Fraction`, never a float first, so the formats round it once, from the exact value.
+The rules, the same in every widget:
+
+- Full-width text reads as ASCII (a Chinese input method types "１２．５", "－３", "，"); "−" is a minus;
+  spaces inside a number are ignored ("70 000").
+- Decimal ("-3.5", "1e-8", "1.5×10^-3"), hexadecimal integers ("0x3C00" is 15,360) and C99 hex
+  floats ("0x1.8p3" is 12), and powers of two as the site prints them ("2⁻²⁴", "2^-24", "1.5 × 2^-3").
+- Signed zero and NaN keep their sign: "-0" is −0.0, "-nan" is a NaN with the sign bit set; "inf",
+  "infinity", "∞" with an optional sign. These come back as floats; every other number as a Fraction.
+- A comma inside one number is a thousands separator only in the standard grouping ("8,192",
+  "1,000,000.5"): "1,5" is refused with a message (it is not 15, and not 1.5 either). In a list of
+  numbers (:func:`numbers`) commas, "、" and ";" separate the numbers, so "1,5" there is 1 and 5.
+- JSON numbers are read as the decimal they print as (0.1 is one tenth, as the reader typed it).
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from .errors import InputError
+
+MAX_TEXT = 60          # characters of one typed number
+MAX_EXPONENT = 400     # |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
+
+_SUPER = re.compile("[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")      # "2⁻²⁴", as the site prints powers: read as "2^-24"
+_FROM_SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
+_INF = {"inf", "infinity", "∞"}
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
+_HEX_FLOAT = re.compile(r"([+-]?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?(?:p([+-]?\d+))?")
+_POW2 = re.compile(r"([+-]?)(?:(\d+(?:\.\d*)?|\.\d+)(?:×|x|\*))?2(?:\^|\*\*)([+-]?\d+)")
+
+
+def ascii_text(text: str) -> str:
+    """Typed text as ASCII where a Chinese input method types full width (NFKC): "１２．５" → "12.5",
+    "－３" → "-3", "，" → ",", "；" → ";". The ideographic comma "、" and the minus sign "−" stay."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def _quote(text: str) -> str:
+    t = text.strip()
+    return t if len(t) <= 20 else t[:20] + "…"
+
+
+def parse(v, what: str = "数值") -> "Fraction | float":
+    """A typed number (text, or a JSON int/float) as its exact value: a Fraction for a finite non-zero
+    number; a float for ±0, ±∞ and NaN (sign kept). ``what`` names the box in messages.
+    Raises InputError (Chinese) for anything else; its ``str()`` is "too_long", "too_big" or
+    "too_small" where :func:`integer` words the message differently."""
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise InputError(f"{what}要是一个数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+    if isinstance(v, int):
+        v = str(v) if abs(v) < 10**MAX_TEXT else "9" * (MAX_TEXT + 1)
+    elif isinstance(v, float):
+        v = repr(v)
+    t = ascii_text(_SUPER.sub(lambda m: "^" + m.group().translate(_FROM_SUPER), v))
+    t = t.replace("−", "-").replace(" ", "").lower()
+    if not t:
+        raise InputError(f"{what}是空的：请输入一个数，例如 1e-8 或 70000", "unreadable")
+    if len(t) > MAX_TEXT:
+        raise InputError(f"{what}太长了（最多 {MAX_TEXT} 个字符）", "too_long")
+    sign = -1.0 if t.startswith("-") else 1.0
+    bare = t[1:] if t[:1] in "+-" else t
+    if bare in _INF:
+        return math.copysign(math.inf, sign)
+    if bare == "nan":
+        return math.copysign(math.nan, sign)
+    if "," in t:
+        if not _THOUSANDS.fullmatch(t):
+            raise InputError(f"{what}「{_quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
+                             f"千位请三位一组（例如 8,192）")
+        t = t.replace(",", "")
+    x, e10 = _exact(t)
+    if x is None and e10 is None:
+        raise InputError(f"{what}看不懂「{_quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+    if x == 0:
+        return math.copysign(0.0, sign)
+    if abs(e10) > MAX_EXPONENT:
+        raise InputError(f"{what}的量级超出了 10^±{MAX_EXPONENT}：这里的每种格式里它只会是 0 或无穷大",
+                         "too_big" if e10 > 0 else "too_small")
+    return x
+
+
+def _exact(t: str) -> "tuple[Fraction | None, int | None]":
+    """Decimal, hex or power-of-two text (lower case, no spaces or commas) as (its Fraction, about
+    its decimal exponent); (None, exponent) when it is too far out to build, (None, None) if unreadable."""
+    m = _HEX_FLOAT.fullmatch(t)
+    if m and (m.group(2) or m.group(3)):
+        sign, whole, frac, exp = m.groups()
+        frac = frac or ""
+        n = int(whole + frac or "0", 16)
+        e2 = int(exp or 0) - 4 * len(frac)
+        return _scaled(n, e2, sign)
+    m = _POW2.fullmatch(t)
+    if m:
+        sign, sig, exp = m.groups()
+        return _scaled(Fraction(Decimal(sig)) if sig else 1, int(exp), sign)
+    t = t.replace("×10^", "e").replace("x10^", "e").replace("*10^", "e").replace("*10**", "e")
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?", t):
+        return None, None
+    try:
+        d = Decimal(t)
+    except InvalidOperation:
+        return None, None
+    if d.is_zero():
+        return Fraction(0), 0
+    if abs(d.adjusted()) > MAX_EXPONENT:        # before Fraction(): 1e100000000 is never built
+        return None, d.adjusted()
+    return Fraction(d), d.adjusted()
+
+
+def _scaled(n, e2: int, sign: str) -> "tuple[Fraction | None, int]":
+    """±n·2^e2, unless its decimal exponent is beyond MAX_EXPONENT (then (None, that exponent))."""
+    if not n:
+        return Fraction(0), 0
+    e10 = math.floor(math.log10(n) + e2 * math.log10(2))
+    if abs(e10) > MAX_EXPONENT:
+        return None, e10
+    x = Fraction(n) * Fraction(2) ** e2
+    return (-x if sign == "-" else x), e10
+
+
+def finite(v, what: str = "数值") -> Fraction:
+    """:func:`parse`, refusing ±∞ and NaN; ±0 comes back as Fraction(0)."""
+    x = parse(v, what)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise InputError(f"{what}要是有限的数，收到的是「{_quote(str(v))}」")
+        return Fraction(0)
+    return x
+
+
+def value(x: "Fraction | float") -> "float | Fraction":
+    """A parsed number as a float when the float is exact (the fast paths take floats), else as is."""
+    if isinstance(x, float):
+        return x
+    f = float(x) if abs(x) < 2**1024 else math.inf
+    return f if math.isfinite(f) and Fraction(f) == x else x
+
+
+SEPARATORS = ",、;"
+
+
+def tokens(line: str) -> list[str]:
+    """The numbers of one typed list as texts: commas, "、", ";", brackets and spaces separate them."""
+    t = ascii_text(line)
+    for ch in SEPARATORS + "[]":
+        t = t.replace(ch, " ")
+    return t.split()
+
+
+def numbers(text: str, what: str = "") -> list:
+    """A typed list ("0.3, -1.2、2.7；0.05") as :func:`parse` values. ``what`` prefixes messages
+    ("第 2 行"). Raises InputError naming the token it cannot read."""
+    out = []
+    for tok in tokens(text):
+        try:
+            out.append(parse(tok, f"{what}「{_quote(tok)}」"))
+        except InputError as e:
+            if str(e) == "unreadable":
+                raise InputError(f"{what}「{_quote(tok)}」不是数字：请输入十进制数，例如 0.1、-3.5、1e-8") from None
+            raise
+    return out
+
+
+def integer(v, name: str, lo: int, hi: int) -> int:
+    """``v`` (an int, an integral float, or text such as "8,192" or "1e3") as an int in lo…hi.
+    ``name`` is the Chinese name the message uses."""
+    from . import units
+
+    if name[-1:].isascii() and name[-1:].isalnum():
+        name += " "                 # "序列长度 s 要是整数", but "随机种子要是整数"
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise InputError(f"{name}要是整数")
+    if isinstance(v, str) and not v.strip():
+        raise InputError(f"{name}不能为空，请填一个整数")
+    if isinstance(v, str):
+        shown = f"「{ascii_text(v).strip()[:20]}」"
+    else:   # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
+        shown = " " + ("NaN" if v != v else "∞" if v == math.inf else "−∞" if v == -math.inf else f"{v}")
+    outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
+    if isinstance(v, int):
+        if not lo <= v <= hi:
+            raise InputError(f"{outside} {brief(v)}")
+        return v
+    try:
+        x = parse(v, name.strip())
+    except InputError as e:
+        too_long = str(e) == "too_long" and isinstance(v, str) and ascii_text(v).strip().lstrip("+-").isdigit()
+        if too_long or str(e) == "too_big":          # more digits than any range here
+            raise InputError(outside + shown) from None
+        if "逗号" in e.message_zh:
+            raise
+        raise InputError(f"{name}要是整数，收到的是{shown}") from None
+    if isinstance(x, float):
+        if x != 0:
+            raise InputError(f"{name}要是整数，收到的是{shown}")
+        x = Fraction(0)
+    if x.denominator != 1:
+        raise InputError(f"{name}要是整数，收到的是{shown}")
+    n = x.numerator
+    if not lo <= n <= hi:
+        raise InputError(outside + (shown if isinstance(v, str) and abs(n) >= 10**30 else f" {brief(n)}"))
+    return n
+
+
+def brief(v: int) -> str:
+    """An integer for a message: "131,073", or "约 1e+20" when it has more than 15 digits."""
+    from . import units
+
+    if abs(v) < 10**15:
+        return units.number(v)
+    mant, exp = f"{Decimal(v):.3g}".split("e")      # Decimal: no float overflow past 1e308
+    return f"约 {mant.rstrip('0').rstrip('.') if '.' in mant else mant}e{exp}"
