@@ -53,13 +53,6 @@ def test_the_check_catches_english_and_lets_quoted_input_and_format_names_throug
 
 WIDGETS_WITH_VIEW = [n for n in api.WIDGETS if getattr(api.widget_module(n), "view", None) is not None]
 PARAM_NAMES = {n: sorted(api.widget_module(n).view({})["params"]) for n in WIDGETS_WITH_VIEW}
-# Known, in modules another helper of issue 12 owns; remove a mark once its module is fixed.
-ECHOES_PYTHON = {
-    "ledger": "widgets/ledger_chart.py: log10_params=10**400 crashes (float() of a huge int: read it with "
-              "widgets.typed.finite)",
-    "memory-bar": "widgets/memory_bar.py: an unknown recipe ('bogus', 0) reaches widgets.ledger's KeyError "
-                  "(check it against widgets.ledger.RECIPES with a Chinese message)"}
-
 # Texts a reader, an old link or a hand-made address could send.
 TRICKY = st.sampled_from([
     "", " ", "nan", "-nan", "NaN", "inf", "-inf", "Infinity", "∞", "-0", "0", "1", "1e999", "1e-999", "1e-330",
@@ -85,9 +78,7 @@ def requests(draw, widget):
     return params
 
 
-@pytest.mark.parametrize("widget", [
-    pytest.param(n, marks=pytest.mark.xfail(reason=ECHOES_PYTHON[n], strict=False)) if n in ECHOES_PYTHON else n
-    for n in WIDGETS_WITH_VIEW])
+@pytest.mark.parametrize("widget", WIDGETS_WITH_VIEW)
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_view_answers_any_json_with_a_view_or_a_chinese_message(widget, data):

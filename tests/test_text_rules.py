@@ -56,9 +56,7 @@ def test_the_rules_catch_the_issues_examples():
 # and then removes these markers; strict, so a fixed widget reports XPASS and fails until then).
 PENDING = {
     "lab-charts": "widgets/lab_charts.py: 「AMD EPYC,2 线程」「10⁻²,加动态缩放」「6.584;BF16」「2⁻²⁴,乘」「MiB,第 5 课」",
-    "loss-scale": "widgets/loss_scale.py: 「溢出成 ∞,0.0% 是正规数」, hover 「[…−0.5, +0.5):… 个」",
     "memory-bar": "widgets/stacked_bar.py: segment tip f'{label}:{text}' (「激活·线性项:45.63 GB」)",
-    "mx-nv": "widgets/mx_nv.py: 「MXFP4最大相对误差 100.0%,1 个非零数」",
     "pattern-table": "widgets/pattern_table.py: 「0x00 = 0.0000.000:零」; pattern-table.html 「零:2 个」",
     "score-tensor": "widgets/score_tensor.py: 「Qwen3.8-27B一个全注意力层」「(Q·Kᵀ/√dₕ)·V,a = 24」",
     "timeline": "widgets/timeline.py: 「Qwen3.8-27B,s = 4,096」「激活全存:起点」",

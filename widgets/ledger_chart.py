@@ -7,10 +7,10 @@ each row with its source.
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from . import units
+from . import typed
 from .errors import InputError
 from .params import with_defaults
 from .ledger import RECIPES, model_states
@@ -89,14 +89,9 @@ def conventions_table(param_total: int) -> list[dict]:
 def _params_from(p: dict) -> tuple[int, str]:
     # The slider's value is checked even when a named model is chosen: a shared link that sets it out
     # of range gets a message instead of a slider silently pinned at its end.
-    x = p["log10_params"]
-    if isinstance(x, str):
-        try:
-            x = float(x.strip())
-        except ValueError:
-            raise InputError(f"参数量滑杆的值要是数字，收到的是「{x}」") from None
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+    if isinstance(p["log10_params"], bool) or not isinstance(p["log10_params"], (int, float, str)):
         raise InputError("参数量滑杆的值要是有限的数字")
+    x = typed.finite(p["log10_params"], "参数量滑杆的值")   # exact: 10**400 or "1e999" is refused, not a crash
     if not LOG10_MIN <= x <= LOG10_MAX:
         raise InputError(f"参数量要在 10^{LOG10_MIN:g} 到 10^{LOG10_MAX:g} 之间")
     if p["model"] in MODELS:
@@ -104,7 +99,7 @@ def _params_from(p: dict) -> tuple[int, str]:
         return m.param_total, m.label
     if p["model"] != "custom":
         raise InputError(f"没有这个模型：{p['model']}")
-    n = int(round(10 ** x))
+    n = int(round(10 ** float(x)))
     return n, f"自定义 {_count(n)} 参数"
 
 

@@ -186,7 +186,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
     return {
         "data": [{"type": "bar", "x": centers, "y": hist, "width": 1, "name": "梯度个数",
                   "marker": {"color": "#1f4e8c"},
-                  "hovertemplate": "log₂|g·S| ∈ [%{x:.0f}−0.5, +0.5):%{y:,} 个<extra></extra>"}],
+                  "hovertemplate": "log₂|g·S| 在 %{x:.0f} ± 0.5 之内：%{y:,} 个<extra></extra>"}],
         "layout": {
             "height": 340, "margin": {"l": 10, "r": 10, "t": 56, "b": 50}, "showlegend": False, "bargap": 0,
             # the labels a little below the axis: the first one ("−60") sat on the y axis's "0"

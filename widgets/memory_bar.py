@@ -8,7 +8,7 @@ from __future__ import annotations
 from .activations import MODES, activation_memory
 from .errors import InputError
 from .items import Item
-from .ledger import model_states
+from .ledger import RECIPES, model_states
 from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model
 from .params import integer, known_model, with_defaults
 from . import stacked_bar, units
@@ -36,6 +36,8 @@ def normalise(params: dict | None) -> dict:
     known_model(p["model"])
     if p["model"] == LAB:
         p["recipe"] = "fp32_adamw"  # the lab trained its reference run in FP32
+    if not isinstance(p["recipe"], str) or p["recipe"] not in RECIPES:
+        raise InputError(f"没有这种训练配方：{str(p['recipe'])[:20]}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     if p["mode"] not in MODES:

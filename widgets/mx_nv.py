@@ -95,7 +95,7 @@ def view(params: dict | None = None) -> dict:
 
     def part(s):
         z = f"，{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
-        return f"{s['label']}最大相对误差 {s['max_rel_text']}{z}"
+        return f"{s['label']} 最大相对误差 {s['max_rel_text']}{z}"
     summary = (f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
                f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。")
     return {"params": {"text": p["text"]}, "values": vals, "rows": rows, "mx": {k: v for k, v in mx.items() if k != "elements"},
