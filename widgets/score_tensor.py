@@ -30,13 +30,13 @@ def _block(x, y, w, h, name, fill, dims_top, dims_left, depth=0, grid=(0, 0)):
     rows, cols = grid
     for k in range(min(depth, 3), 0, -1):  # a few offset sheets stand for the a heads
         out.append(f'<rect x="{x + 6 * k:.1f}" y="{y - 6 * k:.1f}" width="{w:.1f}" height="{h:.1f}" '
-                   f'fill="{fill}" opacity="0.35" stroke="#333" stroke-width="0.8"/>')
-    out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}" stroke="#222" stroke-width="1.2"/>')
+                   f'fill="{fill}" opacity="0.35" stroke="currentColor" stroke-width="0.8"/>')
+    out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}" stroke="currentColor" stroke-width="1.2"/>')
     if 0 < rows <= 16 and 0 < cols <= 16:  # a small example shows its individual numbers
         out += [f'<line x1="{x:.1f}" y1="{y + h * i / rows:.1f}" x2="{x + w:.1f}" y2="{y + h * i / rows:.1f}" '
-                f'stroke="#222" stroke-width="0.6"/>' for i in range(1, rows)]
+                f'stroke="currentColor" stroke-width="0.6"/>' for i in range(1, rows)]
         out += [f'<line x1="{x + w * j / cols:.1f}" y1="{y:.1f}" x2="{x + w * j / cols:.1f}" y2="{y + h:.1f}" '
-                f'stroke="#222" stroke-width="0.6"/>' for j in range(1, cols)]
+                f'stroke="currentColor" stroke-width="0.6"/>' for j in range(1, cols)]
     out.append(f'<text x="{x + w / 2:.1f}" y="{y + h + 26:.1f}" class="c9-svg-name">{escape(name)}</text>')
     out.append(f'<text x="{x + w / 2:.1f}" y="{y - 10 - 6 * min(depth, 3):.1f}" class="c9-svg-dim">{escape(dims_top)}</text>')
     cx, cy = x - 10, y + h / 2

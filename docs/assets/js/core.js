@@ -81,15 +81,53 @@ export async function loadPlotly(near, bundle = "basic") {
   return plotlyLoading[bundle];
 }
 
+// ---- Charts follow the palette (Material's light/dark toggle) at any moment -------------------------
+// Python's figures carry no theme: text, axes and grid take the page's colours here, at each draw and
+// again whenever the reader switches the palette (see the observer below). A near-black line or marker
+// (the 80 GB card, the lab's measured "black dots") keeps its colour but gets an outline or the text
+// colour, so it still shows on the dark palette.
+const NEAR_BLACK = /^#(111|111111|222|222222|000|000000)$/i;
+function cssVar(name) { return getComputedStyle(document.body).getPropertyValue(name).trim(); }
 export function themed(figure) {
-  const fg = getComputedStyle(document.body).getPropertyValue("--md-default-fg-color").trim();
+  const fg = cssVar("--md-default-fg-color"), grid = cssVar("--md-default-fg-color--lightest");
+  const line = cssVar("--md-default-fg-color--lighter");
   const layout = { ...figure.layout, font: { ...figure.layout.font, color: fg || undefined } };
-  // Reference lines drawn in near-black (the 80 GB card) take the text colour, so they show on the dark palette.
-  if (fg && layout.shapes) {
-    layout.shapes = layout.shapes.map((sh) => (sh.line?.color === "#222222" ? { ...sh, line: { ...sh.line, color: fg } } : sh));
+  for (const key of Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k))) {
+    layout[key] = { gridcolor: grid, zerolinecolor: line, linecolor: line, ...layout[key] };
   }
-  return { data: figure.data, layout, config: { displayModeBar: false, responsive: true } };
+  if (fg && layout.shapes) {
+    layout.shapes = layout.shapes.map((sh) => (NEAR_BLACK.test(sh.line?.color || "") ? { ...sh, line: { ...sh.line, color: fg } } : sh));
+  }
+  if (fg && layout.legend) layout.legend = { ...layout.legend, font: { ...layout.legend.font, color: fg } };
+  const data = figure.data.map((t) => (NEAR_BLACK.test(t.marker?.color || "")
+    ? { ...t, marker: { ...t.marker, line: { color: fg, width: 1.5, ...t.marker.line } } } : t));
+  return { data, layout, config: { displayModeBar: false, responsive: true } };
 }
+
+// Draws (or redraws) a figure into a chart div and remembers it, so that a palette switch can redraw
+// it in the new colours. `figure` is Python's spec; every widget draws through here.
+export function plot(Plotly, chart, figure) {
+  chart.c9Figure = figure;
+  const f = themed(figure);
+  return Plotly.react(chart, f.data, f.layout, f.config).then(() => fitPlotArea(Plotly, chart));
+}
+// On a narrow screen a legend wraps onto many lines and takes the height from the plot itself (the lab's
+// memory chart kept 50 px of plot under a taller legend): the chart grows until its plot area is at least
+// MIN_PLOT px and at least as tall as the legend.
+export const MIN_PLOT = 180;
+function fitPlotArea(Plotly, chart) {
+  const full = chart._fullLayout;
+  if (!full?._size) return chart;
+  const legend = chart.querySelector(".legend")?.getBoundingClientRect().height || 0;
+  const short = Math.max(MIN_PLOT, legend) - full._size.h;
+  return short > 1 ? Plotly.relayout(chart, { height: Math.ceil(full.height + short) }) : chart;
+}
+function retheme() {
+  if (!window.Plotly) return;
+  for (const chart of document.querySelectorAll(".js-plotly-plot")) if (chart.c9Figure) plot(window.Plotly, chart, chart.c9Figure);
+}
+// Material writes the palette into <body data-md-color-scheme>; its toggle changes only that attribute.
+new MutationObserver(retheme).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
 // ---- A widget's request loop: the latest input wins, one request in flight ------------------------
 // `restoring` marks the state opened from the page address (urlState below): draw gets it as its
@@ -102,7 +140,8 @@ export function liveView(widget, root, draw) {
     if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
     const t0 = performance.now();
-    if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
+    if (restoring) restoringFromAddress(root, say);
+    else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
     try {
       const answer = await python.ask({ widget, params });
       const tAnswer = performance.now();
@@ -114,16 +153,19 @@ export function liveView(widget, root, draw) {
         draw(answer.view, restoring);
         root.c9Url?.write({ ...params, ...answer.view.params });
         root.dataset.state = "live";
+        root.removeAttribute("aria-busy");
         say(`Python 已算出这一状态(${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
         performance.mark("c9:redraw");
         performance.measure(`c9:draw:${widget}`, { start: tAnswer, end: performance.now() });
       } else {
+        if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
         say(restoring ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
       }
     } catch (err) {
       root.dataset.state = "no-python";
+      root.removeAttribute("aria-busy");
       say(err instanceof PythonUnavailable
-        ? "页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。图和数字停在构建时算好的默认状态，正文不受影响。"
+        ? `页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。${restoring ? "地址里的参数没法重算：" : ""}图和数字停在构建时算好的默认状态，正文不受影响。`
         : `出错了:${err.message}`, "error");
     } finally {
       inFlight = false;
@@ -131,6 +173,15 @@ export function liveView(widget, root, draw) {
     }
   }
   return { send, say };
+}
+
+// A state opened from the address is drawn only once Python has recomputed it (a second or more while
+// Python starts): until then the default view stays, dimmed and marked busy, and the status says the
+// numbers shown are not yet the address's, so the address and what the reader sees never disagree unsaid.
+export function restoringFromAddress(root, say) {
+  root.dataset.state = "restoring";
+  root.setAttribute("aria-busy", "true");
+  say("正在按地址里的参数重算（页面里的 Python 第一次启动约需几秒）；算好之前，下面还是默认状态。", "busy");
 }
 
 // A number box holding what it cannot read (letters, 1e400) reports "" with validity.badInput set: the
@@ -222,12 +273,11 @@ export function showControls(form, params) {
 export function drawChart(root, chart, figure) {
   loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
-    const f = themed(typeof figure === "function" ? figure() : figure);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+    plot(Plotly, chart, typeof figure === "function" ? figure() : figure).then(() => { root.dataset.chart = "drawn"; });
   }).catch(() => { chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。"; });
   return () => { if (window.Plotly) window.Plotly.purge(chart); };
 }
 
 export function redrawChart(chart, figure) {
-  if (window.Plotly) { const f = themed(figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+  if (window.Plotly) plot(window.Plotly, chart, figure);
 }
