@@ -115,12 +115,21 @@ export function plot(Plotly, chart, figure) {
 // memory chart kept 50 px of plot under a taller legend): the chart grows until its plot area is at least
 // MIN_PLOT px and at least as tall as the legend.
 export const MIN_PLOT = 180;
+// A title wider than the chart (Plotly does not wrap it) is set smaller, down to 11 px, so that it stays whole.
 function fitPlotArea(Plotly, chart) {
   const full = chart._fullLayout;
   if (!full?._size) return chart;
+  const change = {};
+  const title = chart.querySelector(".gtitle");
+  const titleWidth = title ? title.getBBox().width : 0;
+  if (titleWidth > full.width - 16) {
+    const size = full.title.font.size;
+    change["title.font.size"] = Math.max(11, Math.floor(size * (full.width - 16) / titleWidth));
+  }
   const legend = chart.querySelector(".legend")?.getBoundingClientRect().height || 0;
   const short = Math.max(MIN_PLOT, legend) - full._size.h;
-  return short > 1 ? Plotly.relayout(chart, { height: Math.ceil(full.height + short) }) : chart;
+  if (short > 1) change.height = Math.ceil(full.height + short);
+  return Object.keys(change).length ? Plotly.relayout(chart, change) : chart;
 }
 function retheme() {
   if (!window.Plotly) return;
