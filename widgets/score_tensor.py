@@ -88,7 +88,8 @@ def svg(a: int, s: int, d_h: int, title: str, frame: tuple[int, int] = (1, 1), r
               "P": (S, S, FS, "P = softmax(S)", INTERMEDIATE, S_txt, S_txt, (s, s)),
               "V": (D, S, FD, "V", INPUT, D_txt, S_txt, (s, d_h)),
               "O": (D, S, FD, "O", OUTPUT, D_txt, S_txt, (s, d_h))}
-    gap, left, top = 70, 90, 50
+    # The phone's drawing sets its labels larger (course.css), so its operators need wider gaps.
+    gap, left, top = (90 if rows is NARROW_ROWS else 70), 90, 50
     parts, width, y = [], 0.0, top
     for row in rows:
         x = xf = left

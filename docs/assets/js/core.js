@@ -116,6 +116,7 @@ export function plot(Plotly, chart, figure) {
 // MIN_PLOT px and at least as tall as the legend.
 export const MIN_PLOT = 180;
 // A title wider than the chart (Plotly does not wrap it) is set smaller, down to 11 px, so that it stays whole.
+
 function fitPlotArea(Plotly, chart) {
   const full = chart._fullLayout;
   if (!full?._size) return chart;
@@ -125,6 +126,14 @@ function fitPlotArea(Plotly, chart) {
   if (titleWidth > full.width - 16) {
     const size = full.title.font.size;
     change["title.font.size"] = Math.max(11, Math.floor(size * (full.width - 16) / titleWidth));
+  }
+  // A label past the chart's edge (「变成 ∞ →」 beside a line near the right end on a phone) turns to
+  // the side that has room.
+  const box = chart.getBoundingClientRect();
+  for (const a of chart.querySelectorAll(".annotation[data-index]")) {
+    const r = a.getBoundingClientRect();
+    if (r.right > box.right + 1) change[`annotations[${a.dataset.index}].xanchor`] = "right";
+    else if (r.left < box.left - 1) change[`annotations[${a.dataset.index}].xanchor`] = "left";
   }
   const legend = chart.querySelector(".legend")?.getBoundingClientRect().height || 0;
   const short = Math.max(MIN_PLOT, legend) - full._size.h;
