@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from fontTools.ttLib import TTFont
 
 from widgets import api
@@ -110,3 +112,40 @@ def test_code_falls_back_to_the_sites_cjk_font(built_site):
     css = (built_site / "assets" / "css" / "course.css").read_text(encoding="utf-8")
     stack = re.search(r"--md-code-font-family:([^;]*);", css)
     assert stack and stack[1].rstrip().endswith('"Noto Sans SC"'), stack
+
+
+FONT_STACKS = """() => {
+  const out = new Set(); let n = 0;
+  const walk = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    const el = t.parentElement;
+    if (!/[\\u2e80-\\u9fff\\uff00-\\uffef]/.test(t.textContent) || el.closest('.katex, script, style') || !el.getClientRects().length) continue;
+    n += 1;
+    const family = getComputedStyle(el).fontFamily;
+    if (!family.includes('Noto Sans SC')) out.add(`${el.tagName.toLowerCase()}.${el.className}: ${family}`);
+  }
+  return {n, out: [...out]};
+}"""
+
+
+@pytest.mark.browser
+def test_every_chinese_text_in_the_browser_can_fall_back_to_the_web_font(browser, site_server):
+    """In the browser, every element that shows Chinese (prose, code blocks, chart labels, drawings) has
+    the web font in its computed font stack: the lab's code block fell back to a system font (boxes)."""
+    from conftest import new_page
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    try:
+        problems, seen = {}, 0
+        for path in ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]:
+            page.goto(site_server.url + path)
+            page.wait_for_function("() => document.fonts.status === 'loaded'")
+            found = page.evaluate(FONT_STACKS)
+            seen += found["n"]
+            if found["out"]:
+                problems[path] = found["out"][:8]
+        assert problems == {}, problems
+        assert seen > 500
+        code = page.locator("article pre code").filter(has_text="#").first     # the lab's 「自己跑一遍」 block
+        assert "Noto Sans SC" in code.evaluate("e => getComputedStyle(e).fontFamily")
+    finally:
+        ctx.close()
