@@ -87,8 +87,6 @@ def events(p: dict) -> list[dict]:
 
 
 PHASE_NAMES = {"start": "开始", "forward": "前向", "recompute": "重算", "backward": "反向", "step": "更新", "end": "结束"}
-PHASE_COLORS = {"forward": "#e08a1e", "recompute": "#8e6cc1", "backward": "#3a78c2", "step": "#c8372d",
-                "start": "#555555", "end": "#555555"}
 
 
 def view(params: dict | None = None) -> dict:

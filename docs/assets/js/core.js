@@ -88,6 +88,17 @@ export async function loadPlotly(near, bundle = "basic") {
 // colour, so it still shows on the dark palette.
 const NEAR_BLACK = /^#(111|111111|222|222222|000|000000)$/i;
 function cssVar(name) { return getComputedStyle(document.body).getPropertyValue(name).trim(); }
+// The darkest hue of Python's figures (navy, for FP32 and the main curves) is lost on the dark palette
+// (1.8:1); there it is drawn lighter (5.8:1), as the stacked bar's SVG is by course.css.
+const ON_DARK = { "#1f4e8c": "#6d9eeb" };
+const onDark = (c) => ON_DARK[String(c).toLowerCase()] || c;
+function forPalette(t) {
+  if (document.body.dataset.mdColorScheme !== "slate") return t;
+  const out = { ...t };
+  if (t.line?.color) out.line = { ...t.line, color: onDark(t.line.color) };
+  if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: onDark(t.marker.color) };
+  return out;
+}
 export function themed(figure) {
   const fg = cssVar("--md-default-fg-color"), grid = cssVar("--md-default-fg-color--lightest");
   const line = cssVar("--md-default-fg-color--lighter");
@@ -99,8 +110,13 @@ export function themed(figure) {
     layout.shapes = layout.shapes.map((sh) => (NEAR_BLACK.test(sh.line?.color || "") ? { ...sh, line: { ...sh.line, color: fg } } : sh));
   }
   if (fg && layout.legend) layout.legend = { ...layout.legend, font: { ...layout.legend.font, color: fg } };
-  const data = figure.data.map((t) => (NEAR_BLACK.test(t.marker?.color || "")
-    ? { ...t, marker: { ...t.marker, line: { color: fg, width: 1.5, ...t.marker.line } } } : t));
+  // A filled near-black marker (the timeline's "black dots") keeps its colour inside a ring of the text
+  // colour; an open or line-shaped one (the lab's ledger mark) is all outline, so it takes the text colour.
+  const data = figure.data.map(forPalette).map((t) => {
+    if (!fg || !NEAR_BLACK.test(t.marker?.color || "")) return t;
+    const outline = /open|^line/.test(t.marker.symbol || "");
+    return { ...t, marker: outline ? { ...t.marker, color: fg } : { ...t.marker, line: { color: fg, width: 1.5, ...t.marker.line } } };
+  });
   return { data, layout, config: { displayModeBar: false, responsive: true } };
 }
 
