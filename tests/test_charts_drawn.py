@@ -79,6 +79,8 @@ def test_the_lab_models_measured_snapshots_are_drawn_as_black_dots(page, site_se
     assert drawn[2] == ["实测", 4, "#111111"]
     # …and on the chart, four markers in that trace (Plotly draws one path per point).
     assert tl.locator(".scatterlayer .trace").nth(2).locator("path.point").count() == 4
+    tl.get_by_role("button", name="单步").click()      # the step line speaks the chart's unit (MiB here)
+    expect(tl.locator(".c9-now")).to_have_text(re.compile(r"^第 0 步（共 10 步）：.*，14\.1 MiB。$"))
     # The caption names only what this chart draws: no card line for the small model.
     assert "虚线" not in tl.locator("figcaption").inner_text() and "黑点" in tl.locator("figcaption").inner_text()
     assert page.errors == []
@@ -163,7 +165,7 @@ CONTRAST = r"""() => {
     if (r < 4.5) out.low.push(`text "${t.textContent.trim().slice(0, 16)}" ${getComputedStyle(t).fill} ${r.toFixed(2)}`);
   }
   // Reference lines (the 80 GB card, the probe's 2⁻²⁴): Plotly's shapes and the SVG bar's line, 3:1 (WCAG 1.4.11).
-  for (const l of document.querySelectorAll('.js-plotly-plot .shapelayer path, .c9-bar-svg .c9-bar-ref')) {
+  for (const l of document.querySelectorAll('.js-plotly-plot .shapelayer path, .c9-bar-svg .c9-bar-ref, .c9-svg .c9-fl-axis, .c9-svg rect[stroke]')) {
     const stroke = parse(getComputedStyle(l).stroke);
     if (!stroke || !l.getClientRects().length) continue;
     out.lines += 1;
@@ -174,7 +176,7 @@ CONTRAST = r"""() => {
 }"""
 
 
-@pytest.mark.parametrize("path", ["lesson-1/", "lesson-5/", "lab/"])
+@pytest.mark.parametrize("path", ["lesson-1/", "lesson-5/", "fp4/", "lab/"])
 def test_charts_follow_a_palette_switched_at_run_time(browser, site_server, path):
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:

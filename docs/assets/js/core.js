@@ -125,6 +125,7 @@ export function themed(figure) {
 export function plot(Plotly, chart, figure) {
   chart.c9Figure = figure;
   const f = themed(figure);
+  Object.assign(f.layout, chart.c9Fit); // a redraw keeps the fit found before (no jump at every frame)
   return Plotly.react(chart, f.data, f.layout, f.config).then(() => fitPlotArea(Plotly, chart));
 }
 // On a narrow screen a legend wraps onto many lines and takes the height from the plot itself (the lab's
@@ -137,8 +138,8 @@ function fitPlotArea(Plotly, chart) {
   const full = chart._fullLayout;
   if (!full?._size) return chart;
   const change = {};
-  const title = chart.querySelector(".gtitle");
-  const titleWidth = title ? title.getBBox().width : 0;
+  const titleEl = chart.querySelector(".gtitle");
+  const titleWidth = titleEl ? titleEl.getBBox().width : 0;
   if (titleWidth > full.width - 16) {
     const size = full.title.font.size;
     change["title.font.size"] = Math.max(11, Math.floor(size * (full.width - 16) / titleWidth));
@@ -154,7 +155,12 @@ function fitPlotArea(Plotly, chart) {
   const legend = chart.querySelector(".legend")?.getBoundingClientRect().height || 0;
   const short = Math.max(MIN_PLOT, legend) - full._size.h;
   if (short > 1) change.height = Math.ceil(full.height + short);
-  return Object.keys(change).length ? Plotly.relayout(chart, change) : chart;
+  if (!Object.keys(change).length) return chart;
+  chart.c9Fit = { ...chart.c9Fit };
+  if (change.height) chart.c9Fit.height = change.height;
+  const title0 = chart.c9Figure.layout.title || {};
+  if (change["title.font.size"]) chart.c9Fit.title = { ...title0, font: { ...title0.font, size: change["title.font.size"] } };
+  return Plotly.relayout(chart, change);
 }
 function retheme() {
   if (!window.Plotly) return;
@@ -188,19 +194,19 @@ export function liveView(widget, root, draw) {
         root.c9Url?.write({ ...params, ...answer.view.params });
         root.dataset.state = "live";
         root.removeAttribute("aria-busy");
-        say(`Python 已算出这一状态(${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
+        say(`Python 已算出这一状态（${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
         performance.mark("c9:redraw");
         performance.measure(`c9:draw:${widget}`, { start: tAnswer, end: performance.now() });
       } else {
         if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
-        say(restoring ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
+        say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
       }
     } catch (err) {
       root.dataset.state = "no-python";
       root.removeAttribute("aria-busy");
       say(err instanceof PythonUnavailable
         ? `页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。${restoring ? "地址里的参数没法重算：" : ""}图和数字停在构建时算好的默认状态，正文不受影响。`
-        : `出错了:${err.message}`, "error");
+        : `出错了：${err.message}`, "error");
     } finally {
       inFlight = false;
       if (queued) { const [next, r] = queued; queued = null; send(next, r); }
@@ -222,7 +228,7 @@ export function restoringFromAddress(root, say) {
 // message to show instead of letting Python call it empty, or null when the box reads fine.
 export function unreadableNumber(input, name) {
   return input.validity.badInput
-    ? `输入有误:${name}读不成数字,请填 ${input.min} 到 ${Number(input.max).toLocaleString("en-US")} 之间的整数`
+    ? `输入有误：${name}读不成数字，请填 ${input.min} 到 ${Number(input.max).toLocaleString("en-US")} 之间的整数`
     : null;
 }
 

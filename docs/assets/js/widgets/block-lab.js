@@ -60,13 +60,13 @@ export default function mount(root) {
         root.removeAttribute("aria-busy");
         say(err instanceof PythonUnavailable
           ? `页面里的 Python 没能加载。${wanted ? "地址里的参数没法重算：" : ""}热力图和表格停在构建时算好的默认张量，正文不受影响。`
-          : `出错了:${err.message}`, "error");
+          : `出错了：${err.message}`, "error");
         return;
       }
       if (mine !== run) return;               // a newer input arrived: its run takes over
       if (!answer.ok) {
         if (wanted) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
-        say(wanted ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
+        say(wanted ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
         return;
       }
       draw(answer.view);
@@ -81,7 +81,7 @@ export default function mount(root) {
     root.dataset.state = "live";
     root.removeAttribute("aria-busy");
     root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
-    say(`Python 已量化这个张量三次(共 ${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
+    say(`Python 已量化这个张量三次（共 ${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
     performance.mark("c9:redraw");
   }
 

@@ -21,9 +21,11 @@ export default function mount(root) {
     };
     return { data: view.figure.data.map(upTo), layout: view.figure.layout };
   };
+  // The chart's unit, as its axis names it (MiB for our small model, GB otherwise).
+  const unit = () => view.figure.layout.yaxis.title.text.split("（")[0];
   const announce = (k) => {
     const line = view.figure.data[0];
-    now.textContent = `第 ${k} 步(共 ${view.n - 1} 步):${line.text[k]},${line.y[k].toFixed(1)} GB。`;
+    now.textContent = `第 ${k} 步（共 ${view.n - 1} 步）：${line.text[k]}，${line.y[k].toFixed(1)} ${unit()}。`;
   };
   const drawFrame = (k, speak) => {
     frame = k;
