@@ -166,17 +166,25 @@ CONTRAST = r"""() => {
   }
   // Reference lines (the 80 GB card, the probe's 2⁻²⁴): Plotly's shapes and the SVG bar's line, 3:1 (WCAG 1.4.11).
   for (const l of document.querySelectorAll('.js-plotly-plot .shapelayer path, .c9-bar-svg .c9-bar-ref, .c9-svg .c9-fl-axis, .c9-svg rect[stroke]')) {
-    const stroke = parse(getComputedStyle(l).stroke);
-    if (!stroke || !l.getClientRects().length) continue;
+    const cs = getComputedStyle(l), stroke = parse(cs.stroke);
+    if (!stroke || !l.getClientRects().length || !(parseFloat(cs.strokeWidth) > 0) || Number(cs.strokeOpacity) === 0) continue;
     out.lines += 1;
     const r = ratio(stroke, bg);
     if (r < 3) out.low.push(`line ${getComputedStyle(l).stroke} ${r.toFixed(2)}`);
+  }
+  // The charts' own lines (curves, steps), 3:1 as well.
+  for (const l of document.querySelectorAll('.js-plotly-plot .scatterlayer .js-line')) {
+    const stroke = parse(getComputedStyle(l).stroke);
+    if (!stroke || !l.getClientRects().length || !l.getAttribute('d')) continue;
+    out.lines += 1;
+    const r = ratio(stroke, bg);
+    if (r < 3) out.low.push(`curve ${getComputedStyle(l).stroke} ${r.toFixed(2)}`);
   }
   return out;
 }"""
 
 
-@pytest.mark.parametrize("path", ["lesson-1/", "lesson-5/", "fp4/", "lab/"])
+@pytest.mark.parametrize("path", ["lesson-1/", "lesson-2/", "lesson-5/", "fp4/", "lab/"])
 def test_charts_follow_a_palette_switched_at_run_time(browser, site_server, path):
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:

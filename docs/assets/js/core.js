@@ -88,15 +88,17 @@ export async function loadPlotly(near, bundle = "basic") {
 // colour, so it still shows on the dark palette.
 const NEAR_BLACK = /^#(111|111111|222|222222|000|000000)$/i;
 function cssVar(name) { return getComputedStyle(document.body).getPropertyValue(name).trim(); }
-// The darkest hue of Python's figures (navy, for FP32 and the main curves) is lost on the dark palette
-// (1.8:1); there it is drawn lighter (5.8:1), as the stacked bar's SVG is by course.css.
-const ON_DARK = { "#1f4e8c": "#6d9eeb" };
-const onDark = (c) => ON_DARK[String(c).toLowerCase()] || c;
+// Lines and marks need 3:1 against the page (WCAG 1.4.11). Two hues of Python's figures miss it on one
+// palette: the navy of FP32 and the main curves on the dark one (1.8:1), the orange of FP16 with scaling
+// and the master-weight copy on the light one (2.7:1). There they are drawn lighter or darker (5.8:1 and
+// 4.3:1); the stacked bar's SVG gets the same from course.css.
+const SWAP = { slate: { "#1f4e8c": "#6d9eeb" }, default: { "#e08a1e": "#b8650c" } };
 function forPalette(t) {
-  if (document.body.dataset.mdColorScheme !== "slate") return t;
+  const swap = SWAP[document.body.dataset.mdColorScheme] || {};
+  const to = (c) => swap[String(c).toLowerCase()] || c;
   const out = { ...t };
-  if (t.line?.color) out.line = { ...t.line, color: onDark(t.line.color) };
-  if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: onDark(t.marker.color) };
+  if (t.line?.color) out.line = { ...t.line, color: to(t.line.color) };
+  if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: to(t.marker.color) };
   return out;
 }
 export function themed(figure) {
