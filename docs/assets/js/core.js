@@ -91,15 +91,22 @@ function cssVar(name) { return getComputedStyle(document.body).getPropertyValue(
 // Lines and marks need 3:1 against the page (WCAG 1.4.11). Two hues of Python's figures miss it on one
 // palette: the navy of FP32 and the main curves on the dark one (1.8:1), the orange of FP16 with scaling
 // and the master-weight copy on the light one (2.7:1). There they are drawn lighter or darker (5.8:1 and
-// 4.3:1); the stacked bar's SVG gets the same from course.css.
-const SWAP = { slate: { "#1f4e8c": "#6d9eeb" }, default: { "#e08a1e": "#b8650c" } };
-function forPalette(t) {
-  const swap = SWAP[document.body.dataset.mdColorScheme] || {};
-  const to = (c) => swap[String(c).toLowerCase()] || c;
-  const out = { ...t };
-  if (t.line?.color) out.line = { ...t.line, color: to(t.line.color) };
-  if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: to(t.marker.color) };
-  return out;
+// 4.2:1), unless the figure already uses a colour close to the replacement (the ledger's light-blue
+// master weights beside its navy weights): two parts must not become one.
+const SWAP = { slate: { "#1f4e8c": "#6d9eeb" }, default: { "#e08a1e": "#b06d00" } };
+const rgbOf = (c) => (/^#[0-9a-f]{6}$/i.test(c) ? [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)) : null);
+const near = (a, b) => { const [x, y] = [rgbOf(a), rgbOf(b)]; return x && y && Math.hypot(...x.map((v, i) => v - y[i])) < 60; };
+function paletteSwap(data) {
+  const used = data.flatMap((t) => [t.line?.color, t.marker?.color]).filter((c) => typeof c === "string").map((c) => c.toLowerCase());
+  const swap = Object.entries(SWAP[document.body.dataset.mdColorScheme] || {})
+    .filter(([from, to]) => !used.some((c) => c !== from && near(c, to)));
+  const to = (c) => (typeof c === "string" && swap.find(([from]) => from === c.toLowerCase())?.[1]) || c;
+  return (t) => {
+    const out = { ...t };
+    if (t.line?.color) out.line = { ...t.line, color: to(t.line.color) };
+    if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: to(t.marker.color) };
+    return out;
+  };
 }
 export function themed(figure) {
   const fg = cssVar("--md-default-fg-color"), grid = cssVar("--md-default-fg-color--lightest");
@@ -114,7 +121,7 @@ export function themed(figure) {
   if (fg && layout.legend) layout.legend = { ...layout.legend, font: { ...layout.legend.font, color: fg } };
   // A filled near-black marker (the timeline's "black dots") keeps its colour inside a ring of the text
   // colour; an open or line-shaped one (the lab's ledger mark) is all outline, so it takes the text colour.
-  const data = figure.data.map(forPalette).map((t) => {
+  const data = figure.data.map(paletteSwap(figure.data)).map((t) => {
     if (!fg || !NEAR_BLACK.test(t.marker?.color || "")) return t;
     const outline = /open|^line/.test(t.marker.symbol || "");
     return { ...t, marker: outline ? { ...t.marker, color: fg } : { ...t.marker, line: { color: fg, width: 1.5, ...t.marker.line } } };
