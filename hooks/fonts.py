@@ -13,6 +13,7 @@ Subsetting and merging cost seconds, so results are cached under .cache/fonts by
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import shutil
 from pathlib import Path
@@ -35,7 +36,7 @@ def used_characters(site: Path) -> set[int]:
     files = [*site.glob("**/*.html"), *site.glob("assets/js/**/*.js")]
     files += [p for pattern in RUNTIME_TEXT for p in ROOT.glob(pattern)]
     for f in files:
-        chars.update(map(ord, f.read_text(encoding="utf-8")))
+        chars.update(map(ord, html.unescape(f.read_text(encoding="utf-8"))))  # &para; is a ¶ on screen
     return {c for c in chars if c >= 0x20}
 
 

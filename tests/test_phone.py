@@ -187,3 +187,128 @@ def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
                               s.setProperty('min-height', '0', 'important'); s.setProperty('height', '30px', 'important'); }""")
     small = phone.evaluate(TARGETS, MIN_TARGET)
     assert len(small) == 1 and small[0].startswith("ledger select[select-one]") and small[0].endswith("×30"), small
+
+
+# ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings (issue 12, kind 4) ---------------
+MIN_PLOT = 150   # CSS px of plot area, whatever the legend takes (core.js grows a chart to 180)
+
+PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter((gd) => gd.getClientRects().length).map((gd) => {
+  const name = gd.closest('[data-widget]')?.dataset.widget;
+  const plot = gd._fullLayout._size.h;
+  const legend = gd.querySelector('.legend')?.getBoundingClientRect().height || 0;
+  return plot >= minPlot && plot >= legend ? null : `${name}: plot area ${Math.round(plot)} px under a ${Math.round(legend)} px legend`;
+})"""
+
+# A table either fits its column, or it scrolls in its own box with a visible cue above the box and its
+# first column pinned while the rest scrolls under it.
+TABLES = """() => {
+  const out = []; let n = 0;
+  const article = document.querySelector('article').getBoundingClientRect();
+  for (const table of document.querySelectorAll('article table')) {
+    if (!table.getClientRects().length) continue;
+    n += 1;
+    const name = (table.closest('[data-widget]')?.dataset.widget || 'page') + ' "'
+      + (table.caption?.textContent || table.rows[0]?.textContent || '').trim().slice(0, 16) + '"';
+    let box = null;
+    for (let el = table; el && el.tagName !== 'ARTICLE'; el = el.parentElement) {
+      if (/(auto|scroll)/.test(getComputedStyle(el).overflowX)) { box = el; break; }
+    }
+    if (box ? box.scrollWidth <= box.clientWidth + 1 : table.getBoundingClientRect().right <= article.right + 1) continue;
+    if (!box) { out.push(`${name}: wider than the page`); continue; }
+    const cue = box.previousElementSibling;
+    if (!cue?.classList.contains('c9-scroll-cue') || cue.hidden || !cue.getClientRects().length || !/滑动/.test(cue.textContent)) {
+      out.push(`${name}: wider than its box, no scroll cue`);
+    }
+    const first = table.rows[table.rows.length - 1].cells[0];
+    const before = first.getBoundingClientRect().left;
+    box.scrollLeft = 120;
+    const moved = first.getBoundingClientRect().left - before;
+    box.scrollLeft = 0;
+    if (Math.abs(moved) > 1) out.push(`${name}: the first column scrolls away`);
+  }
+  return {n, out};
+}"""
+
+# Text in two cells side by side keeps a gap (「56.296.7357」 was three cells without padding).
+RUN_TOGETHER = """(minGap) => {
+  const out = [];
+  // The visible text's box (a cell's clipped screen-reader text is not drawn).
+  const ink = (cell) => {
+    let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (!n.textContent.trim() || n.parentElement.closest('.c9-sr, .c9-pt-sr')) continue;
+      const range = document.createRange(); range.selectNodeContents(n);
+      const k = range.getBoundingClientRect();
+      if (!k.width) continue;
+      l = Math.min(l, k.left); t = Math.min(t, k.top); r = Math.max(r, k.right); b = Math.max(b, k.bottom);
+    }
+    return r > l ? {left: l, top: t, right: r, bottom: b, width: r - l} : {width: 0};
+  };
+  for (const table of document.querySelectorAll('article table')) {
+    if (!table.getClientRects().length) continue;
+    for (const row of table.rows) {
+      const cells = [...row.cells].filter((c) => c.textContent.trim());
+      for (let i = 1; i < cells.length; i++) {
+        const a = ink(cells[i - 1]), b = ink(cells[i]);
+        if (!a.width || !b.width || Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) < 2) continue;
+        if (b.left - a.right < minGap) {
+          out.push(`"${cells[i - 1].textContent.trim().slice(0, 12)}" | "${cells[i].textContent.trim().slice(0, 12)}": ${(b.left - a.right).toFixed(1)} px`);
+        }
+      }
+    }
+  }
+  return out;
+}"""
+
+# Every label of a drawing is inside what the reader can see of it: the drawing's box, clipped by any
+# scrolling or clipping box around it and by the screen.
+SVG_LABELS = """() => {
+  const out = []; let n = 0;
+  const svgs = [...document.querySelectorAll('article svg')].filter((s) => !s.parentElement.closest('svg') && s.getClientRects().length
+    && s.querySelector('text'));
+  for (const svg of svgs) {
+    n += 1;
+    let [l, t, r, b] = (({left, top, right, bottom}) => [left, top, right, bottom])(svg.getBoundingClientRect());
+    for (let el = svg.parentElement; el && el !== document.body; el = el.parentElement) {
+      if (getComputedStyle(el).overflowX !== 'visible') {
+        const c = el.getBoundingClientRect();
+        l = Math.max(l, c.left); r = Math.min(r, c.right);
+      }
+    }
+    l = Math.max(l, 0); r = Math.min(r, document.documentElement.clientWidth);
+    const name = svg.closest('[data-widget]')?.dataset.widget || svg.getAttribute('class') || 'svg';
+    for (const text of svg.querySelectorAll('text')) {
+      const k = text.getBoundingClientRect();
+      if (!text.textContent.trim() || !k.width || getComputedStyle(text).visibility === 'hidden') continue;
+      if (k.left < l - 1 || k.right > r + 1) out.push(`${name}: "${text.textContent.trim().slice(0, 16)}" at ${Math.round(k.left)}–${Math.round(k.right)} px, seen ${Math.round(l)}–${Math.round(r)}`);
+    }
+  }
+  return {n, out};
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_plots_tables_and_drawings_are_legible(browser, site_server, width):
+    """At 390 and 1280 px, every page: plot areas at least MIN_PLOT and the legend's height; tables fit
+    or scroll with a cue and a pinned first column; no two cells' text run together; every label of a
+    drawing in view."""
+    ctx, page = new_page(browser, viewport={"width": width, "height": 900})
+    failures, tables, svgs = {}, 0, 0
+    try:
+        for path in PAGES:
+            _open(page, site_server.url + path)
+            page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+            page.wait_for_timeout(200)
+            problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
+            t = page.evaluate(TABLES)
+            s = page.evaluate(SVG_LABELS)
+            problems += t["out"] + page.evaluate(RUN_TOGETHER, 4) + s["out"]
+            tables, svgs = tables + t["n"], svgs + s["n"]
+            if problems:
+                failures[path] = problems[:12]
+        assert failures == {}, failures
+        assert tables >= 20 and svgs >= 8, (tables, svgs)
+        assert page.errors == []
+    finally:
+        ctx.close()

@@ -287,3 +287,94 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     mb = widget(shared, "memory-bar")
     expect(mb.locator(".c9-summary")).to_have_text(want_mb["summary"], timeout=PYTHON_TIMEOUT)
     expect(mb.locator('input[name="mode"][value="selective"]')).to_be_checked()
+
+
+# ---- Every navigation path: what the address says is what the widget shows (issue 12, kind 13) ------
+def _instant(page, site_server):
+    """Material navigates instantly only to pages listed in sitemap.xml under the site's URL; the test
+    build's URL has no port, so the sitemap is served with this server's address, as on a real site."""
+    def fix(route):
+        body = route.fetch().text().replace("http://127.0.0.1/c9/", site_server.url)
+        route.fulfill(body=body, headers={"Content-Type": "application/xml"})
+    page.route("**/sitemap.xml", fix)
+
+
+def _shows(page, value):
+    """The bit flipper shows the value the address holds, computed by Python in the page."""
+    want = python_view("bit-flipper", formats="float16,float32", value=value)
+    bf = widget(page, "bit-flipper")
+    expect(bf.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    expect(bf.locator('input[name="value"]')).to_have_value(value)
+    expect(bf).to_have_attribute("data-state", "live")
+    assert query(page).get("bf.value") == value
+
+
+def test_every_navigation_path_shows_the_addresss_state(browser, site_server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")  # sitemap via route
+    page = ctx.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    _instant(page, site_server)
+    page.goto(site_server.url + "lesson-2/?bf.value=70000")                       # load
+    _shows(page, "70000")
+    page.evaluate("window.c9SameDocument = true")
+    page.locator(".md-footer__link--next").click()                                # instant navigation away
+    expect(page).to_have_url(re.compile(r"/lesson-3/"))
+    page.go_back()                                                                # Back
+    _shows(page, "70000")
+    assert page.evaluate("window.c9SameDocument === true")                        # it was instant navigation
+    page.go_forward()                                                             # Forward, then Back again
+    expect(page).to_have_url(re.compile(r"/lesson-3/"))
+    page.go_back()
+    _shows(page, "70000")
+    box = widget(page, "bit-flipper").locator('input[name="value"]')             # a typed state, then away
+    box.fill("0.1")
+    box.press("Enter")
+    _shows(page, "0.1")
+    page.evaluate("() => [...document.querySelectorAll('.md-sidebar--primary a')].find((a) => a.href.endsWith('/lesson-4/')).click()")
+    expect(page).to_have_url(re.compile(r"/lesson-4/"))
+    page.go_back()
+    _shows(page, "0.1")
+    assert page.evaluate("window.c9SameDocument === true")
+    page.reload()                                                                 # reload
+    _shows(page, "0.1")
+    assert page.errors == []
+    ctx.close()
+
+
+def test_a_state_from_the_address_is_marked_pending_until_python_has_it(browser, site_server):
+    """Between opening an address and Python's answer the default view is on screen: it is dimmed and
+    marked busy, and the status says the address's state is being computed; if Python cannot load, the
+    status says the address's state could not be shown."""
+    ctx = browser.new_context(service_workers="block")   # the worker script is fetched from this server
+    page = ctx.new_page()
+    release = []
+    page.route("**/py-worker.js", lambda route: release.append(route))           # hold Python back
+    page.goto(site_server.url + "lesson-2/?bf.value=70000")
+    bf = widget(page, "bit-flipper")
+    expect(bf).to_have_attribute("aria-busy", "true")
+    expect(bf.locator(".c9-status")).to_contain_text("正在按地址里的参数重算")
+    assert float(bf.locator(".c9-summary").evaluate("e => getComputedStyle(e).opacity")) < 0.6
+    page.wait_for_timeout(200)
+    for route in release:
+        route.continue_()
+    page.unroute("**/py-worker.js")
+    _shows(page, "70000")
+    expect(bf).not_to_have_attribute("aria-busy", "true")
+    ctx.close()
+
+
+def test_a_state_from_the_address_that_python_cannot_compute_is_said_so(browser, site_server):
+    site_server.block("vendor/pyodide/")                                           # Python cannot load
+    ctx = browser.new_context(service_workers="block")
+    try:
+        page = ctx.new_page()
+        page.goto(site_server.url + "lesson-2/?bf.value=70000")
+        bf = widget(page, "bit-flipper")
+        expect(bf.locator(".c9-status")).to_contain_text("地址里的参数没法重算", timeout=PYTHON_TIMEOUT)
+        expect(bf).not_to_have_attribute("aria-busy", "true")
+        expect(bf.locator(".c9-summary")).to_have_text(
+            python_view("bit-flipper", formats="float16,float32", value="1")["summary"])   # the default, said so
+    finally:
+        ctx.close()
+        site_server.block()

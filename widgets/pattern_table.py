@@ -21,7 +21,7 @@ CLASSES = {
     "subnormal": ("次正规数", "△"),
     "normal": ("正规数", ""),
     "infinity": ("无穷大", "∞"),
-    "nan": ("NaN（非数）", "✕"),
+    "nan": ("NaN（非数）", "×"),
 }
 
 

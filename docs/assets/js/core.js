@@ -81,15 +81,102 @@ export async function loadPlotly(near, bundle = "basic") {
   return plotlyLoading[bundle];
 }
 
-export function themed(figure) {
-  const fg = getComputedStyle(document.body).getPropertyValue("--md-default-fg-color").trim();
-  const layout = { ...figure.layout, font: { ...figure.layout.font, color: fg || undefined } };
-  // Reference lines drawn in near-black (the 80 GB card) take the text colour, so they show on the dark palette.
-  if (fg && layout.shapes) {
-    layout.shapes = layout.shapes.map((sh) => (sh.line?.color === "#222222" ? { ...sh, line: { ...sh.line, color: fg } } : sh));
-  }
-  return { data: figure.data, layout, config: { displayModeBar: false, responsive: true } };
+// ---- Charts follow the palette (Material's light/dark toggle) at any moment -------------------------
+// Python's figures carry no theme: text, axes and grid take the page's colours here, at each draw and
+// again whenever the reader switches the palette (see the observer below). A near-black line or marker
+// (the 80 GB card, the lab's measured "black dots") keeps its colour but gets an outline or the text
+// colour, so it still shows on the dark palette.
+const NEAR_BLACK = /^#(111|111111|222|222222|000|000000)$/i;
+function cssVar(name) { return getComputedStyle(document.body).getPropertyValue(name).trim(); }
+// Lines and marks need 3:1 against the page (WCAG 1.4.11). Two hues of Python's figures miss it on one
+// palette: the navy of FP32 and the main curves on the dark one (1.8:1), the orange of FP16 with scaling
+// and the master-weight copy on the light one (2.7:1). There they are drawn lighter or darker (5.8:1 and
+// 4.2:1), unless the figure already uses a colour close to the replacement (the ledger's light-blue
+// master weights beside its navy weights): two parts must not become one.
+const SWAP = { slate: { "#1f4e8c": "#6d9eeb" }, default: { "#e08a1e": "#b06d00" } };
+const rgbOf = (c) => (/^#[0-9a-f]{6}$/i.test(c) ? [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)) : null);
+const near = (a, b) => { const [x, y] = [rgbOf(a), rgbOf(b)]; return x && y && Math.hypot(...x.map((v, i) => v - y[i])) < 60; };
+function paletteSwap(data) {
+  const used = data.flatMap((t) => [t.line?.color, t.marker?.color]).filter((c) => typeof c === "string").map((c) => c.toLowerCase());
+  const swap = Object.entries(SWAP[document.body.dataset.mdColorScheme] || {})
+    .filter(([from, to]) => !used.some((c) => c !== from && near(c, to)));
+  const to = (c) => (typeof c === "string" && swap.find(([from]) => from === c.toLowerCase())?.[1]) || c;
+  return (t) => {
+    const out = { ...t };
+    if (t.line?.color) out.line = { ...t.line, color: to(t.line.color) };
+    if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: to(t.marker.color) };
+    return out;
+  };
 }
+export function themed(figure) {
+  const fg = cssVar("--md-default-fg-color"), grid = cssVar("--md-default-fg-color--lightest");
+  const line = cssVar("--md-default-fg-color--lighter");
+  const layout = { ...figure.layout, font: { ...figure.layout.font, color: fg || undefined } };
+  for (const key of Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k))) {
+    layout[key] = { gridcolor: grid, zerolinecolor: line, linecolor: line, ...layout[key] };
+  }
+  if (fg && layout.shapes) {
+    layout.shapes = layout.shapes.map((sh) => (NEAR_BLACK.test(sh.line?.color || "") ? { ...sh, line: { ...sh.line, color: fg } } : sh));
+  }
+  if (fg && layout.legend) layout.legend = { ...layout.legend, font: { ...layout.legend.font, color: fg } };
+  // A filled near-black marker (the timeline's "black dots") keeps its colour inside a ring of the text
+  // colour; an open or line-shaped one (the lab's ledger mark) is all outline, so it takes the text colour.
+  const data = figure.data.map(paletteSwap(figure.data)).map((t) => {
+    if (!fg || !NEAR_BLACK.test(t.marker?.color || "")) return t;
+    const outline = /open|^line/.test(t.marker.symbol || "");
+    return { ...t, marker: outline ? { ...t.marker, color: fg } : { ...t.marker, line: { color: fg, width: 1.5, ...t.marker.line } } };
+  });
+  return { data, layout, config: { displayModeBar: false, responsive: true } };
+}
+
+// Draws (or redraws) a figure into a chart div and remembers it, so that a palette switch can redraw
+// it in the new colours. `figure` is Python's spec; every widget draws through here.
+export function plot(Plotly, chart, figure) {
+  chart.c9Figure = figure;
+  const f = themed(figure);
+  Object.assign(f.layout, chart.c9Fit); // a redraw keeps the fit found before (no jump at every frame)
+  return Plotly.react(chart, f.data, f.layout, f.config).then(() => fitPlotArea(Plotly, chart));
+}
+// On a narrow screen a legend wraps onto many lines and takes the height from the plot itself (the lab's
+// memory chart kept 50 px of plot under a taller legend): the chart grows until its plot area is at least
+// MIN_PLOT px and at least as tall as the legend.
+export const MIN_PLOT = 180;
+// A title wider than the chart (Plotly does not wrap it) is set smaller, down to 11 px, so that it stays whole.
+
+function fitPlotArea(Plotly, chart) {
+  const full = chart._fullLayout;
+  if (!full?._size) return chart;
+  const change = {};
+  const titleEl = chart.querySelector(".gtitle");
+  const titleWidth = titleEl ? titleEl.getBBox().width : 0;
+  if (titleWidth > full.width - 16) {
+    const size = full.title.font.size;
+    change["title.font.size"] = Math.max(11, Math.floor(size * (full.width - 16) / titleWidth));
+  }
+  // A label past the chart's edge (「变成 ∞ →」 beside a line near the right end on a phone) turns to
+  // the side that has room.
+  const box = chart.getBoundingClientRect();
+  for (const a of chart.querySelectorAll(".annotation[data-index]")) {
+    const r = a.getBoundingClientRect();
+    if (r.right > box.right + 1) change[`annotations[${a.dataset.index}].xanchor`] = "right";
+    else if (r.left < box.left - 1) change[`annotations[${a.dataset.index}].xanchor`] = "left";
+  }
+  const legend = chart.querySelector(".legend")?.getBoundingClientRect().height || 0;
+  const short = Math.max(MIN_PLOT, legend) - full._size.h;
+  if (short > 1) change.height = Math.ceil(full.height + short);
+  if (!Object.keys(change).length) return chart;
+  chart.c9Fit = { ...chart.c9Fit };
+  if (change.height) chart.c9Fit.height = change.height;
+  const title0 = chart.c9Figure.layout.title || {};
+  if (change["title.font.size"]) chart.c9Fit.title = { ...title0, font: { ...title0.font, size: change["title.font.size"] } };
+  return Plotly.relayout(chart, change);
+}
+function retheme() {
+  if (!window.Plotly) return;
+  for (const chart of document.querySelectorAll(".js-plotly-plot")) if (chart.c9Figure) plot(window.Plotly, chart, chart.c9Figure);
+}
+// Material writes the palette into <body data-md-color-scheme>; its toggle changes only that attribute.
+new MutationObserver(retheme).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
 // ---- A widget's request loop: the latest input wins, one request in flight ------------------------
 // `restoring` marks the state opened from the page address (urlState below): draw gets it as its
@@ -102,7 +189,8 @@ export function liveView(widget, root, draw) {
     if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
     const t0 = performance.now();
-    if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
+    if (restoring) restoringFromAddress(root, say);
+    else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
     try {
       const answer = await python.ask({ widget, params });
       const tAnswer = performance.now();
@@ -114,17 +202,20 @@ export function liveView(widget, root, draw) {
         draw(answer.view, restoring);
         root.c9Url?.write({ ...params, ...answer.view.params });
         root.dataset.state = "live";
-        say(`Python 已算出这一状态(${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
+        root.removeAttribute("aria-busy");
+        say(`Python 已算出这一状态（${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
         performance.mark("c9:redraw");
         performance.measure(`c9:draw:${widget}`, { start: tAnswer, end: performance.now() });
       } else {
-        say(restoring ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
+        if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
+        say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
       }
     } catch (err) {
       root.dataset.state = "no-python";
+      root.removeAttribute("aria-busy");
       say(err instanceof PythonUnavailable
-        ? "页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。图和数字停在构建时算好的默认状态，正文不受影响。"
-        : `出错了:${err.message}`, "error");
+        ? `页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。${restoring ? "地址里的参数没法重算：" : ""}图和数字停在构建时算好的默认状态，正文不受影响。`
+        : `出错了：${err.message}`, "error");
     } finally {
       inFlight = false;
       if (queued) { const [next, r] = queued; queued = null; send(next, r); }
@@ -133,11 +224,20 @@ export function liveView(widget, root, draw) {
   return { send, say };
 }
 
+// A state opened from the address is drawn only once Python has recomputed it (a second or more while
+// Python starts): until then the default view stays, dimmed and marked busy, and the status says the
+// numbers shown are not yet the address's, so the address and what the reader sees never disagree unsaid.
+export function restoringFromAddress(root, say) {
+  root.dataset.state = "restoring";
+  root.setAttribute("aria-busy", "true");
+  say("正在按地址里的参数重算（页面里的 Python 第一次启动约需几秒）；算好之前，下面还是默认状态。", "busy");
+}
+
 // A number box holding what it cannot read (letters, 1e400) reports "" with validity.badInput set: the
 // message to show instead of letting Python call it empty, or null when the box reads fine.
 export function unreadableNumber(input, name) {
   return input.validity.badInput
-    ? `输入有误:${name}读不成数字,请填 ${input.min} 到 ${Number(input.max).toLocaleString("en-US")} 之间的整数`
+    ? `输入有误：${name}读不成数字，请填 ${input.min} 到 ${Number(input.max).toLocaleString("en-US")} 之间的整数`
     : null;
 }
 
@@ -222,12 +322,11 @@ export function showControls(form, params) {
 export function drawChart(root, chart, figure) {
   loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
-    const f = themed(typeof figure === "function" ? figure() : figure);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+    plot(Plotly, chart, typeof figure === "function" ? figure() : figure).then(() => { root.dataset.chart = "drawn"; });
   }).catch(() => { chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。"; });
   return () => { if (window.Plotly) window.Plotly.purge(chart); };
 }
 
 export function redrawChart(chart, figure) {
-  if (window.Plotly) { const f = themed(figure); window.Plotly.react(chart, f.data, f.layout, f.config); }
+  if (window.Plotly) plot(window.Plotly, chart, figure);
 }

@@ -35,7 +35,41 @@ async function mountOne(root, name, usesPython) {
   }
 }
 
+// ---- Wide tables: a cue above the box that scrolls, saying how many columns are out of view ---------
+// The scrolling box is the table itself or the nearest wrapper that scrolls sideways (Material's
+// .md-typeset__scrollwrap, a widget's .c9-*-scroll). Its first column stays pinned (course.css).
+const cueText = (hidden) => `表格比这里宽：还有 ${hidden} 列在右边，左右滑动查看（第一列固定不动）`;
+function scrollerOf(table) {
+  for (let el = table; el && el.tagName !== "ARTICLE"; el = el.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(el).overflowX)) return el;
+  }
+  return null;
+}
+function updateCue(box) {
+  const right = box.getBoundingClientRect().right;
+  const cells = [...(box.querySelector("tr")?.cells || [])];
+  const hidden = cells.filter((c) => c.getBoundingClientRect().right > right + 1).length;
+  const more = box.scrollWidth > box.clientWidth + 1;
+  box.c9Cue.hidden = !more;
+  if (more) box.c9Cue.textContent = hidden ? cueText(hidden) : "表格比这里宽：左右滑动查看（第一列固定不动）";
+  box.classList.toggle("c9-more-right", more && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
+}
+const cueSizes = "ResizeObserver" in window ? new ResizeObserver((entries) => entries.forEach((e) => updateCue(e.target))) : null;
+function addScrollCues() {
+  for (const table of document.querySelectorAll("article table")) {
+    const box = scrollerOf(table);
+    if (!box || box.c9Cue) continue;
+    box.c9Cue = Object.assign(document.createElement("p"), { className: "c9-scroll-cue", hidden: true });
+    box.c9Cue.setAttribute("aria-hidden", "true"); // the table itself is there for screen readers
+    box.before(box.c9Cue);
+    box.addEventListener("scroll", () => updateCue(box), { passive: true });
+    cueSizes?.observe(box);
+    updateCue(box);
+  }
+}
+
 function mountAll() {
+  addScrollCues();
   for (const [root, teardown] of mounted) {
     if (!root.isConnected) { teardown(); mounted.delete(root); }
   }

@@ -1,4 +1,4 @@
-import { python, PythonUnavailable, loadPlotly, showControls, themed, unreadableNumber, urlState } from "../core.js";
+import { python, PythonUnavailable, loadPlotly, plot, restoringFromAddress, showControls, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
 // short); the three schemes of one tensor are asked for one after another. The latest input wins.
@@ -17,8 +17,7 @@ export default function mount(root) {
 
   const drawChart = (v) => {
     if (!plotly) return;
-    const f = themed(v.figure);
-    plotly.react(panels[v.scheme].querySelector(".c9-chart"), f.data, f.layout, f.config);
+    plot(plotly, panels[v.scheme].querySelector(".c9-chart"), v.figure);
   };
   const draw = (v) => {
     views[views.findIndex((d) => d.scheme === v.scheme)] = v;   // Plotly's first draw shows the latest
@@ -48,7 +47,8 @@ export default function mount(root) {
     const bad = wanted ? null : unreadableNumber(form.elements.seed, "随机种子");
     if (bad) { say(bad, "error"); return; }
     const p = wanted ?? params();
-    if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
+    if (wanted) restoringFromAddress(root, say);
+    else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
     const t0 = performance.now();
     for (const scheme of SCHEMES) {
       let answer;
@@ -57,14 +57,16 @@ export default function mount(root) {
       } catch (err) {
         if (mine !== run) return;
         root.dataset.state = "no-python";
+        root.removeAttribute("aria-busy");
         say(err instanceof PythonUnavailable
-          ? "页面里的 Python 没能加载。热力图和表格停在构建时算好的默认张量，正文不受影响。"
-          : `出错了:${err.message}`, "error");
+          ? `页面里的 Python 没能加载。${wanted ? "地址里的参数没法重算：" : ""}热力图和表格停在构建时算好的默认张量，正文不受影响。`
+          : `出错了：${err.message}`, "error");
         return;
       }
       if (mine !== run) return;               // a newer input arrived: its run takes over
       if (!answer.ok) {
-        say(wanted ? `链接里的参数有误:${answer.error}。这里仍是默认状态。` : `输入有误:${answer.error}`, "error");
+        if (wanted) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
+        say(wanted ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
         return;
       }
       draw(answer.view);
@@ -77,8 +79,9 @@ export default function mount(root) {
       say(`已算完 ${SCHEMES.indexOf(scheme) + 1} / 3 种缩放……`, "busy");
     }
     root.dataset.state = "live";
+    root.removeAttribute("aria-busy");
     root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
-    say(`Python 已量化这个张量三次(共 ${Math.max(1, Math.round(performance.now() - t0))} ms)。`, "ok");
+    say(`Python 已量化这个张量三次（共 ${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
     performance.mark("c9:redraw");
   }
 
@@ -101,10 +104,7 @@ export default function mount(root) {
   loadPlotly(root, "cartesian").then((Plotly) => { // heatmaps
     if (!root.isConnected) return;
     plotly = Plotly;
-    return Promise.all(views.map((v) => {
-      const f = themed(v.figure);
-      return Plotly.newPlot(panels[v.scheme].querySelector(".c9-chart"), f.data, f.layout, f.config);
-    })).then(() => { root.dataset.chart = "drawn"; performance.mark("c9:widget-ready"); });
+    return Promise.all(views.map((v) => plot(Plotly, panels[v.scheme].querySelector(".c9-chart"), v.figure))).then(() => { root.dataset.chart = "drawn"; performance.mark("c9:widget-ready"); });
   }).catch(() => {
     for (const s of SCHEMES) panels[s].querySelector(".c9-chart").textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。";
   });

@@ -1,4 +1,4 @@
-import { loadPlotly, themed } from "../core.js";
+import { loadPlotly, plot } from "../core.js";
 
 // ---- The lab page: draw the build-time figure (no Python; the numbers are in the HTML already) -----
 export default function mount(root) {
@@ -7,7 +7,7 @@ export default function mount(root) {
   const { figure } = JSON.parse(root.dataset.default);
   loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
-    const f = themed(figure);
-    Plotly.react(chart, f.data, f.layout, f.config);
+    plot(Plotly, chart, figure).then(() => { root.dataset.chart = "drawn"; });
   }).catch(() => { /* the table and summary below the chart already carry the numbers */ });
+  return () => { if (window.Plotly) window.Plotly.purge(chart); };
 }

@@ -43,7 +43,7 @@ export default function mount(root) {
     const seg = view.segments.find((s) => s.key === key);
     if (!seg) return;
     explain.dataset.key = key;
-    explain.textContent = `${seg.label}:${seg.text},按 ${seg.formula} 计。${seg.note}`;
+    explain.textContent = `${seg.label}：${seg.text}，按 ${seg.formula} 计。${seg.note}`;
   };
   const params = () => ({
     model: form.elements.model.value,

@@ -15,8 +15,8 @@ export default function mount(root) {
   const draw = (v, restoring) => {
     if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
-    root.querySelector(".c9-mn-mx-scale").textContent = `${v.mx.scale_text};${v.mx.rule}`;
-    root.querySelector(".c9-mn-nv-scale").textContent = `${v.nv.scale_text};${v.nv.rule}`;
+    root.querySelector(".c9-mn-mx-scale").textContent = `${v.mx.scale_text}；${v.mx.rule}`;
+    root.querySelector(".c9-mn-nv-scale").textContent = `${v.nv.scale_text}；${v.nv.rule}`;
     tbody.replaceChildren(...v.rows.map((r) => {
       const tr = document.createElement("tr");
       const th = document.createElement("th"); th.scope = "row"; th.textContent = r.value_text;
@@ -28,8 +28,8 @@ export default function mount(root) {
       }
       return tr;
     }));
-    foot.textContent = `名义 ${v.mx.bits_nominal}(4 + 8/32);这一块只有 ${v.rows.length} 个数时 ${g(v.mx.bits_actual)}`;
-    foot2.textContent = `名义 ${v.nv.bits_nominal}(4 + 8/16,FP32 张量缩放摊到整张量);这一块单独算 ${g(v.nv.bits_actual)}`;
+    foot.textContent = `名义 ${v.mx.bits_nominal}（4 + 8/32）；这一块只有 ${v.rows.length} 个数时 ${g(v.mx.bits_actual)}`;
+    foot2.textContent = `名义 ${v.nv.bits_nominal}（4 + 8/16，FP32 张量缩放摊到整张量）；这一块单独算 ${g(v.nv.bits_actual)}`;
   };
   const { send } = liveView("mx-nv", root, draw);
   const go = () => send({ text: form.elements.text.value });

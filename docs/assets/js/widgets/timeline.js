@@ -1,4 +1,4 @@
-import { liveView, loadPlotly, showControls, themed, urlState } from "../core.js";
+import { liveView, loadPlotly, plot, showControls, urlState } from "../core.js";
 
 // ---- Lesson 5: the memory timeline of one iteration ----------------------------------------------
 export default function mount(root) {
@@ -10,19 +10,26 @@ export default function mount(root) {
   let view = JSON.parse(root.dataset.default);
   let frame = view.n - 1, timer = null;
 
+  // The curve up to moment k. Every trace Python sent is drawn (the curve, the peak, the lab's measured
+  // points): the others show their points at moments the curve has reached.
   const figureAt = (k) => {
-    const [line, peak] = view.figure.data;
-    const shown = { ...line, x: line.x.slice(0, k + 1), y: line.y.slice(0, k + 1), text: line.text.slice(0, k + 1) };
-    const data = [shown, k >= view.peak_index ? peak : { ...peak, x: [], y: [], text: [] }];
-    return themed({ data, layout: view.figure.layout });
+    const upTo = (t) => {
+      const keep = t.x.map((x, i) => (x <= k ? i : -1)).filter((i) => i >= 0);
+      const out = { ...t };
+      for (const key of ["x", "y", "text"]) if (Array.isArray(t[key])) out[key] = keep.map((i) => t[key][i]);
+      return out;
+    };
+    return { data: view.figure.data.map(upTo), layout: view.figure.layout };
   };
+  // The chart's unit, as its axis names it (MiB for our small model, GB otherwise).
+  const unit = () => view.figure.layout.yaxis.title.text.split("（")[0];
   const announce = (k) => {
     const line = view.figure.data[0];
-    now.textContent = `第 ${k} 步(共 ${view.n - 1} 步):${line.text[k]},${line.y[k].toFixed(1)} GB。`;
+    now.textContent = `第 ${k} 步（共 ${view.n - 1} 步）：${line.text[k]}，${line.y[k].toFixed(1)} ${unit()}。`;
   };
   const drawFrame = (k, speak) => {
     frame = k;
-    if (window.Plotly) { const f = figureAt(k); window.Plotly.react(chart, f.data, f.layout, f.config); }
+    if (window.Plotly) plot(window.Plotly, chart, figureAt(k));
     if (speak) announce(k);
   };
   const pause = () => {
@@ -47,6 +54,7 @@ export default function mount(root) {
     view = v;
     if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
+    root.querySelector(".c9-caption-note").textContent = v.caption_note; // what the chart's lines mean
     const tbody = root.querySelector(".c9-marks tbody");
     tbody.replaceChildren(...v.marks.map((m) => {
       const tr = document.createElement("tr");
@@ -76,8 +84,7 @@ export default function mount(root) {
 
   loadPlotly(root).then((Plotly) => {
     if (!root.isConnected) return;
-    const f = figureAt(frame);
-    Plotly.newPlot(chart, f.data, f.layout, f.config).then(() => { root.dataset.chart = "drawn"; });
+    plot(Plotly, chart, figureAt(frame)).then(() => { root.dataset.chart = "drawn"; });
   }).catch(() => { chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。"; });
 
   return () => { pause(); if (window.Plotly) window.Plotly.purge(chart); };
