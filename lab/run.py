@@ -32,7 +32,7 @@ SCHEMA = "c09-precision/1"
 RUNS = {
     "fp32": {"label": "FP32", "dtype": None, "scaling": False},
     "bf16": {"label": "BF16 autocast", "dtype": torch.bfloat16, "scaling": False},
-    "fp16": {"label": "FP16 autocast(不缩放)", "dtype": torch.float16, "scaling": False},
+    "fp16": {"label": "FP16 autocast（不缩放）", "dtype": torch.float16, "scaling": False},
     "fp16_scaled": {"label": "FP16 autocast + 动态 loss scaling", "dtype": torch.float16, "scaling": True},
 }
 

@@ -36,7 +36,7 @@ def test_every_cell_matches_ml_dtypes(fmt):
             if np.isnan(want):
                 assert c["cls"] == "nan", f"{fmt} code {code:#04x}"
             elif np.isinf(want):
-                assert c["cls"] == "infinity" and c["value"] == ("+inf" if want > 0 else "−inf")
+                assert c["cls"] == "infinity" and c["value"] == ("+∞" if want > 0 else "−∞")
             elif want == 0:
                 assert c["cls"] == "zero"
             else:

@@ -52,20 +52,9 @@ def test_the_rules_catch_the_issues_examples():
     assert not violations("每层 sbh(34 + 5as/h) = 2.54 GiB，见 arXiv:2205.05198。")
 
 
-# Strings in modules other helpers of issue 12 own, listed for the integrator (who fixes them after merging
-# and then removes these markers; strict, so a fixed widget reports XPASS and fails until then).
-PENDING = {
-    "lab-charts": "widgets/lab_charts.py: 「AMD EPYC,2 线程」「10⁻²,加动态缩放」「6.584;BF16」「2⁻²⁴,乘」「MiB,第 5 课」",
-    "memory-bar": "widgets/stacked_bar.py: segment tip f'{label}:{text}' (「激活·线性项:45.63 GB」)",
-    "pattern-table": "widgets/pattern_table.py: 「0x00 = 0.0000.000:零」; pattern-table.html 「零:2 个」",
-    "score-tensor": "widgets/score_tensor.py: 「Qwen3.8-27B一个全注意力层」「(Q·Kᵀ/√dₕ)·V,a = 24」",
-    "timeline": "widgets/timeline.py: 「Qwen3.8-27B,s = 4,096」「激活全存:起点」",
-}
-
-
-def page_violations(path, leave_out=()) -> list[str]:
+def page_violations(path) -> list[str]:
     """The page's own text (the article, navigation, header and footer, the title and description)."""
-    root = without_widgets(parse(path.read_text(encoding="utf-8")), leave_out)
+    root = parse(path.read_text(encoding="utf-8"))
     head = next(n for n in root.iter() if n.tag == "head")
     texts = blocks(next(n for n in root.iter() if n.tag == "body"))
     texts += [n.text() for n in head.iter() if n.tag == "title"]
@@ -74,13 +63,7 @@ def page_violations(path, leave_out=()) -> list[str]:
 
 
 def test_pages_follow_the_punctuation_and_spacing_rule(built_site):
-    """Every page with the widgets of PENDING left out (they are checked below)."""
-    bad = [f"{name}: {v}" for name, p in pages(built_site) for v in page_violations(p, PENDING)]
-    assert not bad, "\n".join(bad)
-
-
-@pytest.mark.xfail(strict=True, reason="pending in others' modules: " + "; ".join(PENDING.values()))
-def test_pending_widgets_on_the_pages_follow_the_rule_too(built_site):
+    """Every page, widgets included, as built."""
     bad = [f"{name}: {v}" for name, p in pages(built_site) for v in page_violations(p)]
     assert not bad, "\n".join(bad)
 
@@ -90,10 +73,9 @@ def _views():
 
     for name in WIDGETS:
         module = widget_module(name)
-        marks = [pytest.mark.xfail(strict=True, reason=PENDING[name])] if name in PENDING else []
-        yield pytest.param(name, "page_context", module.page_context(), marks=marks, id=f"{name}-page_context")
+        yield pytest.param(name, "page_context", module.page_context(), id=f"{name}-page_context")
         if hasattr(module, "view"):
-            yield pytest.param(name, "view", module.view(), marks=marks, id=f"{name}-view")
+            yield pytest.param(name, "view", module.view(), id=f"{name}-view")
 
 
 @pytest.mark.parametrize("name,kind,value", list(_views()))

@@ -88,7 +88,7 @@ def page_context(chart: str = "table") -> dict:
     runs = d["runs"]
     prov = d["provenance"]
     ctx: dict = {"chart": chart, "figure": None, "rows": [], "columns": [], "caption": "", "summary": ""}
-    machine = f"{prov['cpu']},{prov['threads']} 线程，torch {prov['torch']}(CPU)"
+    machine = f"{prov['cpu']}，{prov['threads']} 线程，torch {prov['torch']}（CPU）"
 
     if chart == "table":
         ctx["columns"] = ["精度", "tokens/s（墙钟，中位数）", "显存（四个截面的最大值）", "val loss", "跳过步数",
@@ -100,7 +100,7 @@ def page_context(chart: str = "table") -> dict:
         vals = [runs[n]["val_loss"] for n in RUN_ORDER]
         ctx["summary"] = (f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
                           f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步；"
-                          f"平均「恰为 0 的梯度」比例，FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])},"
+                          f"平均「恰为 0 的梯度」比例，FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])}，"
                           f"加动态缩放是 {_sci(runs['fp16_scaled']['mean_zero_grad_fraction'])}。")
     elif chart == "loss":
         ctx["figure"] = _runs_chart(d, "loss", "训练 loss（每步，同一批数据）", "交叉熵 loss", False)
@@ -109,7 +109,7 @@ def page_context(chart: str = "table") -> dict:
                         units.number(runs[n]["steps"][-1]["loss"], 3), units.number(runs[n]["val_loss"], 4)]
                        for n in RUN_ORDER]
         ctx["caption"] = "每条曲线的起点、终点和留出集上的 loss"
-        ctx["summary"] = "四条训练 loss 曲线：" + ";".join(
+        ctx["summary"] = "四条训练 loss 曲线：" + "；".join(
             f"{runs[n]['label']} 从 {units.number(runs[n]['steps'][0]['loss'], 3)} 降到 "
             f"{units.number(runs[n]['steps'][-1]['loss'], 3)}" for n in RUN_ORDER) + "。"
     elif chart == "zero":
@@ -120,7 +120,7 @@ def page_context(chart: str = "table") -> dict:
                         _sci(runs[n]["steps"][-1]["zero_grad_fraction"]),
                         str(sum(1 for s in runs[n]["steps"] if s["zero_grad_fraction"] > 0))] for n in RUN_ORDER]
         ctx["caption"] = "梯度元素里恰好等于 0 的比例（对全部 Ψ 个参数）"
-        ctx["summary"] = "平均「恰为 0 的梯度」比例：" + ";".join(
+        ctx["summary"] = "平均「恰为 0 的梯度」比例：" + "；".join(
             f"{runs[n]['label']} {_sci(runs[n]['mean_zero_grad_fraction'])}" for n in RUN_ORDER) + "。"
     elif chart == "scale":
         r = runs["fp16_scaled"]
@@ -171,12 +171,12 @@ def page_context(chart: str = "table") -> dict:
         ctx["columns"] = ["时刻", "|g| < 2⁻²⁴", "乘 65,536 后仍 < 2⁻²⁴", "中位数", "最小的非零 |g|"]
         for p in d["probe"]:
             ctx["rows"].append([names.get(p["when"], p["when"]),
-                                f"{units.number(p['below_2^-24'])}({frac_text(p['frac_below_2^-24'])})",
-                                f"{units.number(p['below_2^-24_after_x65536'])}({frac_text(p['frac_below_2^-24_after_x65536'])})",
+                                f"{units.number(p['below_2^-24'])}（{frac_text(p['frac_below_2^-24'])}）",
+                                f"{units.number(p['below_2^-24_after_x65536'])}（{frac_text(p['frac_below_2^-24_after_x65536'])}）",
                                 f"2^{units.number(p['median_log2'], 1)}", f"2^{units.number(p['min_log2'], 1)}"])
         ctx["caption"] = f"下溢探针：{units.number(d['probe'][0]['elements'])} 个参数梯度元素，各取一批数据"
-        ctx["summary"] = "下溢探针：" + ";".join(
-            f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴,"
+        ctx["summary"] = "下溢探针：" + "；".join(
+            f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴，"
             f"乘 65,536 之后还有 {frac_text(p['frac_below_2^-24_after_x65536'])}" for p in d["probe"]) + "。"
     elif chart == "memory":
         r = runs["fp32"]
@@ -201,9 +201,9 @@ def page_context(chart: str = "table") -> dict:
         for p in POINTS:
             s = snaps[p]
             ctx["rows"].append([POINT_LABELS[p]] + [_mib(s["parts"][k]) for k in PART_COLORS] + [_mib(s["total"])])
-        ctx["caption"] = "四个截面的分项(FP32 这一次；方法：" + "逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获" + ")"
+        ctx["caption"] = "四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获）"
         ctx["summary"] = (f"第一次更新后实测 {_mib(snaps['after_step']['total'])}，账本 16 B × Ψ = {_mib(ledger)}；"
-                          f"前向之后保存给反向的张量 {_mib(snaps['after_forward']['parts']['saved_for_backward'])},"
+                          f"前向之后保存给反向的张量 {_mib(snaps['after_forward']['parts']['saved_for_backward'])}，"
                           f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。")
     if ctx["figure"] is not None:
         ctx["view"] = {"figure": ctx["figure"]}  # the hook serialises it as view_json for data-default

@@ -91,7 +91,15 @@ def _params_from(p: dict) -> tuple[int, str]:
     # of range gets a message instead of a slider silently pinned at its end.
     if isinstance(p["log10_params"], bool) or not isinstance(p["log10_params"], (int, float, str)):
         raise InputError("参数量滑杆的值要是有限的数字")
-    x = typed.finite(p["log10_params"], "参数量滑杆的值")   # exact: 10**400 or "1e999" is refused, not a crash
+    try:   # exact: 10**400 or "1e999" is refused, not a crash
+        x = typed.parse(p["log10_params"], "参数量滑杆的值")
+    except InputError:
+        raise InputError(f"参数量滑杆的值要是数字，收到的是「{str(p['log10_params'])[:20]}」") from None
+    if isinstance(x, float):   # ±∞, NaN or a signed zero
+        if x == 0:
+            x = Fraction(0)
+        else:
+            raise InputError("参数量滑杆的值要是有限的数字")
     if not LOG10_MIN <= x <= LOG10_MAX:
         raise InputError(f"参数量要在 10^{LOG10_MIN:g} 到 10^{LOG10_MAX:g} 之间")
     if p["model"] in MODELS:

@@ -48,10 +48,10 @@ def cell(fmt, code: int) -> dict:
     label, mark = CLASSES[d["cls"]]
     value = d["value_text"]
     if d["cls"] == "infinity":
-        value = "+inf" if d["sign"] == 0 else "−inf"
-    info = f"{d['hex']} = {d['bits']}:{label}，值 {value}"
+        value = "+∞" if d["sign"] == 0 else "−∞"
+    info = f"{d['hex']} = {d['bits']}：{label}，值 {value}"
     if d["cls"] in ("normal", "subnormal"):
-        info += f"(= {d['expression']})"
+        info += f"（= {d['expression']}）"
     return {"code": code, "hex": d["hex"], "bits": d["bits"], "cls": d["cls"], "label": label,
             "mark": mark, "short": short_value(d["value"]), "value": value, "info": info}
 
@@ -77,7 +77,7 @@ def summary(t: dict) -> str:
     c = t["counts"]
     return (f"{t['format']}（1 位符号、{t['exponent_bits']} 位指数、{t['mantissa_bits']} 位尾数，偏置 {t['bias']}）："
             f"256 个位型里正规数 {c['normal']} 个、次正规数 {c['subnormal']} 个、零 {c['zero']} 个（+0 与 −0）、"
-            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {F.decode(t['format'], F.get_format(t['format']).max_code):g},"
+            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {F.decode(t['format'], F.get_format(t['format']).max_code):g}，"
             f"最小正规数 {_pow2(t['min_normal'])}，最小次正规数 {_pow2(t['min_subnormal'])}。")
 
 

@@ -134,7 +134,7 @@ def page_context(scale: str = "real") -> dict:
     if scale not in ("real", "small"):
         raise ValueError(f"scale must be 'real' or 'small', got {scale!r}")
     dims = real if scale == "real" else SMALL
-    title = f"{m.label}一个全注意力层的分数表（真实维度）" if scale == "real" else "同一计算的小规模版本"
+    title = f"{m.label} 一个全注意力层的分数表（真实维度）" if scale == "real" else "同一计算的小规模版本"
     return dict(svg=svg(*dims, title, frame=(real[1], real[2])), a=dims[0], s=dims[1], d_h=dims[2], scale=scale,
                 narrow=svg(*dims, title, frame=(real[1], real[2]), rows=NARROW_ROWS, cls="c9-st-narrow"),
                 caption=caption_text(*dims))

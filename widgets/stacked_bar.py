@@ -72,7 +72,7 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
         left = 0.0
         for s in r["segments"]:
             w = x(left + s["value"]) - x(left)
-            tip = escape(f'{s["label"]}:{s["text"]}')
+            tip = escape(f'{s["label"]}：{s["text"]}')
             out.append(f'<rect data-key="{escape(s["key"])}" x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" '
                        f'height="{BAR}" fill="{s["color"]}"><title>{tip}</title></rect>')
             if s.get("hatch") and w > 0:

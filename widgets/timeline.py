@@ -105,11 +105,11 @@ def view(params: dict | None = None) -> dict:
     unit, scale = ("MiB", units.MiB) if lab else ("GB", units.GB)
     if lab:
         r = lab_run()
-        who = f"{LAB_LABEL},s = {r['s']}、b = {r['b']}"
+        who = f"{LAB_LABEL}，s = {r['s']}、b = {r['b']}"
     else:
-        who = f"{model(p['model']).label},s = {units.number(p['s'])}、b = {p['b']}"
+        who = f"{model(p['model']).label}，s = {units.number(p['s'])}、b = {p['b']}"
     summary = (
-        f"{who}，第 {p['iteration']} 次迭代，{TIMELINE_MODES[p['mode']]}:"
+        f"{who}，第 {p['iteration']} 次迭代，{TIMELINE_MODES[p['mode']]}："
         f"起点 {units.size(start, unit)}，峰值 {units.size(peak['bytes'], unit)}，出现在「{peak['label']}」"
         f"（第 {peak_i} 步，共 {len(ev) - 1} 步），比起点高 {units.size(peak['bytes'] - start, unit)}。"
     )
