@@ -105,3 +105,16 @@ def test_every_url_shown_is_a_link(built_site):
     for url in ("https://evanw.github.io/float-toy/", "https://arxiv.org/abs/1710.03740",
                 "https://huggingface.co/spaces/nanotron/ultrascale-playbook"):
         assert f'href="{url}"' in index
+
+
+def test_the_front_end_never_shows_an_exception_text():
+    """Kind 2 on the JavaScript side: an error's own text (English, from the browser or our code) goes to the
+    console; what the reader sees is a Chinese sentence (core.js: UNEXPECTED)."""
+    from pathlib import Path
+
+    js = Path(__file__).resolve().parent.parent / "docs" / "assets" / "js"
+    # an error's message or stack inside a say(…) call or an assignment to the page, across lines
+    shown = re.compile(r"(say\(|textContent\s*=|innerHTML\s*=)[^;]*?\b(err|e|error)\.(message|stack)\b")
+    bad = [f"{p.name}: {m.group(0)[:120]}" for p in sorted(js.rglob("*.js")) if p.name != "py-worker.js"
+           for m in shown.finditer(p.read_text(encoding="utf-8"))]
+    assert not bad, "\n".join(bad)

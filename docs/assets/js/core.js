@@ -215,7 +215,8 @@ export function liveView(widget, root, draw) {
       root.removeAttribute("aria-busy");
       say(err instanceof PythonUnavailable
         ? `页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。${restoring ? "地址里的参数没法重算：" : ""}图和数字停在构建时算好的默认状态，正文不受影响。`
-        : `出错了：${err.message}`, "error");
+        : UNEXPECTED, "error");
+      if (!(err instanceof PythonUnavailable)) console.error("C9:", widget, err);
     } finally {
       inFlight = false;
       if (queued) { const [next, r] = queued; queued = null; send(next, r); }
@@ -223,6 +224,9 @@ export function liveView(widget, root, draw) {
   }
   return { send, say };
 }
+
+// What a reader sees when drawing an answer fails in our own code: the exception's text is for the console.
+export const UNEXPECTED = "这一状态没能画出来（页面脚本出了意外）；正文和构建时的数字不受影响，换个输入再试。";
 
 // A state opened from the address is drawn only once Python has recomputed it (a second or more while
 // Python starts): until then the default view stays, dimmed and marked busy, and the status says the

@@ -1,4 +1,4 @@
-import { python, PythonUnavailable, loadPlotly, plot, restoringFromAddress, showControls, unreadableNumber, urlState } from "../core.js";
+import { python, PythonUnavailable, UNEXPECTED, loadPlotly, plot, restoringFromAddress, showControls, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
 // short); the three schemes of one tensor are asked for one after another. The latest input wins.
@@ -60,7 +60,8 @@ export default function mount(root) {
         root.removeAttribute("aria-busy");
         say(err instanceof PythonUnavailable
           ? `页面里的 Python 没能加载。${wanted ? "地址里的参数没法重算：" : ""}热力图和表格停在构建时算好的默认张量，正文不受影响。`
-          : `出错了：${err.message}`, "error");
+          : UNEXPECTED, "error");
+        if (!(err instanceof PythonUnavailable)) console.error("C9: block-lab", err);
         return;
       }
       if (mine !== run) return;               // a newer input arrived: its run takes over
