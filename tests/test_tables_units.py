@@ -184,9 +184,14 @@ def test_shown_parts_always_add_up_to_the_shown_total(parts, unit, digits):
 @pytest.mark.parametrize("n", [2**127, 2**128 - 2**104, 2**128 - 2**120, 10**40 + 1, -(2**127), 3 * 2**200])
 def test_number_is_exact_for_huge_integers(n):
     """round_half_up built its Decimal in the 28-digit context: 2¹²⁷ printed as …303,700,000,000,000."""
-    assert units.number(n) == f"{n:,}"
-    assert units.number(n, 2) == f"{n:,}.00"
-    assert units.number(Fraction(2 * n + 1, 2), 0) == f"{n + (1 if n > 0 else 0):,}"
+    assert units.number(n) == f"{n:,}".replace("-", "−")
+    assert units.number(n, 2) == f"{n:,}.00".replace("-", "−")
+    assert units.number(Fraction(2 * n + 1, 2), 0) == f"{n + (1 if n > 0 else 0):,}".replace("-", "−")
+
+
+def test_a_negative_number_has_one_minus_sign_and_no_negative_zero():
+    assert units.number(-5) == "−5" and units.size(-1_234_567, "MB", 2) == "−1.23 MB"
+    assert units.number(-0.04, 1) == "0.0"
 
 
 def test_a_negative_share_has_a_minus_sign_and_the_same_bounds():

@@ -28,8 +28,10 @@ def round_half_up(x: int | float | Fraction, digits: int) -> Decimal:
 
 
 def number(x: int | float | Fraction, digits: int = 0) -> str:
-    """``x`` with thousands separators and ``digits`` decimals: number(402653184) == '402,653,184'."""
-    return f"{round_half_up(x, digits):,.{digits}f}"
+    """``x`` with thousands separators and ``digits`` decimals: number(402653184) == '402,653,184'.
+    A negative number gets the minus sign "−" (U+2212) of all reader text; one that rounds to 0 gets none."""
+    d = round_half_up(x, digits)
+    return f"{abs(d) if d.is_zero() else d:,.{digits}f}".replace("-", "−")
 
 
 def size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
