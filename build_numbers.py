@@ -143,10 +143,13 @@ def _model_states(f: Figures) -> None:
     mv = states.find("adam_m").bytes + states.find("adam_v").bytes
     f.add("adam_mv_anchor", mv, units.size(mv, "GB"), "Adam 的 m 与 v = (4 + 4) B × Ψ", Ψ=m.param_total)
     # The ledger tables (guide, lessons 1 and 5): every part with the total, at the precision where the
-    # rounded rows add up to the rounded total (units.adding_up: two decimals here).
+    # rows add up to the total as shown (units.adding_up). Two decimals: there the half-up rows already add
+    # up, so no row is adjusted and the tables need no note (one decimal would move 222.25 to 222.2).
     rows = [("weights", "BF16 权重", 2), ("grads", "BF16 梯度", 2), ("master", "FP32 主权重", 4),
             ("mv", "Adam 的 m 与 v（FP32）", 8)]
-    texts, total = units.adding_up([k * m.param_total for _, _, k in rows], "GB")
+    shown, _, adjusted = units.apportion([k * m.param_total for _, _, k in rows], "GB", 2)
+    assert not adjusted, "the ledger tables would need a note on the adjusted last digit"
+    texts, total = units.adding_up([k * m.param_total for _, _, k in rows], "GB", 2)
     for (key, what, k), text in zip(rows, texts):
         f.add(f"ledger_{key}", k * m.param_total, text, f"{what}：每参数 {k} 字节，{k} B × Ψ", Ψ=m.param_total)
     f.add("ledger_total", states.bytes, total, "模型状态合计：(2 + 2 + 4 + 8) B × Ψ", Ψ=m.param_total)
@@ -193,6 +196,7 @@ def _activations(f: Figures) -> None:
     # Per-layer terms at the reference sequence, for the formula walk-through.
     # One unit for the one-layer table (lesson 5), at the precision where the rounded terms add up.
     lin1, sc1 = 34 * s * b * m.h, score_term(s, b, m.a)
+    assert not units.apportion([lin1, sc1], "GiB", 2)[2], "the one-layer table would need a note"
     (lin_t, sc_t), tot_t = units.adding_up([lin1, sc1], "GiB", 2)
     f.add("layer_linear_anchor", lin1, lin_t, "一层的线性项：34sbh 字节", s=s, b=b, h=m.h)
     f.add("layer_scores_anchor", sc1, sc_t, "一层的注意力分数项：5as²b 字节", s=s, b=b, a=m.a)

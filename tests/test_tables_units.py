@@ -12,6 +12,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from page_text import article, blocks, pages, tables, view_strings
 from widgets import formula, memory_bar, units
@@ -147,11 +149,57 @@ def test_memory_bar_states_in_one_decimal_unit_and_its_sum_adds_up(params):
     assert sum(Decimal(x.replace(",", "")) for x, _ in seg) == total
 
 
-def test_adding_up_picks_the_fewest_decimals_that_add_up():
+def test_adding_up_keeps_its_decimals_and_the_shown_parts_add_up():
     psi = 27_781_427_952
-    assert units.adding_up([2 * psi, 2 * psi, 4 * psi, 8 * psi], "GB") == (
+    # two decimals: half-up already adds up, so the parts are the half-up ones and nothing is adjusted
+    assert units.adding_up([2 * psi, 2 * psi, 4 * psi, 8 * psi], "GB", 2) == (
         ["55.56 GB", "55.56 GB", "111.13 GB", "222.25 GB"], "444.50 GB")
+    assert not units.apportion([2 * psi, 2 * psi, 4 * psi, 8 * psi], "GB", 2)[2]
+    # one decimal: 222.25 gives way (222.2, within one unit) so that the rows make 444.5, not 444.6
+    assert units.adding_up([2 * psi, 2 * psi, 4 * psi, 8 * psi], "GB") == (
+        ["55.6 GB", "55.6 GB", "111.1 GB", "222.2 GB"], "444.5 GB")
+    assert units.apportion([2 * psi, 2 * psi, 4 * psi, 8 * psi], "GB")[2]
     assert units.adding_up([10**9, 2 * 10**9], "GB") == (["1.0 GB", "2.0 GB"], "3.0 GB")
+    # the reviewer's case (Qwen3-8B states): was 16.3815 ×2 + 32.7629 ×3 = 131.0517 against a total of 131.0518
+    parts = [16_381_470_720] * 2 + [32_762_941_440] * 3
+    texts, total = units.adding_up(parts, "GB")
+    assert texts == ["16.4 GB", "16.4 GB", "32.8 GB", "32.8 GB", "32.7 GB"] and total == "131.1 GB"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.integers(0, 10**13), min_size=1, max_size=9), st.sampled_from(["GB", "GiB", "MB", "MiB"]),
+       st.integers(0, 3))
+def test_shown_parts_always_add_up_to_the_shown_total(parts, unit, digits):
+    """Kind: a table of byte counts adds up as shown, at the decimals asked for, each part within one unit
+    of the last digit of its exact value, the total the half-up rounding of the exact sum."""
+    texts, total = units.adding_up(parts, unit, digits)
+    value = lambda t: Decimal(t.split(" ")[0].replace(",", ""))
+    assert all(len(t.split(" ")[0].split(".")[-1]) == digits for t in texts + [total]) or digits == 0
+    assert sum(value(t) for t in texts) == value(total)
+    assert value(total) == units.round_half_up(Fraction(sum(parts), units.UNITS[unit]), digits)
+    step = Fraction(1, 10**digits)
+    assert all(abs(Fraction(value(t)) - Fraction(p, units.UNITS[unit])) < step for t, p in zip(texts, parts))
+
+
+@pytest.mark.parametrize("n", [2**127, 2**128 - 2**104, 2**128 - 2**120, 10**40 + 1, -(2**127), 3 * 2**200])
+def test_number_is_exact_for_huge_integers(n):
+    """round_half_up built its Decimal in the 28-digit context: 2¹²⁷ printed as …303,700,000,000,000."""
+    assert units.number(n) == f"{n:,}".replace("-", "−")
+    assert units.number(n, 2) == f"{n:,}.00".replace("-", "−")
+    assert units.number(Fraction(2 * n + 1, 2), 0) == f"{n + (1 if n > 0 else 0):,}".replace("-", "−")
+
+
+def test_a_negative_number_has_one_minus_sign_and_no_negative_zero():
+    assert units.number(-5) == "−5" and units.size(-1_234_567, "MB", 2) == "−1.23 MB"
+    assert units.number(-0.04, 1) == "0.0"
+
+
+def test_a_negative_share_has_a_minus_sign_and_the_same_bounds():
+    assert units.share(-1) == "−100.0%" and units.share(-0.5) == "−50.0%"
+    assert units.share(Fraction(-1, 20000)) == "> −0.1%"          # not "0.0%"
+    assert units.share(Fraction(-19999, 20000)) == "< −99.9%"
+    assert units.share(Fraction(-10004, 10000)) == "< −100.0%"
+    assert units.share(0) == "0.0%" and units.share(Fraction(1, 20000)) == "< 0.1%"
 
 
 

@@ -115,3 +115,46 @@ def test_integer_boxes_share_the_rule():
     with pytest.raises(InputError, match="随机种子要是整数"):
         block_lab.view({"seed": "1.5"})
     assert block_lab.view({"seed": "1,000"})["params"]["seed"] == 1000
+
+
+@pytest.mark.parametrize("text, value", [("2³", 8), ("2⁻²⁴", Fraction(1, 2**24)), ("1.5×2⁻¹³⁰", Fraction(3, 2**131)),
+                                         ("2⁺³", 8), ("−2⁻¹", Fraction(-1, 2))])
+def test_a_list_reads_superscript_powers_like_one_number(text, value):
+    """numbers() flattened superscripts with NFKC first: "2³" became 23, "2⁻²⁴" was refused."""
+    assert typed.parse(text) == value
+    assert typed.numbers(text) == [value]
+    assert typed.numbers(f"1, {text}、0.5") == [1, value, Fraction(1, 2)]
+    assert len(typed.tokens(f"{text}; 3")) == 2
+    assert mx_nv.parse_block(f"{text}, 1")[0] == value
+
+
+@pytest.mark.parametrize("text", ["0,500", "0,001", "000,001", "-0,5", "00,000"])
+def test_a_leading_zero_group_is_a_decimal_comma_and_refused(text):
+    """ "0,500" read as 500 and "0,001" as 1: a reader with a decimal comma means 0.5 and 0.001."""
+    with pytest.raises(InputError, match="逗号不是千位分隔符"):
+        typed.parse(text)
+    with pytest.raises(InputError, match="逗号"):
+        params.integer(text, "序列长度 s", 1, 10**6)
+
+
+@pytest.mark.parametrize("text", ["1\n", "\t1", " 1 ", "\u30001\u3000", "1\r\n", "7 0\t000"])
+def test_whitespace_around_a_number_is_ignored(text):
+    assert typed.parse(text) == (70000 if "7" in text else 1)
+
+
+@pytest.mark.parametrize("text", ["1e9999999999999999999", "1e999999999999999999", "-5e+12345678901234567890"])
+def test_a_huge_exponent_is_out_of_range_not_unreadable(text):
+    with pytest.raises(InputError) as e:
+        typed.parse(text)
+    assert str(e.value) == "too_big" and "量级超出" in e.value.message_zh
+    with pytest.raises(InputError, match="要在 1 到 5 之间"):
+        typed.integer(text, "次数", 1, 5)
+    with pytest.raises(InputError) as e:
+        typed.parse("1e-9999999999999999999")
+    assert str(e.value) == "too_small"
+
+
+def test_a_negative_nan_float_keeps_its_sign():
+    x = typed.parse(-math.nan)
+    assert x != x and math.copysign(1, x) == -1
+    assert math.copysign(1, typed.parse(math.nan)) == 1

@@ -40,6 +40,37 @@ def test_the_repeated_update_shows_fp16_overflowing_to_infinity(w0, delta, step)
     assert f"溢出成 {inf}" in v["summary"] and "65,504" in v["summary"]
 
 
+@pytest.mark.parametrize("w0, delta", [("60000", "1000"), ("-60000", "-1000")])
+def test_the_overflow_label_names_the_real_step_of_a_long_run(w0, delta):
+    """With 5,000 steps the chart is sampled every 25 steps: the label said 「∞（第 25 步起…）」 while the
+    summary rightly said step 6."""
+    v = ask("repeated-update", fmt="float16", w0=w0, delta=delta, steps=5000)["view"]
+    inf = "−∞" if w0.startswith("-") else "∞"
+    (mark,) = v["figure"]["layout"]["annotations"]
+    assert mark["x"] == 6 and mark["text"] == f"{inf}（第 6 步起，两条 FP16 线）"
+    assert "第 6 步" in v["summary"]
+    low = v["figure"]["data"][3]
+    assert 6 in low["x"] and low["text"][low["x"].index(6)] == inf and inf not in low["text"][:low["x"].index(6)]
+
+
+def test_negative_overflow_says_it_fell_below_minus_max():
+    v = ask("repeated-update", fmt="float16", w0="-60000", delta="-1000", steps=10)["view"]
+    assert "第 6 步超过了" not in v["summary"]
+    assert "第 6 步低于了 −65,504，绝对值超过了 FP16 的最大值 65,504，溢出成 −∞" in v["summary"]
+    assert "副本是 −∞（低于了 −65,504" in v["summary"]
+    v = ask("repeated-update", fmt="float16", w0="60000", delta="1000", steps=10)["view"]
+    assert "第 6 步超过了 FP16 的最大值 65,504，溢出成 ∞" in v["summary"]
+
+
+def test_the_repeated_update_table_has_one_number_format():
+    """Integers had thousands separators and non-integers not: 「65,519」 beside 「65519.5」."""
+    v = ask("repeated-update", fmt="float16", w0="65519.5", delta="1e-4", steps=10)["view"]
+    texts = {r["label"]: r["text"] for r in v["table"]}
+    assert texts["FP32 主权重"] == "65,519.5" and texts["精确值"] == "65,519.501"
+    v = ask("repeated-update", fmt="bfloat16", w0="1e-30", delta="1e-30", steps=1)["view"]
+    assert "e" not in "".join(r["text"] for r in v["table"]) and "×10⁻³⁰" in v["table"][0]["text"]
+
+
 def test_a_finite_run_has_no_overflow_marks():
     v = ask("repeated-update", fmt="bfloat16", w0="60000", delta="1000", steps=10)["view"]
     assert v["figure"]["layout"]["annotations"] == [] and "∞" not in v["summary"]
@@ -124,7 +155,7 @@ def test_the_bit_flipper_shows_every_value_exactly(fmt):
     codes = range(f.n_codes) if f.n_codes <= 256 else [rng.randrange(f.n_codes) for _ in range(300)] + [1, f.max_code]
     for code in codes:
         for text, c in _shown_values(fmt, code):
-            if text is None or text in ("NaN", "+∞", "−∞"):
+            if text is None or text in ("NaN", "−NaN", "+∞", "−∞"):
                 continue
             assert typed.parse(text) == F.decode_exact(f, c), (fmt, code, text)
             assert "≈" not in text and "e" not in text
@@ -155,3 +186,27 @@ def test_bf16s_slider_says_why_it_changes_nothing(source):
 def test_block_lab_words_every_count_of_outlier_channels(channels, token, words):
     note = block_lab.view({"channels": channels, "token": token})["tensor_note"]
     assert words in note and "无" not in note and "第  列" not in note
+
+
+def test_the_bit_flippers_approximations_and_signs_follow_one_rule():
+    """≈ with 9 significant digits always (E8M0 2⁻²⁷ showed 8: trailing zero dropped); "−0" with U+2212 in
+    the exact field too; relative errors as ×10ⁿ, not "6.08e−07%"; a negative NaN as −NaN."""
+    s = bit_flipper.view({"value": "2^-27", "formats": "float8_e8m0fnu,float32"})["summary"]
+    assert "E8M0 存成 2⁻²⁷（≈ 7.45058060×10⁻⁹，" in s and "FP32 存成 2⁻²⁷（≈ 7.45058060×10⁻⁹，" in s
+    rows = bit_flipper.view({"value": "-0", "formats": "float16,float32"})["rows"]
+    assert [r["exact"] for r in rows] == ["−0", "−0"] and [r["value_text"] for r in rows] == ["−0", "−0"]
+    assert "-" not in "".join(r["exact"] for r in bit_flipper.view({"value": "-0.1", "formats": "float32"})["rows"])
+    row = bit_flipper.view({"value": "0.1", "formats": "float32"})["rows"][0]
+    assert row["error_text"] == "+1.49×10⁻⁹（相对 1.49×10⁻⁶%）"
+    assert not re.search(r"\de[−+-]?\d", row["error_text"])
+    v = bit_flipper.view({"value": "-nan", "formats": "float16,float32"})
+    assert [r["value_text"] for r in v["rows"]] == ["−NaN", "−NaN"] and "FP16 存成 −NaN（非数，0xFE00）" in v["summary"]
+    assert bit_flipper.view({"value": "nan", "formats": "float16"})["rows"][0]["value_text"] == "NaN"
+
+
+def test_lesson_2_says_where_fp16_overflow_starts():
+    """Under round-to-nearest-even, (65504, 65520) rounds back to 65504: ∞ starts at 65520, not above the max."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-2.md").read_text(encoding="utf-8")
+    assert "数一旦超过 {{ fig.fp16_max }}，在 FP16 里就变成无穷大" not in text
+    assert "从 {{ fig.fp16_overflow_from }} 起的数在 FP16 里就变成无穷大" in text

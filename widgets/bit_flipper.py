@@ -56,9 +56,9 @@ SHORT_EXACT = 20       # characters: a longer exact decimal is shown as a power 
 
 
 def _value_text(v: float) -> str:
-    """±∞ and NaN spelt out; ±0."""
+    """±∞ and NaN spelt out (a NaN whose sign bit is set reads "−NaN", as its code keeps it); ±0."""
     if v != v:
-        return "NaN"
+        return "−NaN" if math.copysign(1.0, v) < 0 else "NaN"
     if math.isinf(v):
         return "+∞" if v > 0 else "−∞"
     return "−0" if math.copysign(1.0, v) < 0 else "0"
@@ -93,7 +93,7 @@ def _exact_text(fmt: F.Format, code: int) -> str:
     if v != v or math.isinf(v):
         return _value_text(v)
     fr = F.decode_exact(fmt, code)
-    s = ("-" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + F._decimal(abs(fr))
+    s = ("−" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + F._decimal(abs(fr))   # U+2212 as in value_text
     if len(s) > 48:
         digits = sum(ch.isdigit() for ch in s)
         s = s[:44] + f"…（共 {digits} 位数字）"
@@ -157,9 +157,10 @@ def _pow2_exp(x: float) -> str:
     return f"{units.superscript_powers(f'2^{e}')} " + (f"= {exact}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}")
 
 
-def _sci(x: float, digits: int) -> str:
-    """``x`` to ``digits`` significant digits, a power of ten written ×10ⁿ: "5.96×10⁻⁸", "0.1", "−3.4×10³⁸"."""
-    text = f"{x:.{digits}g}"
+def _sci(x: float, digits: int, zeros: bool = False) -> str:
+    """``x`` to ``digits`` significant digits, a power of ten written ×10ⁿ: "5.96×10⁻⁸", "0.1", "−3.4×10³⁸".
+    ``zeros`` keeps trailing zeros, so every value shows all ``digits`` ("7.45058060×10⁻⁹")."""
+    text = f"{x:{'#' if zeros else ''}.{digits}g}"
     if "e" in text:
         mant, exp = text.split("e")
         text = f"{mant}×" + units.superscript_powers(f"10^{int(exp)}")
@@ -190,8 +191,8 @@ def _error_text(typed, stored: float) -> str:
     if stored == 0:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{float(rel) * 100:.3g}%"
-    return f"{float(err):+.3g}（相对 {rel_text}）".replace("-", "−")
+    rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{_sci(float(rel) * 100, 3)}%"   # 6.08×10⁻⁷%
+    return f"{'+' if err > 0 else '−'}{_sci(abs(float(err)), 3)}（相对 {rel_text}）"
 
 
 def view(params: dict | None = None) -> dict:
@@ -256,7 +257,7 @@ def _approx(row: dict) -> str:
         return ""
     if not ("×" in row["value_text"] or any(ch in row["value_text"] for ch in "⁰¹²³⁴⁵⁶⁷⁸⁹")):
         return ""
-    return f"≈ {_sci(row['value'], 9)}，"
+    return f"≈ {_sci(row['value'], 9, zeros=True)}，"
 
 
 def page_context(**options) -> dict:

@@ -43,6 +43,7 @@ def view(params: dict | None = None) -> dict:
     # terms at the precision where they add up to the layer's total.
     unit = units.unit_for(tot * m["L"], binary=True)
     (lin_t, sc_t), tot_t = units.adding_up([lin, sc], unit, 2)
+    note = units.ADJUSTED_NOTE if units.apportion([lin, sc], unit, 2)[2] else ""
     values = {
         "s": f"s = {units.number(s)}",
         "b": f"b = {b}",
@@ -54,7 +55,7 @@ def view(params: dict | None = None) -> dict:
         "5as2b": f"5as²b = {sc_t}，占这一层的 {units.percent(sc, tot)}",
     }
     terms = [{"key": k, "tex": tex, "title": title, "explain": text, "value": values[k]} for k, tex, title, text in TERMS]
-    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}，"
+    summary = (f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{note}，"
                f"{m['L']} 层共 {units.size(tot * m['L'], unit)}。")
     return {"params": p, "terms": terms, "summary": summary}
 

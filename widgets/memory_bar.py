@@ -96,8 +96,16 @@ def view(params: dict | None = None) -> dict:
     # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
     # the chart's axis; activations also quoted in GiB beside (units.activation_size).
     unit = units.states_unit(tree.bytes)
-    leaves = [(group, it) for group in tree.children for it in group.leaves()]
-    texts, _ = units.adding_up([it.bytes for _, it in leaves], unit)
+    # The rule of units.apportion, at one decimal: the two groups add up to the shown total, and each
+    # group's segments to the group's shown value, so the summary and the bar agree to the last digit.
+    (states_d, act_d), _, adjusted = units.apportion([states.bytes, act.bytes], unit)
+    leaves, texts = [], []
+    for group, shown in zip(tree.children, (states_d, act_d)):
+        its = group.leaves()
+        group_texts, _ = units.adding_up([it.bytes for it in its], unit, 1, shown)
+        adjusted |= units.apportion([it.bytes for it in its], unit, 1, shown)[2]
+        leaves += [(group, it) for it in its]
+        texts += group_texts
     segments = [
         {"key": it.key, "label": it.label, "bytes": it.bytes, "gib": it.bytes / units.GiB,
          "text": text + (_gib_beside(it.bytes) if group is act else ""), "formula": it.formula, "note": it.note,
@@ -114,7 +122,7 @@ def view(params: dict | None = None) -> dict:
         f"{m['label']}，s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
         f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
         f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes)}，其中注意力分数占 {share}。"
-        f"合计 {states_t} + {act_t} = {total_t}，"
+        f"合计 {states_t} + {act_t} = {total_t}{units.ADJUSTED_NOTE if adjusted else ''}，"
         + (f"是 {card_label}的 {units.number(over, 1)} 倍。" if over >= 0.1
            else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。")
     )

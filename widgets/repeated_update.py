@@ -64,7 +64,16 @@ def _t(x: float) -> str:
         return "∞" if x > 0 else "−∞"
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,}".replace("-", "−")
-    return f"{x:.10g}".replace("-", "−")
+    text = f"{x:,.10g}"                     # thousands separators like the integers: 65,519.5
+    if "e" in text:                         # 1e-05 as the site writes powers: 1×10⁻⁵
+        mant, exp = text.split("e")
+        text = units.superscript_powers(f"{mant}×10^{int(exp)}")
+    return text.replace("-", "−")
+
+
+def _past(name: str, top: str, negative: bool) -> str:
+    """How w left the format's range: above the max, or (negative) below −max."""
+    return f"低于了 −{top}，绝对值超过了 {name} 的最大值 {top}" if negative else f"超过了 {name} 的最大值 {top}"
 
 
 def _drawn(ys: list[float], fmt) -> list:
@@ -102,18 +111,18 @@ def view(params: dict | None = None) -> dict:
     name = short_name(fmt)
     low, master = r["low"], r["master"]
     stride = max(1, math.ceil(steps / (MAX_POINTS - 1)))
-    idx = list(range(0, steps + 1, stride))
-    if idx[-1] != steps:
-        idx.append(steps)
+    over_at = next((i for i, w in enumerate(low) if math.isinf(w)), None)
+    copy_over = next((i for i, w in enumerate(master) if math.isinf(F.round_value(fmt, w))), None)
+    # sampled steps, ends kept, and the first overflow of each line, so the ∞ label names the real step
+    idx = sorted(set(range(0, steps + 1, stride)) | {steps} | {i for i in (over_at, copy_over) if i is not None})
     copy = {i: F.round_value(fmt, master[i]) for i in idx}   # the 16-bit copy, at the drawn steps only
     moved = sum(1 for a, b in zip(low, low[1:]) if a != b)
     stuck_at = next((i for i, (a, b) in enumerate(zip(low, low[1:])) if a == b), None)
-    over_at = next((i for i, w in enumerate(low) if math.isinf(w)), None)
     top = units.number(F.get_format(fmt).max)
     if over_at == 0:
-        low_story = f"w₀ 存进 {name} 就已经溢出成 {_t(low[0])}（{name} 最大只到 {top}），之后加什么都还是 {_t(low[0])}"
+        low_story = f"w₀ 存进 {name} 就已经溢出成 {_t(low[0])}（{name} 的绝对值最大只到 {top}），之后加什么都还是 {_t(low[0])}"
     elif over_at is not None:
-        low_story = f"第 {over_at:,} 步超过了 {name} 的最大值 {top}，溢出成 {_t(low[over_at])}，之后一直是 {_t(low[over_at])}"
+        low_story = f"第 {over_at:,} 步{_past(name, top, low[over_at] < 0)}，溢出成 {_t(low[over_at])}，之后一直是 {_t(low[over_at])}"
     elif moved == 0:
         low_story = f"一次也没动：每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
     elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1:])):
@@ -124,7 +133,7 @@ def view(params: dict | None = None) -> dict:
                      if step_size != float(delta) else "每一步都如数加上了")
     else:
         low_story = f"{steps:,} 步里只动了 {moved:,} 次"
-    copy_end = _t(copy[steps]) + (f"（超过了 {name} 的最大值 {top}）" if math.isinf(copy[steps]) else "")
+    copy_end = _t(copy[steps]) + (f"（{_past(name, top, copy[steps] < 0)}）" if math.isinf(copy[steps]) else "")
     summary = (f"w₀ = {_t(float(w0))}，每步加 Δ = {_t(float(delta))}，共 {steps:,} 步。精确值应到 {_t(float(exact_end))}；"
                f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
                f"由主权重转成的 {name} 副本是 {copy_end}。")

@@ -5,13 +5,14 @@ A typed number keeps its exact value: a decimal ("0.1", "1e-330", "70,000") beco
 The rules, the same in every widget:
 
 - Full-width text reads as ASCII (a Chinese input method types "１２．５", "－３", "，"); "−" is a minus;
-  spaces inside a number are ignored ("70 000").
+  whitespace anywhere in a number is ignored ("70 000", "1\n", "\t1").
 - Decimal ("-3.5", "1e-8", "1.5×10^-3"), hexadecimal integers ("0x3C00" is 15,360) and C99 hex
   floats ("0x1.8p3" is 12), and powers of two as the site prints them ("2⁻²⁴", "2^-24", "1.5 × 2^-3").
 - Signed zero and NaN keep their sign: "-0" is −0.0, "-nan" is a NaN with the sign bit set; "inf",
   "infinity", "∞" with an optional sign. These come back as floats; every other number as a Fraction.
 - A comma inside one number is a thousands separator only in the standard grouping ("8,192",
-  "1,000,000.5"): "1,5" is refused with a message (it is not 15, and not 1.5 either). In a list of
+  "1,000,000.5"), first group 1-9: "1,5" and "0,500" are refused with a message (a decimal comma,
+  not 15 or 500). In a list of
   numbers (:func:`numbers`) commas, "、" and ";" separate the numbers, so "1,5" there is 1 and 5.
 - JSON numbers are read as the decimal they print as (0.1 is one tenth, as the reader typed it).
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 
 from .errors import InputError
@@ -31,7 +32,8 @@ MAX_EXPONENT = 400     # |decimal exponent|; beyond it every format here gives 0
 _SUPER = re.compile("[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")      # "2⁻²⁴", as the site prints powers: read as "2^-24"
 _FROM_SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
 _INF = {"inf", "infinity", "∞"}
-_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
+# the first group starts with 1-9: "0,500" is a decimal comma (0.5), not 500
+_THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 _HEX_FLOAT = re.compile(r"([+-]?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?(?:p([+-]?\d+))?")
 _POW2 = re.compile(r"([+-]?)(?:(\d+(?:\.\d*)?|\.\d+)(?:×|x|\*))?2(?:\^|\*\*)([+-]?\d+)")
 
@@ -40,6 +42,12 @@ def ascii_text(text: str) -> str:
     """Typed text as ASCII where a Chinese input method types full width (NFKC): "１２．５" → "12.5",
     "－３" → "-3", "，" → ",", "；" → ";". The ideographic comma "、" and the minus sign "−" stay."""
     return unicodedata.normalize("NFKC", text)
+
+
+def _powers(text: str) -> str:
+    """Superscript powers as the site prints them ("2⁻²⁴", "2⁺³") in caret form ("2^-24"), before NFKC
+    would flatten "2³" into "23"."""
+    return _SUPER.sub(lambda m: "^" + m.group().translate(_FROM_SUPER), text)
 
 
 def _quote(text: str) -> str:
@@ -57,9 +65,10 @@ def parse(v, what: str = "数值") -> "Fraction | float":
     if isinstance(v, int):
         v = str(v) if abs(v) < 10**MAX_TEXT else "9" * (MAX_TEXT + 1)
     elif isinstance(v, float):
+        if math.isnan(v):
+            return v                   # repr() would drop the sign bit of a negative NaN
         v = repr(v)
-    t = ascii_text(_SUPER.sub(lambda m: "^" + m.group().translate(_FROM_SUPER), v))
-    t = t.replace("−", "-").replace(" ", "").lower()
+    t = "".join(ascii_text(_powers(v)).replace("−", "-").lower().split())    # no whitespace anywhere
     if not t:
         raise InputError(f"{what}是空的：请输入一个数，例如 1e-8 或 70000", "unreadable")
     if len(t) > MAX_TEXT:
@@ -101,17 +110,16 @@ def _exact(t: str) -> "tuple[Fraction | None, int | None]":
         sign, sig, exp = m.groups()
         return _scaled(Fraction(Decimal(sig)) if sig else 1, int(exp), sign)
     t = t.replace("×10^", "e").replace("x10^", "e").replace("*10^", "e").replace("*10**", "e")
-    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?", t):
+    m = re.fullmatch(r"([+-]?(?:\d+\.?\d*|\.\d+))(?:e([+-]?\d+))?", t)
+    if not m:
         return None, None
-    try:
-        d = Decimal(t)
-    except InvalidOperation:
-        return None, None
+    d, e = Decimal(m.group(1)), int(m.group(2) or 0)    # the exponent apart: Decimal refuses one of 19+ digits
     if d.is_zero():
         return Fraction(0), 0
-    if abs(d.adjusted()) > MAX_EXPONENT:        # before Fraction(): 1e100000000 is never built
-        return None, d.adjusted()
-    return Fraction(d), d.adjusted()
+    e10 = d.adjusted() + e
+    if abs(e10) > MAX_EXPONENT:        # before Fraction(): 1e100000000 is never built
+        return None, e10
+    return Fraction(d) * Fraction(10) ** e, e10
 
 
 def _scaled(n, e2: int, sign: str) -> "tuple[Fraction | None, int]":
@@ -147,8 +155,9 @@ SEPARATORS = ",、;"
 
 
 def tokens(line: str) -> list[str]:
-    """The numbers of one typed list as texts: commas, "、", ";", brackets and spaces separate them."""
-    t = ascii_text(line)
+    """The numbers of one typed list as texts: commas, "、", ";", brackets and spaces separate them.
+    Superscript powers are read first, as :func:`parse` reads them ("2³" is 2^3, not 23)."""
+    t = ascii_text(_powers(line))
     for ch in SEPARATORS + "[]":
         t = t.replace(ch, " ")
     return t.split()

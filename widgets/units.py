@@ -23,12 +23,15 @@ def round_half_up(x: int | float | Fraction, digits: int) -> Decimal:
     fr = Fraction(x) * 10**digits
     q, r = divmod(abs(fr.numerator), fr.denominator)
     q += 2 * r >= fr.denominator
-    return Decimal(-q if fr < 0 else q).scaleb(-digits)
+    # from text: exact at any size (scaleb would round to the context's 28 digits: 2**127 → …303,700,000,…)
+    return Decimal(f"{'-' if fr < 0 else ''}{q}e{-digits}")
 
 
 def number(x: int | float | Fraction, digits: int = 0) -> str:
-    """``x`` with thousands separators and ``digits`` decimals: number(402653184) == '402,653,184'."""
-    return f"{round_half_up(x, digits):,.{digits}f}"
+    """``x`` with thousands separators and ``digits`` decimals: number(402653184) == '402,653,184'.
+    A negative number gets the minus sign "−" (U+2212) of all reader text; one that rounds to 0 gets none."""
+    d = round_half_up(x, digits)
+    return f"{abs(d) if d.is_zero() else d:,.{digits}f}".replace("-", "−")
 
 
 def size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
@@ -58,8 +61,14 @@ def percent(part: int | float | Fraction, whole: int | float | Fraction, digits:
 def share(ratio: int | float | Fraction, digits: int = 1) -> str:
     """A ratio as a percentage rounded to ``digits`` decimals that never reads as 0% or 100% when it is
     not: share(1/20000) == '< 0.1%', share(19999/20000) == '> 99.9%', share(1.0004) == '> 100.0%';
-    exactly 0 and 1 read '0.0%' and '100.0%'. The one rule for every share the site prints."""
+    exactly 0 and 1 read '0.0%' and '100.0%'. The one rule for every share the site prints. A negative
+    share gets the rule on its magnitude, mirrored, with the minus sign "−": share(-1/20000) == '> −0.1%',
+    share(-0.5) == '−50.0%'."""
     x = Fraction(ratio) * 100
+    if x < 0:
+        text = share(-x / 100, digits)
+        mirrored = {"<": ">", ">": "<"}
+        return (mirrored[text[0]] + " −" + text[2:]) if text[0] in mirrored else "−" + text
     shown = round_half_up(x, digits)
     step = Decimal(1).scaleb(-digits)
     if x > 0 and shown == 0:
@@ -81,7 +90,7 @@ def superscript_powers(text: str) -> str:
 # --- One unit per line of arithmetic (issue 12, kind 6) -------------------------------------------
 # The chapter's convention: model states in GB (10⁹ B); activations quoted in GiB (2³⁰ B), with the GB
 # value beside them wherever they are added to model states. A sum is written in the unit of its parts,
-# with as many decimals as it takes for the rounded parts to add up to the rounded total exactly.
+# at a fixed number of decimals, and its parts as shown add up to its total as shown (:func:`apportion`).
 
 DECIMAL_UNITS = ["B", "KB", "MB", "GB", "TB"]
 BINARY_UNITS = ["B", "KiB", "MiB", "GiB", "TiB"]
@@ -109,14 +118,40 @@ def activation_quote(n_bytes: int, digits: int = 1) -> str:
     return size(n_bytes, "GiB" if n_bytes >= GiB else "MiB", digits)
 
 
-def adding_up(parts: list[int], unit: str, digits: int = 1, max_digits: int = 4) -> tuple[list[str], str]:
-    """Texts for ``parts`` and their sum in one ``unit``, with the fewest decimals (from ``digits``) at
-    which the rounded parts add up to the rounded total exactly: adding_up([2Ψ, 2Ψ, 4Ψ, 8Ψ], "GB") gives
-    55.56 + 55.56 + 111.13 + 222.25 = 444.50 (at one decimal 55.6 + 55.6 + 111.1 + 222.3 = 444.6 ≠ 444.5).
-    Falls back to ``max_digits`` decimals if no precision up to it adds up."""
-    total = sum(parts)
-    for d in range(digits, max_digits + 1):
-        shown = [round_half_up(Fraction(p, UNITS[unit]), d) for p in parts]
-        if sum(shown) == round_half_up(Fraction(total, UNITS[unit]), d):
-            break
-    return [size(p, unit, d) for p in parts], size(total, unit, d)
+def apportion(parts: list[int], unit: str, digits: int = 1, total: "Decimal | None" = None
+              ) -> tuple[list[Decimal], Decimal, bool]:
+    """``parts`` (byte counts) and their sum in ``unit`` at ``digits`` decimals, rounded so that the shown
+    parts add up exactly to the shown total (largest-remainder rounding). The rule, for every table of byte
+    counts on the site: the total is rounded half-up (or is ``total``, a sub-total already shown, which
+    must lie within one last-digit unit of the exact sum); each part is its value rounded down to the last
+    digit, and the parts with the largest remainders get one unit more until the parts reach the total.
+    So each part is within one unit of the last digit of its exact value, and where half-up rounding
+    already adds up the parts are exactly the half-up ones. The third value says whether some part
+    differs from its own half-up rounding (the page then says so in a note, :data:`ADJUSTED_NOTE`).
+
+    apportion([2Ψ, 2Ψ, 4Ψ, 8Ψ], "GB") for Ψ = 27,781,427,952 (the anchor model): the exact 55.56 + 55.56 + 111.13 + 222.25
+    = 444.50 becomes 55.6 + 55.6 + 111.1 + 222.2 = 444.5 (half-up would give 222.3 and a sum of 444.6)."""
+    scale = Fraction(10**digits, UNITS[unit])
+    exact = [Fraction(p) * scale for p in parts]
+    whole = round_half_up(sum(exact, Fraction(0)), 0) if total is None else total.scaleb(digits)
+    target = int(whole)
+    floors = [x.numerator // x.denominator for x in exact]
+    extra = target - sum(floors)
+    if not 0 <= extra <= len(parts):
+        raise ValueError("total is not within one unit of the sum of the parts")
+    up = sorted(range(len(parts)), key=lambda i: (-(exact[i] - floors[i]), i))[:extra]
+    units_shown = [f + (i in up) for i, f in enumerate(floors)]
+    adjusted = any(Decimal(n) != round_half_up(x, 0) for n, x in zip(units_shown, exact))
+    step = lambda n: Decimal(f"{n}e{-digits}")      # exact at any size
+    return [step(n) for n in units_shown], step(target), adjusted
+
+
+ADJUSTED_NOTE = "（分项四舍五入后调整过末位，每项与精确值相差不到末位的 1，使分项之和正好等于合计）"
+
+
+def adding_up(parts: list[int], unit: str, digits: int = 1, total: "Decimal | None" = None
+              ) -> tuple[list[str], str]:
+    """Texts for ``parts`` and their sum in one ``unit`` at ``digits`` decimals, the shown parts adding
+    up exactly to the shown total (the rule of :func:`apportion`)."""
+    shown, tot, _ = apportion(parts, unit, digits, total)
+    return [f"{x:,.{digits}f} {unit}" for x in shown], f"{tot:,.{digits}f} {unit}"
