@@ -51,6 +51,13 @@ function updateCue(box) {
   const hidden = cells.filter((c) => c.getBoundingClientRect().right > right + 1).length;
   const more = box.scrollWidth > box.clientWidth + 1;
   box.c9Cue.hidden = !more;
+  if (more && !box.hasAttribute("tabindex")) {
+    // A box that scrolls must be reachable by keyboard (arrow keys scroll it once it has focus).
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    const caption = box.querySelector("caption")?.textContent.trim();
+    box.setAttribute("aria-label", caption ? `${caption}（可左右滑动）` : "可左右滑动的表格");
+  }
   if (more) box.c9Cue.textContent = hidden ? cueText(hidden) : "表格比这里宽：左右滑动查看（第一列固定不动）";
   box.classList.toggle("c9-more-right", more && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
 }
