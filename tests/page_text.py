@@ -85,7 +85,7 @@ def _block_text(n: Node, out: list[str]) -> str:
     parts = []
     for c in n.children:
         if isinstance(c, str):
-            parts.append(c)
+            parts.append(re.sub(r"[ \t\n\r\f]+", " ", c))  # as the browser renders it: a line break in the source is a space
         elif _skipped(c):
             parts.append(OBJ)
         elif _is_block(c):
@@ -126,10 +126,13 @@ def without_widgets(node: Node, names) -> Node:
 
 
 def blocks(node: Node) -> list[str]:
-    """Each block's text, blocks nested in blocks (a tooltip in a paragraph) taken out separately."""
+    """Each block's text, blocks nested in blocks (a tooltip in a paragraph) taken out separately.
+    Whitespace is collapsed as the browser shows it: a line break inside a paragraph's source is a space
+    (「NaN，␤这一步」 reads 「NaN， 这一步」); a real break (<br>, a nested block) stays a line break, and the
+    spaces around it, which the browser drops, go too."""
     out: list[str] = []
     _collect(node, out)
-    return [" ".join(t.split("\n")).strip() for t in out if t.strip()]
+    return [re.sub(r" *\n[\n ]*", "\n", t).strip() for t in out if t.strip()]
 
 
 def tables(node: Node) -> list[list[list[str]]]:

@@ -42,6 +42,20 @@ def violations(text: str) -> list[str]:
     return found
 
 
+# A space the browser shows after full-width punctuation or between two Chinese characters, often a line
+# break inside a paragraph's source (page_text.blocks turns it into the space the browser draws).
+RULES.append(("全角标点后或汉字之间有空格", re.compile(f"[，。；：、？！][ \\t]|[{CJK}][ \\t]+(?=[{CJK}])")))
+
+
+def test_the_space_rule_catches_the_issues_examples():
+    """The QA tester's 「NaN， 这一步」: lab.md broke its lines inside sentences; the browser drew each break as a space."""
+    html = "<p>梯度里只要出现 inf 或 NaN，\n这一步就不更新</p><p>宽度 h = 256、\n4 个头</p><p>张量本身，<br>不含</p>"
+    found = [v for b in blocks(parse(html)) for v in violations(b)]
+    assert len(found) == 2 and "NaN， 这一步" in found[0] and "256、 4" in found[1], found
+    assert violations("任务， 墙钟 tokens/s") and violations("类型。 动态缩放器") and violations("显存 账")
+    assert not violations("FP32 的 logits（前向输出），合计 25.96 MiB。") and not violations("Adam m、v 各 4 B")
+
+
 def test_the_rules_catch_the_issues_examples():
     assert violations("推理时,… 2 个字节;训练时")  # the guide's ASCII marks
     assert violations("只算 BF16 权重是 55.6 GB,一张 80 GB 卡装得下")  # a widget summary
