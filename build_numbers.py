@@ -44,7 +44,7 @@ class Figure:
         out of the search index, so a search finds the lessons' prose, not 400 tooltips)."""
         how = "依据：" + self.formula
         if self.inputs:
-            how += "；代入 " + "，".join(f"{INPUT_NAMES.get(k, k)} = {v if k == 'seed' else _show(v)}"
+            how += "；代入：" + "，".join(f"{INPUT_NAMES.get(k, k)} = {v if k == 'seed' else _show(v)}"
                                      for k, v in self.inputs.items())
         # "|" as an entity: a figure in a Markdown table cell must not end the cell (|x − q| / |x|).
         def esc(s):

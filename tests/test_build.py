@@ -33,7 +33,7 @@ def test_lesson_5_quotes_the_builds_figures(built_site):
     for figure in LESSON_5_FIGURES:
         assert figure in text, figure
     # Each quoted figure carries its provenance for hover and focus.
-    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>依据：全部留着的激活 = L × sbh\(34 \+ 5as/h\) 字节（Korthikanti 式 1）；代入 s = 4,096，b = 1，h = 5,120，a = 24，L = 64</span>', html)
+    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>依据：全部留着的激活 = L × sbh\(34 \+ 5as/h\) 字节（Korthikanti 式 1）；代入：s = 4,096，b = 1，h = 5,120，a = 24，L = 64</span>', html)
 
 
 def test_figures_on_the_page_equal_a_fresh_computation(built_site):

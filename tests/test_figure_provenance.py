@@ -51,9 +51,9 @@ def test_provenance_reads_as_chinese(name):
 def test_the_issues_examples_now_read_as_chinese():
     how = provenance(FIGURES["fp16_of_1e_minus_8"])
     assert "decode" not in how and "round once" not in how
-    assert how == "依据：把 x 存进 FP16 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；超出范围 → ∞；代入 格式 = FP16，x = 1×10⁻⁸"
+    assert how == "依据：把 x 存进 FP16 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；超出范围 → ∞；代入：格式 = FP16，x = 1×10⁻⁸"
     how = provenance(FIGURES["timeline_it1_store_all_peak"])
-    assert how == "依据：一次迭代里常驻显存的最大值（逐个事件累加的时间线）；代入 第几次迭代 = 1，激活的存法 = 全部留着"
+    assert how == "依据：一次迭代里常驻显存的最大值（逐个事件累加的时间线）；代入：第几次迭代 = 1，激活的存法 = 全部留着"
     # the paper's letters and the inputs they stand for
     how = provenance(FIGURES["act_anchor"])
     assert "L × sbh(34 + 5as/h)" in how and "s = 4,096，b = 1，h = 5,120，a = 24，L = 64" in how
