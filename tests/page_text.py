@@ -20,7 +20,9 @@ SKIP_TAGS = {"script", "style", "code", "pre", "math", "kbd", "samp", "svg:defs"
 SKIP_CLASSES = {"katex", "katex-display", "arithmatex", "headerlink", "footnote-ref", "footnote-backref", "twemoji"}
 BLOCK_TAGS = {"p", "li", "td", "th", "caption", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "dt", "dd",
               "label", "legend", "option", "summary", "button", "output", "text", "title", "blockquote"}
-BLOCK_CLASSES = {"fig-how"}
+# a tooltip, and a label chip (an inline-block box with its own margin: the evolution map's 「解决了」, 「你在这里」)
+# stand apart from the text around them
+BLOCK_CLASSES = {"fig-how", "c9-evo-k", "c9-evo-badge"}
 
 
 class Node:
@@ -90,7 +92,7 @@ def _block_text(n: Node, out: list[str]) -> str:
             parts.append(OBJ)
         elif _is_block(c):
             _collect(c, out)
-            parts.append("" if c.classes & BLOCK_CLASSES else "\n")  # a tooltip sits inline
+            parts.append("" if "fig-how" in c.classes else "\n")  # a tooltip sits inline
         elif c.tag in ("br", "img"):
             parts.append(OBJ if c.tag == "img" else "\n")
         else:
