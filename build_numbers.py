@@ -76,7 +76,7 @@ INPUT_NAMES = {
     "scale_bits": "缩放因子位数", "w0": "w₀", "delta": "Δ", "steps": "步数", "seed": "随机种子", "n": "样本数",
     "mu": "μ", "sigma": "σ", "source": "数据", "wall_time_s": "总耗时（秒）", "batch_size": "batch",
     "context": "上下文长度", "tokens_per_step": "每步 token 数", "files": "文件数", "train_files": "训练用的文件数",
-    "bytes": "字节数", "measured": "实测（字节）", "ledger": "账本（字节）", "fp32": "FP32", "this": "这一行",
+    "bytes": "字节数", "measured": "实测（字节）", "ledger": "账本（字节）", "fp32": "FP32", "bf16": "BF16", "this": "这一行",
     "fp16": "FP16 不缩放", "fp16_scaled": "FP16 + 动态缩放", "count": "个数", "elements": "全部元素",
     "diff_bytes": "差值（字节）", "step": "第几步", "scheme": "缩放方案", "entries": "元素总数",
     "formula_bytes": "公式（字节）",

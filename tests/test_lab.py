@@ -159,7 +159,7 @@ def test_smoke_file_feeds_the_page_figures(smoke):
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names))
     figs = {r["name"]: r for r in rows}
-    assert figs["lab_ledger_mib"]["text"] == "56.3 MiB"
+    assert figs["lab_ledger_mib"]["text"] == "56.29 MiB"
     assert figs["lab_params"]["value"] == PSI
     assert figs["lab_fp32_step_minus_ledger"]["value"] == 4 * figs["lab_step_counters"]["value"]
 

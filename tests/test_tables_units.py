@@ -72,6 +72,29 @@ def check_adds_up(name: str, t: list[list[str]]) -> list[str]:
     return bad
 
 
+def column_total_tables(site):
+    """Tables whose last column is the total of each row (the lab's memory snapshots: 合计 as a header)."""
+    for name, p in pages(site):
+        for t in tables(article(p)):
+            if t and t[0] and TOTAL.search(t[0][-1]):
+                yield name, t
+
+
+def check_rows_add_up(name: str, t: list[list[str]]) -> list[str]:
+    """Each row's amounts, as shown, add up to its last cell, in one unit."""
+    bad = []
+    for r in t[1:]:
+        got = cell_amount(r[-1]) if r else None
+        if got is None:
+            continue
+        amounts = [a for c in r[1:-1] if (a := cell_amount(c))]
+        if len({u for _, u in amounts} | {got[1]}) > 1:
+            bad.append(f"{name}: 「{r[0]}」行混用单位")
+        elif sum(a for a, _ in amounts) != got[0]:
+            bad.append(f"{name}: 「{r[0]}」行 {' + '.join(r[1:-1])} ≠ {r[-1]}")
+    return bad
+
+
 def test_the_checker_catches_the_issues_examples():
     ledger = [["账目", "每参数", "锚点上"], ["BF16 权重", "2 B", "55.6 GB"], ["BF16 梯度", "2 B", "55.6 GB"],
               ["FP32 主权重", "4 B", "—"], ["Adam m、v", "4 + 4 B", "222.3 GB"], ["模型状态合计", "16 B", "444.5 GB"]]
@@ -91,6 +114,26 @@ def test_every_table_with_a_total_adds_up_as_shown(built_site):
     # the issue's example, now whole: lesson 1's master-weight row carries its bytes
     lesson1 = next(t for n, t in found if n == "lesson-1")
     assert ["FP32 主权重", "4 B", "111.13 GB"] in lesson1
+
+
+def test_a_row_total_checker_catches_the_lab_table():
+    """The QA tester's lab table: its last row read 14.07 + 14.07 + 28.14 = 56.28 under a 合计 of 56.29; the
+    total was a column, so the row-total check never looked at it."""
+    lab = [["时刻", "参数（FP32）", "梯度（FP32）", "AdamW 状态（m、v、step）", "保存给反向的张量", "logits（前向输出）", "合计"],
+           ["前向之后", "14.07 MiB", "0.00 MiB", "0.00 MiB", "10.89 MiB", "1.00 MiB", "25.96 MiB"],
+           ["第一次优化器更新后", "14.07 MiB", "14.07 MiB", "28.14 MiB", "0.00 MiB", "0.00 MiB", "56.29 MiB"]]
+    assert check_rows_add_up("lab", lab) == ["lab: 「第一次优化器更新后」行 14.07 MiB + 14.07 MiB + 28.14 MiB + 0.00 MiB + 0.00 MiB ≠ 56.29 MiB"]
+    lab[2][3] = "28.15 MiB"
+    assert not check_rows_add_up("lab", lab)
+
+
+def test_every_table_with_a_total_column_adds_up_as_shown(built_site):
+    found = list(column_total_tables(built_site))
+    assert "lab" in {n for n, _ in found}  # the four memory snapshots
+    bad = [b for name, t in found for b in check_rows_add_up(name, t)]
+    assert not bad, "\n".join(bad)
+    lab = next(t for n, t in found if n == "lab")
+    assert lab[-1][0] == "第一次优化器更新后" and lab[-1][-1] == "56.29 MiB"
 
 
 def test_every_table_column_has_one_unit(built_site):

@@ -81,7 +81,7 @@ def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=No
 
 
 def page_context(chart: str = "table") -> dict:
-    from .lab_figures import POINTS, POINT_LABELS, RUN_ORDER, frac_text, load
+    from .lab_figures import POINTS, POINT_LABELS, RUN_ORDER, frac_text, load, snapshot_texts
     if chart not in CHARTS:
         raise ValueError(f"chart must be one of {CHARTS}, got {chart!r}")
     d = load()
@@ -198,12 +198,16 @@ def page_context(chart: str = "table") -> dict:
         ctx["figure"] = {"data": data, "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB",
                                                          barmode="stack")}
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
+        # each row's parts add up to its total as shown (largest remainder: lab_figures.snapshot_texts)
+        shown = {p: snapshot_texts(snaps[p]) for p in POINTS}
         for p in POINTS:
-            s = snaps[p]
-            ctx["rows"].append([POINT_LABELS[p]] + [_mib(s["parts"][k]) for k in PART_COLORS] + [_mib(s["total"])])
-        ctx["caption"] = "四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获）"
-        ctx["summary"] = (f"第一次更新后实测 {_mib(snaps['after_step']['total'])}，账本 16 B × Ψ = {_mib(ledger)}；"
-                          f"前向之后保存给反向的张量 {_mib(snaps['after_forward']['parts']['saved_for_backward'])}，"
+            parts, total, _ = shown[p]
+            ctx["rows"].append([POINT_LABELS[p]] + [parts[k] for k in PART_COLORS] + [total])
+        moved = units.ADJUSTED_NOTE if any(a for _, _, a in shown.values()) else ""
+        ctx["caption"] = ("四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获，"
+                          f"其中含交叉熵存下的 log-softmax；logits 本身不在其中，单列一列）{moved}")
+        ctx["summary"] = (f"第一次更新后实测 {shown['after_step'][1]}，账本 16 B × Ψ = {_mib(ledger)}；"
+                          f"前向之后保存给反向的张量 {shown['after_forward'][0]['saved_for_backward']}，"
                           f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。")
     if ctx["figure"] is not None:
         ctx["view"] = {"figure": ctx["figure"]}  # the hook serialises it as view_json for data-default

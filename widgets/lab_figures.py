@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import math
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -40,6 +41,17 @@ def load(path: Path | str = DATA_PATH) -> dict:
 
 def mib(n: int | float, digits: int = 1) -> str:
     return units.size(n, "MiB", digits)
+
+
+# A memory snapshot's parts, in the order of the lab page's table (widgets/lab_charts.py: PART_COLORS).
+PARTS = ["parameters", "gradients", "optimizer_state", "saved_for_backward", "logits_and_loss"]
+
+
+def snapshot_texts(snap: dict) -> tuple[dict, str, bool]:
+    """A snapshot's parts and total in MiB at two decimals as the table shows them and the prose quotes
+    them: the shown parts add up to the shown total (units.apportion); the flag says a last digit moved."""
+    shown, total, adjusted = units.apportion([snap["parts"][k] for k in PARTS], "MiB", 2)
+    return {k: f"{x:,.2f} MiB" for k, x in zip(PARTS, shown)}, f"{total:,.2f} MiB", adjusted
 
 
 def sci(x: float, digits: int = 2) -> str:
@@ -114,26 +126,44 @@ def figures(data: dict | None = None) -> list[dict]:
     # the ledger against the measured snapshots
     ledger = model_states(psi, "fp32_adamw").bytes
     _fig(out, "lab_ledger_bytes", ledger, units.number(ledger), "FP32 + AdamW 的模型状态 = 16 B × Ψ", psi=psi)
-    _fig(out, "lab_ledger_mib", ledger / 2**20, mib(ledger), "模型状态按 MiB 计 = 16 B × Ψ ÷ 2²⁰", psi=psi)
+    # two decimals, as the snapshots it is set against (56.29 MiB beside 56.29 MiB, not 56.3)
+    _fig(out, "lab_ledger_mib", ledger / 2**20, mib(ledger, 2), "模型状态按 MiB 计 = 16 B × Ψ ÷ 2²⁰", psi=psi)
     runs = d["runs"]
     for name in RUN_ORDER:
         r = runs[name]
         snaps = {s["point"]: s for s in r["memory"]}
         for p in POINTS:
             t = snaps[p]["total"]
-            _fig(out, f"lab_{name}_{p}_mib", t / 2**20, mib(t, 2), f"{_RUN[name]}「{POINT_LABELS[p]}」实测的显存 ÷ 2²⁰（{SRC}: runs.{name}.memory[{p}].total）",
+            _fig(out, f"lab_{name}_{p}_mib", t / 2**20, snapshot_texts(snaps[p])[1], f"{_RUN[name]}「{POINT_LABELS[p]}」实测的显存 ÷ 2²⁰（{SRC}: runs.{name}.memory[{p}].total）",
                  bytes=t)
+        # the parts of the forward snapshot as the table shows them (they add up to its total as shown)
+        fwd, _, moved = snapshot_texts(snaps["after_forward"])
+        note = units.ADJUSTED_NOTE if moved else ""
         saved = snaps["after_forward"]["parts"]["saved_for_backward"]
-        _fig(out, f"lab_{name}_saved_mib", saved / 2**20, mib(saved, 2),
-             f"{_RUN[name]}前向之后保存给反向的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward）", bytes=saved)
+        _fig(out, f"lab_{name}_saved_mib", saved / 2**20, fwd["saved_for_backward"],
+             f"{_RUN[name]}前向之后保存给反向的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward）{note}", bytes=saved)
+        params = snaps["after_forward"]["parts"]["parameters"]
+        _fig(out, f"lab_{name}_forward_params_mib", params / 2**20, fwd["parameters"],
+             f"{_RUN[name]}前向之后参数的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.parameters）{note}",
+             bytes=params)
+        logits = snaps["after_forward"]["parts"]["logits_and_loss"]
+        _fig(out, f"lab_{name}_logits_mib", logits / 2**20, fwd["logits_and_loss"],
+             f"{_RUN[name]}前向输出的 logits 本身 ÷ 2²⁰，不在保存给反向的张量里（{SRC}: runs.{name}.memory[after_forward].parts.logits_and_loss）{note}",
+             bytes=logits)
         det = snaps["after_forward"]["saved_detail"]
         _fig(out, f"lab_{name}_weight_copies_mib", det["weight_copies_16bit"] / 2**20,
              mib(det["weight_copies_16bit"], 2), "保存给反向的 16 位张量中形状与权重矩阵相同者（autocast 的权重副本）",
              bytes=det["weight_copies_16bit"])
-        _fig(out, f"lab_{name}_body_saved_mib", det["model_body"] / 2**20, mib(det["model_body"], 2),
-             "模型主体（嵌入到最后的 RMSNorm 与输出矩阵乘）保存给反向的字节", bytes=det["model_body"])
-        _fig(out, f"lab_{name}_head_saved_mib", det["loss_head"] / 2**20, mib(det["loss_head"], 2),
-             "交叉熵（含转 FP32 的 logits）保存给反向的字节", bytes=det["loss_head"])
+        # the saved bytes split into the model body and the loss head, the two adding up to the saved figure
+        split = [det["model_body"], det["loss_head"]]
+        saved_shown = Decimal(fwd["saved_for_backward"].split(" ")[0].replace(",", ""))
+        (body_t, head_t), _ = units.adding_up(split, "MiB", 2, saved_shown)
+        note = units.ADJUSTED_NOTE if units.apportion(split, "MiB", 2, saved_shown)[2] else ""
+        _fig(out, f"lab_{name}_body_saved_mib", det["model_body"] / 2**20, body_t,
+             f"模型主体（嵌入到最后的 RMSNorm 与输出矩阵乘）保存给反向的字节 ÷ 2²⁰{note}", bytes=det["model_body"])
+        _fig(out, f"lab_{name}_head_saved_mib", det["loss_head"] / 2**20, head_t,
+             f"交叉熵保存给反向的字节 ÷ 2²⁰：FP32 的对数概率与目标 token，logits 本身另计{note}",
+             bytes=det["loss_head"])
         step = snaps["after_step"]["total"]
         diff = step - ledger
         _fig(out, f"lab_{name}_step_minus_ledger", diff, f"{units.number(diff)} B",
@@ -188,6 +218,11 @@ def figures(data: dict | None = None) -> list[dict]:
     _fig(out, "lab_best_val_run", best, runs[best]["label"], "验证集 loss 最低的一次")
     gap = runs["bf16"]["val_loss"] - runs["fp32"]["val_loss"]
     _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.4f}", "验证集 loss：BF16 − FP32")
+    # the same difference for prose, its sign in words: 「BF16 比 FP32 低 0.0001」
+    size = units.number(abs(gap), 4)
+    words = "一样（到小数点后 4 位）" if size == "0.0000" else f"{'低' if gap < 0 else '高'} {size}"
+    _fig(out, "lab_bf16_vs_fp32_val", gap, words, "验证集 loss：BF16 − FP32，负数说「低」，正数说「高」",
+         bf16=round(runs["bf16"]["val_loss"], 6), fp32=round(runs["fp32"]["val_loss"], 6))
     gap = runs["fp16"]["val_loss"] - runs["fp16_scaled"]["val_loss"]
     _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.4f}", "验证集 loss：FP16 不缩放 − FP16 + 动态缩放")
 
