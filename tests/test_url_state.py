@@ -378,3 +378,55 @@ def test_a_state_from_the_address_that_python_cannot_compute_is_said_so(browser,
     finally:
         ctx.close()
         site_server.block()
+
+
+def test_every_widget_control_is_in_a_form_the_browser_does_not_refill(built_site):
+    """Issue: after Back the browser restored lesson 1's 口径 select (FP32) from its form memory before
+    Python answered, so the summary showed the build-time default under an FP32 select. Every widget's
+    controls sit in a <form autocomplete="off">: the browser leaves them as built, and the widget's own
+    address state (core.js: urlState) is the one thing that sets them."""
+    from page_text import pages, parse
+
+    bad, forms = [], 0
+    for name, path in pages(built_site):
+        for w in (n for n in parse(path.read_text(encoding="utf-8")).iter() if "data-widget" in n.attrs):
+            for n in w.iter():
+                if n.tag == "form":
+                    forms += 1
+                    if n.attrs.get("autocomplete") != "off":
+                        bad.append(f"{name} {w.attrs['data-widget']}: <form> without autocomplete=\"off\"")
+                elif n.tag in ("input", "select", "textarea"):
+                    up = n.parent
+                    while up is not None and up.tag != "form":
+                        up = up.parent
+                    if up is None and n.attrs.get("autocomplete") != "off":
+                        bad.append(f"{name} {w.attrs['data-widget']}: <{n.tag} name={n.attrs.get('name')}> outside a form")
+    assert forms >= 10 and not bad, "\n".join(bad)
+
+
+def test_back_shows_the_built_controls_until_python_has_the_address(browser, site_server):
+    """The QA tester's path: lesson 1, 口径 set to FP32, away to lesson 2 (a full page load), Back. Until
+    Python answers, the select shows the built default with the built summary beside it, not FP32."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    page = ctx.new_page()
+    page.goto(site_server.url + "lesson-1/")
+    w = widget(page, "ledger")
+    w.locator('select[name="convention"]').select_option("fp32")
+    fp32 = python_view("ledger", convention="fp32")["summary"]
+    expect(w.locator(".c9-summary")).to_have_text(fp32, timeout=PYTHON_TIMEOUT)
+    assert query(page).get("ledger.conv") == "fp32"
+    page.goto(site_server.url + "lesson-2/")
+    held = []
+    page.route("**/py-worker.js", lambda route: held.append(route))              # Python held back
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/lesson-1/\?.*ledger\.conv=fp32"))
+    w = widget(page, "ledger")
+    select, summary = w.evaluate("w => [w.querySelector('select[name=convention]').value,"
+                                 " w.querySelector('.c9-summary').textContent]")
+    assert (select, summary) == ("zero", python_view("ledger")["summary"])
+    for route in held:
+        route.continue_()
+    page.unroute("**/py-worker.js")
+    expect(w.locator(".c9-summary")).to_have_text(fp32, timeout=PYTHON_TIMEOUT)   # then the address's state
+    expect(w.locator('select[name="convention"]')).to_have_value("fp32")
+    ctx.close()
