@@ -75,3 +75,13 @@ def test_charts_are_valid_plotly_and_whole_without_js(chart):
 def test_unknown_chart_is_refused():
     with pytest.raises(ValueError):
         lab_charts.page_context(chart="nope")
+
+
+def test_logits_width_ratio_is_read_from_the_lab_config():
+    """The page once typed 「宽 8 倍」; the figure comes from lab/config.json (vocab 2,048 over h = 256)."""
+    import json
+    from pathlib import Path
+
+    cfg = json.loads((Path(__file__).resolve().parent.parent / "lab" / "config.json").read_text())["model"]
+    fig = {r["name"]: r for r in lab_figures.figures()}["lab_logits_over_hidden"]
+    assert cfg["vocab_size"] / cfg["d_model"] == 8 and fig["text"] == "8"

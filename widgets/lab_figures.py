@@ -95,6 +95,9 @@ def figures(data: dict | None = None) -> list[dict]:
                      ("vocab_size", "词表大小"), ("context", "上下文长度 s")):
         v = m["config"][k]
         _fig(out, f"lab_{k}", v, units.number(v), f"小模型的{label}（lab/config.json: model.{k}）")
+    vocab, h = m["config"]["vocab_size"], m["config"]["d_model"]
+    _fig(out, "lab_logits_over_hidden", Fraction(vocab, h), units.number(Fraction(vocab, h), 0 if vocab % h == 0 else 1),
+         "每个 token 的 logits 宽度与隐藏宽度之比：词表大小 ÷ h（lab/config.json）", vocab_size=vocab, h=h)
     _fig(out, "lab_torch", prov["torch"], prov["torch"], f"跑实验用的 PyTorch 版本（{SRC}: provenance.torch）")
     _fig(out, "lab_cpu", prov["cpu"], prov["cpu"], f"跑实验的处理器（{SRC}: provenance.cpu）")
     _fig(out, "lab_threads", prov["threads"], str(prov["threads"]), f"用的线程数（{SRC}: provenance.threads）")
