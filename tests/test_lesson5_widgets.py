@@ -124,3 +124,19 @@ def test_timeline_key_moments_stay_a_short_list_under_full_recomputation():
     assert labels[2] == "重算第 64 层的前向" and labels[3] == "反向第 64 层"
     assert v["peak_index"] in [m["i"] for m in v["marks"]]
     assert len(tl.view({"mode": "store_all"})["marks"]) == 5
+
+
+@pytest.mark.parametrize("model, iteration, s", [("qwen3.8-27b", 2, 4096), ("qwen3.8-27b", 1, 32768), ("lab", 2, None)])
+def test_full_recomputation_says_what_it_saved_against_storing_all(model, iteration, s):
+    """A reader switching to full recomputation saw the small model's peak unchanged with no word why."""
+    from widgets import timeline, units
+
+    p = {"model": model, "iteration": iteration, **({"s": s} if s else {})}
+    full = timeline.view({**p, "mode": "full_recompute"})
+    stored = timeline.view({**p, "mode": "store_all"})["peak_bytes"]
+    unit = "MiB" if model == "lab" else "GB"
+    if stored == full["peak_bytes"]:
+        assert "激活全存的峰值也正是这么多" in full["summary"]
+    else:
+        assert stored > full["peak_bytes"]
+        assert f"压低了 {units.size(stored - full['peak_bytes'], unit)}" in full["summary"]

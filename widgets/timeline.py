@@ -80,7 +80,7 @@ def events(p: dict) -> list[dict]:
         now += sh["mv"]
         out.append({"phase": "step", "label": "optimizer.step()：第一次分配 Adam m、v", "bytes": now})
     else:
-        out.append({"phase": "step", "label": "optimizer.step():m、v 早已在显存里", "bytes": now})
+        out.append({"phase": "step", "label": "optimizer.step()：m、v 早已在显存里", "bytes": now})
     now -= grads
     out.append({"phase": "end", "label": "zero_grad()：释放梯度", "bytes": now})
     return out
@@ -111,8 +111,16 @@ def view(params: dict | None = None) -> dict:
     summary = (
         f"{who}，第 {p['iteration']} 次迭代，{TIMELINE_MODES[p['mode']]}："
         f"起点 {units.size(start, unit)}，峰值 {units.size(peak['bytes'], unit)}，出现在「{peak['label']}」"
-        f"（第 {peak_i} 步，共 {len(ev) - 1} 步），比起点高 {units.size(peak['bytes'] - start, unit)}。"
+        f"（第 {peak_i} 步；第 0 步是起点，共 {len(ev) - 1} 步），比起点高 {units.size(peak['bytes'] - start, unit)}。"
     )
+    if peak["phase"] == "step":
+        summary += "这一刻激活已经全部释放，峰值全是模型状态，重计算只省激活，压不低它。"
+    if p["mode"] == "full_recompute":
+        # What the mode bought, said in the summary (the two peaks can round to the same text).
+        stored = max(e["bytes"] for e in events({**p, "mode": "store_all"}))
+        summary += (f"同样设置下激活全存的峰值是 {units.size(stored, unit)}，"
+                    f"全量重计算把它压低了 {units.size(stored - peak['bytes'], unit)}。" if stored != peak["bytes"] else
+                    "激活全存的峰值也正是这么多：峰值那一刻，两种做法留在显存里的东西一样多，重计算省下的激活不在这一刻。")
     measured = []
     if lab and p["iteration"] == 1 and p["mode"] == "store_all":
         # The lab measured the first iteration with every activation stored: its snapshots sit on the
@@ -121,7 +129,7 @@ def view(params: dict | None = None) -> dict:
         for snap in lab_run()["snapshots"]:
             i = last[SNAPSHOT_AT[snap["point"]]]
             measured.append({"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]})
-        diffs = ",".join(f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured)
+        diffs = "、".join(f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured)
         summary += f"黑点是实验课实测的 4 个截面：{diffs}。"
     xs = list(range(len(ev)))
     ys = [e["bytes"] / scale for e in ev]
