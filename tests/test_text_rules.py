@@ -30,12 +30,28 @@ RULES = [
 ]
 
 
+# Reader notation for numbers (issue 12 QA, kinds A and B), in any text, Chinese or not: what the reader
+# typed (quoted in 「…」) is left as typed.
+NOTATION = [
+    ("e 记数法（应写 ×10ⁿ）", re.compile(r"(?<![0-9A-Za-z.])\d+(\.\d+)?[eE][+-]?\d+(?![A-Za-z])")),
+    ("^ 写的乘方（应写上标）", re.compile(r"\w\s*\^\s*[-+(]?\w")),
+    ("半角减号当负号（应写 −）", re.compile(r"(?:^|(?<=[\s（(=≈:：，,、]))-(?=\.?\d)")),
+    ("程序的内部写法", re.compile(r"\b(Fraction|Decimal|float|int)\(|\d{30,}")),
+    ("英文数量级后缀（应写 万、亿 或完整数字）", re.compile(f"\\d[KMBT]\\b(?=\\s*[{CJK}])")),
+]
+QUOTED = re.compile(r"「[^」]*」")
+
+
 def violations(text: str) -> list[str]:
     """What breaks the rule in one piece of reader-visible text, each with its context."""
-    if not HAN.search(text):
-        return []  # English (a citation, a code name): not Chinese text
     text = PLACEHOLDER.sub(OBJ, URL.sub(OBJ, text))
     found = []
+    bare = QUOTED.sub(OBJ, text)
+    for name, rule in NOTATION:
+        for m in rule.finditer(bare):
+            found.append(f"{name}：…{bare[max(0, m.start() - 12):m.end() + 12]}…")
+    if not HAN.search(text):
+        return found  # English (a citation, a code name): not Chinese text
     for name, rule in RULES:
         for m in rule.finditer(text):
             found.append(f"{name}：…{text[max(0, m.start() - 12):m.end() + 12]}…")
@@ -50,6 +66,18 @@ def test_the_rules_catch_the_issues_examples():
     assert violations("第1课")
     assert not violations("锚点一条 4,096 token 的序列：162.5 GiB（174.5 GB），占 73.8%。")
     assert not violations("每层 sbh(34 + 5as/h) = 2.54 GiB，见 arXiv:2205.05198。")
+
+
+def test_the_notation_rules_catch_the_qa_examples():
+    """Issue 12 QA, kinds A and B: numbers in reader notation, never a Python repr."""
+    for bad in ["第 1 行第 1 列是 Fraction(1000000, 1)：必须是有限数", "X = 2^97 = 1.58456e+29", "1.00000e+30",
+                "最小正规数 2^-14 ≈ 6.1e-05", "值 -448.0（= -1.75 × 2^8）", "均值 -26", "收到的是 -5",
+                "在 FP32 范围 ±3.4e38 之内", "自定义 100M 参数", "1.0T 参数", "参数量要在 10^8 到 10^12 之间",
+                "Δ 的绝对值要在 1e-30 到 1,000,000 之间", "1" * 30]:
+        assert violations(bad), bad
+    for good in ["X = 2⁹⁷ ≈ 1.58×10²⁹", "值 −448（= −1.75 × 2⁸）", "收到的是「-5」", "「1e400」超出了 FP32 的范围",
+                 "E4M3 编码 0x3E", "FP8-E4M3", "1 亿参数", "BF16 与 FP32 相差 0.0001", "arXiv:2205.05198", "1-9"]:
+        assert not violations(good), (good, violations(good))
 
 
 def page_violations(path) -> list[str]:

@@ -98,6 +98,7 @@ def parse_tensor(text) -> list[list]:
                 raise InputError(f"第 {len(rows) + 1} 行有 NaN：这里只量化有限数")
             if isinstance(v, float) and math.isinf(v):
                 raise InputError(f"第 {len(rows) + 1} 行有无穷大：这里只量化有限数")
+        typed.within_fp32(line, row, lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列")
         rows.append([typed.value(v) for v in row])
         if len(rows) > MAX_TYPED_ROWS:
             break

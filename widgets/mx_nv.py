@@ -28,12 +28,10 @@ def parse_block(text) -> list:
     if not isinstance(text, str) or not typed.tokens(text):
         raise InputError("块是空的：至少输入一个数")
     vals = typed.numbers(text)
-    fp32_max = F.get_format("float32").max
     for v in vals:
         if v != v:
             raise InputError("块里有 NaN：只能量化有限数")
-        if abs(v) > fp32_max:
-            raise InputError(f"「{_g(v)}」超出了 FP32 的范围（±3.4×10³⁸）")
+    typed.within_fp32(text, vals, lambda i: f"第 {i + 1} 个数")
     if len(vals) > MAX_VALUES:
         raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
     if all(v == 0 for v in vals):

@@ -50,7 +50,8 @@ def _powers(text: str) -> str:
     return _SUPER.sub(lambda m: "^" + m.group().translate(_FROM_SUPER), text)
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """What the reader typed, for a message: trimmed, as typed, cut to 20 characters."""
     t = text.strip()
     return t if len(t) <= 20 else t[:20] + "…"
 
@@ -81,12 +82,12 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         return math.copysign(math.nan, sign)
     if "," in t:
         if not _THOUSANDS.fullmatch(t):
-            raise InputError(f"{what}「{_quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
+            raise InputError(f"{what}「{quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
                              f"千位请三位一组（例如 8,192）")
         t = t.replace(",", "")
     x, e10 = _exact(t)
     if x is None and e10 is None:
-        raise InputError(f"{what}看不懂「{_quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+        raise InputError(f"{what}看不懂「{quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000", "unreadable")
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
@@ -138,7 +139,7 @@ def finite(v, what: str = "数值") -> Fraction:
     x = parse(v, what)
     if isinstance(x, float):
         if not math.isfinite(x):
-            raise InputError(f"{what}要是有限的数，收到的是「{_quote(str(v))}」")
+            raise InputError(f"{what}要是有限的数，收到的是「{quote(str(v))}」")
         return Fraction(0)
     return x
 
@@ -169,12 +170,26 @@ def numbers(text: str, what: str = "") -> list:
     out = []
     for tok in tokens(text):
         try:
-            out.append(parse(tok, f"{what}「{_quote(tok)}」"))
+            out.append(parse(tok, f"{what}「{quote(tok)}」"))
         except InputError as e:
             if str(e) == "unreadable":
-                raise InputError(f"{what}「{_quote(tok)}」不是数字：请输入十进制数，例如 0.1、-3.5、1e-8") from None
+                raise InputError(f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如 0.1、-3.5、1e-8") from None
             raise
     return out
+
+
+FP32_RANGE = "FP32 的范围（±3.4×10³⁸）"
+
+
+def within_fp32(text: str, values: list, where) -> None:
+    """Refuse a typed number beyond FP32's range, quoting it as typed: ``values`` are
+    :func:`numbers` of ``text``; ``where(i)`` names the i-th number ("第 2 行第 1 列")."""
+    from .formats import get_format
+
+    top = get_format("float32").max
+    for i, (tok, v) in enumerate(zip(tokens(text), values)):
+        if v == v and abs(v) > top:
+            raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}")
 
 
 def integer(v, name: str, lo: int, hi: int) -> int:

@@ -5,6 +5,7 @@ what a reader computing by hand would get.
 """
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -85,6 +86,37 @@ def superscript_powers(text: str) -> str:
     """Integer powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸".
     A fractional power ("2^-9.8") stays as written: a superscript decimal point reads badly."""
     return re.sub(r"\^(-?\d+)(?![\d.])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+
+
+def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> str:
+    """``x`` to ``digits`` significant digits in reader notation, a power of ten written ×10ⁿ and a
+    negative with "−": sci(1.5845632502852868e29) == '1.58×10²⁹', sci(-6.103515625e-05) == '−6.1×10⁻⁵',
+    sci(0.5) == '0.5'; from the exact value (a Fraction beyond a float's range too). ``zeros`` keeps
+    trailing zeros ('1.00×10³⁰'). The one way the site writes a number too big or small for digits."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "NaN" if x != x else "∞" if x > 0 else "−∞"
+    fr = Fraction(x)
+    if fr == 0:
+        return "0"
+    d = Decimal(fr.numerator) / Decimal(fr.denominator)       # 28 digits: enough for what is shown
+    mant, exp = f"{d:.{digits - 1}e}".split("e")
+    exp = int(exp)
+    if -4 <= exp < digits:                                      # plain digits read best: 0.00195, 65,504
+        text = f"{d:.{max(digits - 1 - exp, 0)}f}"
+        if not zeros and "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text.replace("-", "−")
+    if not zeros and "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return (f"{mant}×" + superscript_powers(f"10^{exp}")).replace("-", "−")
+
+
+def power_of_two(e: "int | float", digits: int = 1) -> str:
+    """2 to the power ``e`` for a reader: an integer power as a superscript ('2⁻²⁴'), a fractional one
+    in words ('2 的 −9.8 次方'): a superscript decimal point reads badly."""
+    if float(e).is_integer():
+        return superscript_powers(f"2^{int(e)}")
+    return f"2 的 {number(Fraction(e), digits)} 次方"
 
 
 # --- One unit per line of arithmetic (issue 12, kind 6) -------------------------------------------
