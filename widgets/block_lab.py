@@ -118,7 +118,7 @@ def normalise(params: dict | None) -> dict:
     if p["source"] not in ("generated", "typed"):
         raise InputError("张量来源只能是「生成」或「手动输入」")
     if p["scheme"] not in SCHEMES:
-        raise InputError(f"没有这种缩放方案：「{str(p['scheme'])[:20]}」")
+        raise InputError(f"没有这种缩放方案：{typed.shown(p['scheme'])}")
     p["seed"] = integer(p["seed"], "随机种子", 0, 10**9)
     p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)

@@ -10,7 +10,7 @@ from .errors import InputError
 from .items import Item
 from .ledger import RECIPES, model_states
 from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model
-from .params import integer, known_model, with_defaults
+from .params import integer, known_model, shown, with_defaults
 from . import stacked_bar, units
 
 WIDGET = "memory-bar"
@@ -37,11 +37,11 @@ def normalise(params: dict | None) -> dict:
     if p["model"] == LAB:
         p["recipe"] = "fp32_adamw"  # the lab trained its reference run in FP32
     if not isinstance(p["recipe"], str) or p["recipe"] not in RECIPES:
-        raise InputError(f"没有这种训练配方：{str(p['recipe'])[:20]}")
+        raise InputError(f"没有这种训练配方：{shown(p['recipe'])}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     if p["mode"] not in MODES:
-        raise InputError(f"没有这种存储方式：{p['mode']}")
+        raise InputError(f"没有这种存储方式：{shown(p['mode'])}")
     if not isinstance(p["s2_full_only"], bool):
         raise InputError("「只有全注意力层带 s²」只能是开或关")
     return p

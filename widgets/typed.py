@@ -27,7 +27,7 @@ from fractions import Fraction
 from .errors import InputError
 
 MAX_TEXT = 60          # characters of one typed number
-MAX_EXPONENT = 400     # |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
+MAX_EXPONENT = 400     # (the messages write it: 10⁴⁰⁰) |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
 
 _SUPER = re.compile("[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")      # "2⁻²⁴", as the site prints powers: read as "2^-24"
 _FROM_SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
@@ -62,7 +62,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
     Raises InputError (Chinese) for anything else; its ``str()`` is "too_long", "too_big" or
     "too_small" where :func:`integer` words the message differently."""
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise InputError(f"{what}要是一个数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+        raise InputError(f"{what}要是一个数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable")
     if isinstance(v, int):
         v = str(v) if abs(v) < 10**MAX_TEXT else "9" * (MAX_TEXT + 1)
     elif isinstance(v, float):
@@ -71,7 +71,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         v = repr(v)
     t = "".join(ascii_text(_powers(v)).replace("−", "-").lower().split())    # no whitespace anywhere
     if not t:
-        raise InputError(f"{what}是空的：请输入一个数，例如 1e-8 或 70000", "unreadable")
+        raise InputError(f"{what}是空的：请输入一个数，例如「1e-8」或「70000」", "unreadable")
     if len(t) > MAX_TEXT:
         raise InputError(f"{what}太长了（最多 {MAX_TEXT} 个字符）", "too_long")
     sign = -1.0 if t.startswith("-") else 1.0
@@ -87,11 +87,11 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         t = t.replace(",", "")
     x, e10 = _exact(t)
     if x is None and e10 is None:
-        raise InputError(f"{what}看不懂「{quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+        raise InputError(f"{what}看不懂「{quote(v)}」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable")
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
-        raise InputError(f"{what}的量级超出了 10^±{MAX_EXPONENT}：这里的每种格式里它只会是 0 或无穷大",
+        raise InputError(f"{what}的量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：这里的每种格式里它只会是 0 或无穷大",
                          "too_big" if e10 > 0 else "too_small")
     return x
 
@@ -173,7 +173,7 @@ def numbers(text: str, what: str = "") -> list:
             out.append(parse(tok, f"{what}「{quote(tok)}」"))
         except InputError as e:
             if str(e) == "unreadable":
-                raise InputError(f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如 0.1、-3.5、1e-8") from None
+                raise InputError(f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」") from None
             raise
     return out
 
@@ -206,7 +206,7 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, str):
         shown = f"「{ascii_text(v).strip()[:20]}」"
     else:   # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
-        shown = " " + ("NaN" if v != v else "∞" if v == math.inf else "−∞" if v == -math.inf else f"{v}")
+        shown = " " + (brief(v) if isinstance(v, int) else units.sci(v, 6))
     outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
     if isinstance(v, int):
         if not lo <= v <= hi:
@@ -234,10 +234,19 @@ def integer(v, name: str, lo: int, hi: int) -> int:
 
 
 def brief(v: int) -> str:
-    """An integer for a message: "131,073", or "约 1e+20" when it has more than 15 digits."""
+    """An integer for a message: "131,073", or "约 1×10²⁰" when it has more than 15 digits."""
     from . import units
 
-    if abs(v) < 10**15:
-        return units.number(v)
-    mant, exp = f"{Decimal(v):.3g}".split("e")      # Decimal: no float overflow past 1e308
-    return f"约 {mant.rstrip('0').rstrip('.') if '.' in mant else mant}e{exp}"
+    return units.number(v) if abs(v) < 10**15 else f"约 {units.sci(v, 3)}"
+
+
+def shown(v) -> str:
+    """A parameter's value for a message: text quoted as sent (「-5」, cut to 20 characters), a number in
+    reader notation (「−0.5」, 「1×10³⁰」), never a repr."""
+    from . import units
+
+    if isinstance(v, str):
+        return f"「{quote(v)}」"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return "「…」"
+    return f"「{brief(v) if isinstance(v, int) else units.sci(v, 6)}」"
