@@ -175,8 +175,8 @@ def view_strings(value) -> list[str]:
         if value.lstrip().startswith("<"):
             return blocks(parse(value)) + [t for t in _svg_texts(value)]
         return [value]
-    if isinstance(value, dict):   # "params" echoes what the reader typed, as typed
-        return [s for k, v in value.items() if k != "params" for s in view_strings(v)]
+    if isinstance(value, dict):   # "params" echoes what the reader typed, as typed; "tex" is math
+        return [s for k, v in value.items() if k not in ("params", "tex") for s in view_strings(v)]
     if isinstance(value, (list, tuple)):
         return [s for v in value for s in view_strings(v)]
     return []

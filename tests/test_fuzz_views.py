@@ -48,7 +48,8 @@ def reader_notation(message: str) -> list[str]:
     30+ digits, e-notation, a caret power, an ASCII minus), the reader's quoted input left out."""
     from test_text_rules import NOTATION
     bare = QUOTED.sub("「」", message)
-    return [f"{name}：{m.group()}" for name, rule in NOTATION for m in rule.finditer(bare)]
+    found = [f"{name}：{m.group()}" for name, rule in NOTATION for m in rule.finditer(bare)]
+    return found + [f"一长串数字：{m.group()[:40]}" for m in re.finditer(r"\d{30,}", bare)]
 
 
 def test_the_notation_check_catches_the_qa_examples():

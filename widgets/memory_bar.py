@@ -108,7 +108,7 @@ def view(params: dict | None = None) -> dict:
         texts += group_texts
     segments = [
         {"key": it.key, "label": it.label, "bytes": it.bytes, "gib": it.bytes / units.GiB,
-         "text": text + (_gib_beside(it.bytes) if group is act else ""), "formula": it.formula, "note": it.note,
+         "text": text + (_gib_beside(it.bytes, unit) if group is act else ""), "formula": it.formula, "note": it.note,
          "group": group.label}
         for (group, it), text in zip(leaves, texts)
     ]
@@ -121,7 +121,7 @@ def view(params: dict | None = None) -> dict:
     summary = (
         f"{m['label']}，s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
         f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
-        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes)}，其中注意力分数占 {share}。"
+        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes, unit)}，其中注意力分数占 {share}。"
         f"合计 {states_t} + {act_t} = {total_t}{units.ADJUSTED_NOTE if adjusted else ''}，"
         + (f"是 {card_label}的 {units.number(over, 1)} 倍。" if over >= 0.1
            else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。")
@@ -143,8 +143,10 @@ def view(params: dict | None = None) -> dict:
     }
 
 
-def _gib_beside(n: int) -> str:
-    return f"（{units.activation_quote(n)}）"
+def _gib_beside(n: int, unit: str) -> str:
+    """An activation's binary size beside its decimal one, one pairing on every row: GB with GiB, MB with
+    MiB (so a row of 0 bytes reads "0.0 GB（0.0 GiB）", not "（0.0 MiB）")."""
+    return f"（{units.size(n, 'GiB' if unit in ('GB', 'TB') else 'MiB')}）"
 
 
 MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",

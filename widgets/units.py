@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 
 GB = 10**9
@@ -98,11 +98,14 @@ def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> st
     fr = Fraction(x)
     if fr == 0:
         return "0"
-    d = Decimal(fr.numerator) / Decimal(fr.denominator)       # 28 digits: enough for what is shown
-    mant, exp = f"{d:.{digits - 1}e}".split("e")
-    exp = int(exp)
-    if -4 <= exp < digits:                                      # plain digits read best: 0.00195, 65,504
-        text = f"{d:.{max(digits - 1 - exp, 0)}f}"
+    with localcontext() as ctx:         # half-up, as every number on the site (60 digits: beyond what is shown)
+        ctx.prec, ctx.rounding = 60, ROUND_HALF_UP
+        d = Decimal(fr.numerator) / Decimal(fr.denominator)
+        mant, exp = f"{d:.{digits - 1}e}".split("e")
+        exp = int(exp)
+        plain = f"{d:.{max(digits - 1 - exp, 0)}f}"
+    if -4 <= exp < digits:                                      # plain digits read best: 0.00195, 0.5
+        text = plain
         if not zeros and "." in text:
             text = text.rstrip("0").rstrip(".")
         return text.replace("-", "−")
