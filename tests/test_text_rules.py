@@ -37,7 +37,8 @@ NOTATION = [
     ("^ 写的乘方（应写上标）", re.compile(r"\w\s*\^\s*[-+(]?\w")),
     ("半角减号当负号（应写 −）", re.compile(r"(?:^|(?<=[\s（(=≈:：，,、]))-(?=\.?\d)")),
     ("程序的内部写法", re.compile(r"\b(Fraction|Decimal|float|int)\(")),
-    ("英文数量级后缀（应写 万、亿 或完整数字）", re.compile(f"(?<![\\w.-])\\d+(\\.\\d+)?[KMBT]\\b(?=\\s*[{CJK}])")),
+    # a parameter count (「100M 参数」); a model's name (「GPT-2 1.5B」, 「530B 模型」) keeps its own spelling
+    ("英文数量级后缀（应写 万、亿 或完整数字）", re.compile(r"(?<![\w.-])\d+(\.\d+)?[KMBT]\b(?=\s*参数)")),
 ]
 QUOTED = re.compile(r"「[^」]*」")
 

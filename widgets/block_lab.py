@@ -9,6 +9,7 @@ three schemes one after another); :func:`page_context` computes all three at bui
 from __future__ import annotations
 
 import math
+import re
 import random
 from bisect import bisect_left
 from functools import partial
@@ -87,7 +88,8 @@ def parse_tensor(text) -> list[list]:
     Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的：至少输入一个数")
-    body = ascii_text(text).replace("]", ";").replace(";", "\n")
+    # "[1, 2], [3, 4]": "]" ends a row, and so does the comma after it
+    body = re.sub(r"\]\s*[,、]?", ";", ascii_text(text)).replace(";", "\n")
     rows = []
     for line in body.splitlines():
         if not typed.tokens(line):
@@ -109,7 +111,8 @@ def parse_tensor(text) -> list[list]:
     widths = {len(r) for r in rows}
     if len(widths) > 1:
         bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
-        raise InputError(f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个")
+        raise InputError(f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个"
+                         f"（逗号分隔数：「1,5」是两个数）")
     return rows
 
 
@@ -233,5 +236,5 @@ def page_context() -> dict:
     """Build time: the default tensor through all three schemes."""
     import json
     views = [view({"scheme": s}) for s in SCHEMES]
-    return dict(view=views[0], views=views, views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")), labels=BIN_LABELS, colors=BIN_COLORS, rows=ROWS, cols=COLS,
+    return dict(view=views[0], views=views, list_rule=typed.LIST_RULE, views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")), labels=BIN_LABELS, colors=BIN_COLORS, rows=ROWS, cols=COLS,
                 magnitudes=MAGNITUDES, max_channels=MAX_CHANNELS, defaults=DEFAULTS)

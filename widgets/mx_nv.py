@@ -103,4 +103,4 @@ def view(params: dict | None = None) -> dict:
 
 
 def page_context() -> dict:
-    return dict(view=view(), max_values=MAX_VALUES)
+    return dict(view=view(), max_values=MAX_VALUES, list_rule=typed.LIST_RULE)

@@ -36,8 +36,8 @@ def short_value(v: float) -> str:
         return "+∞" if v > 0 else "−∞"
     if v == 0:
         return "−0" if str(v).startswith("-") else "0"
-    if abs(v) >= 100 and v == int(v):
-        return units.number(int(v))
+    if abs(v) >= 100 and v == int(v):     # no thousands comma: a 16-column grid has narrow cells
+        return str(int(v)).replace("-", "−")
     return units.sci(v, 3)          # 1.53×10⁻⁵, 0.00195
 
 

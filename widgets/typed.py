@@ -12,8 +12,11 @@ The rules, the same in every widget:
   "infinity", "∞" with an optional sign. These come back as floats; every other number as a Fraction.
 - A comma inside one number is a thousands separator only in the standard grouping ("8,192",
   "1,000,000.5"), first group 1-9: "1,5" and "0,500" are refused with a message (a decimal comma,
-  not 15 or 500). In a list of
-  numbers (:func:`numbers`) commas, "、" and ";" separate the numbers, so "1,5" there is 1 and 5.
+  not 15 or 500).
+- The list rule (:func:`numbers`, the boxes that take several numbers: MX/NV's block, the block lab's
+  rows): commas, "、", ";" and spaces *separate* numbers, so "1,5" there is two numbers, 1 and 5, and
+  "8,192" is 8 and 192; every such box says so in its label (:data:`LIST_RULE`). An empty item ("1,,2",
+  a comma at the end) is refused with a message rather than skipped: it is most likely a typo.
 - JSON numbers are read as the decimal they print as (0.1 is one tenth, as the reader typed it).
 """
 from __future__ import annotations
@@ -164,9 +167,15 @@ def tokens(line: str) -> list[str]:
     return t.split()
 
 
+LIST_RULE = "数之间用逗号、顿号或空格分开，所以「1,5」是 1 和 5 两个数；小数点用「.」"
+
+
 def numbers(text: str, what: str = "") -> list:
     """A typed list ("0.3, -1.2、2.7；0.05") as :func:`parse` values. ``what`` prefixes messages
-    ("第 2 行"). Raises InputError naming the token it cannot read."""
+    ("第 2 行"). Raises InputError naming the token it cannot read, or an empty item ("1,,2", "1, 2,")."""
+    items = re.split(f"[{SEPARATORS}]", ascii_text(text).replace("[", " ").replace("]", " "))
+    if len(items) > 1 and any(not item.strip() for item in items):
+        raise InputError(f"{what.removesuffix('的')}有一项是空的（两个逗号之间、或开头结尾的逗号旁边没有数）：{LIST_RULE}")
     out = []
     for tok in tokens(text):
         try:

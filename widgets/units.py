@@ -88,6 +88,18 @@ def superscript_powers(text: str) -> str:
     return re.sub(r"\^(-?\d+)(?![\d.])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
 
 
+_SUPER_LETTER = str.maketrans("abcdeiklmnpstx", "ᵃᵇᶜᵈᵉⁱᵏˡᵐⁿᵖˢᵗˣ")
+
+
+def reader_powers(text: str) -> str:
+    """A formula's powers as a reader reads them: "2^-24" → "2⁻²⁴", "1 / 2^p" → "1 / 2ᵖ", and a power that
+    has no superscript form in words: "2^(1 − β)" → "2 的 (1 − β) 次方", "2^位数" → "2 的位数次方"."""
+    text = superscript_powers(text)
+    text = re.sub(r"\^([a-z])(?![\w(])", lambda m: m.group(1).translate(_SUPER_LETTER), text)
+    text = re.sub(r"\^(\([^()]*\))", r" 的 \1 次方", text)
+    return re.sub(r"\^([\u4e00-\u9fff]+)", r" 的\1次方", text)
+
+
 def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> str:
     """``x`` to ``digits`` significant digits in reader notation, a power of ten written ×10ⁿ and a
     negative with "−": sci(1.5845632502852868e29) == '1.58×10²⁹', sci(-6.103515625e-05) == '−6.1×10⁻⁵',
