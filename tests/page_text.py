@@ -132,6 +132,16 @@ def blocks(node: Node) -> list[str]:
     return [" ".join(t.split("\n")).strip() for t in out if t.strip()]
 
 
+TEXT_ATTRIBUTES = ("aria-label", "aria-valuetext", "title", "placeholder", "alt", "data-info")
+
+
+def attribute_texts(node: Node) -> list[str]:
+    """Text a reader meets in attributes: a screen reader's aria-label, a tooltip's title, a placeholder,
+    the pattern table's data-info (shown when a cell is chosen). Data attributes carrying JSON are not text."""
+    return [html.unescape(n.attrs[a]) for n in node.iter() if not _skipped(n) for a in TEXT_ATTRIBUTES
+            if n.attrs.get(a)]
+
+
 def tables(node: Node) -> list[list[list[str]]]:
     """Each <table> as rows of cell texts (tooltips left out; math as OBJ)."""
     result = []
