@@ -156,7 +156,7 @@ def _pct(x: float) -> str:
         return "0%"
     if x >= 0.001:        # "> 99.9%" for an error just short of 100% (100% is "became 0")
         return units.share(x, 1 if x >= 0.1 else 2)
-    return f"{x * 100:.2g}%"
+    return f"{units.sci(x * 100, 2)}%"          # 1.2×10⁻⁵%, never 1.2e-05%
 
 
 def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
