@@ -42,7 +42,7 @@ class Figure:
     def __html__(self) -> str:
         """The figure as inline HTML: the text, and its provenance shown on hover or keyboard focus (kept
         out of the search index, so a search finds the lessons' prose, not 400 tooltips)."""
-        how = "依据：" + self.formula
+        how = "依据：" + units.reader_powers(self.formula)      # 2^p as 2ᵖ, as the lessons write it
         if self.inputs:
             how += "；代入：" + "，".join(f"{INPUT_NAMES.get(k, k)} = {v if k == 'seed' else _show(v)}"
                                      for k, v in self.inputs.items())
@@ -60,7 +60,9 @@ def _show(v) -> str:
         return "[" + ", ".join(map(_show, v)) + "]"
     if isinstance(v, float) and "e" in repr(v):  # 1e-08 as the pages write it: 1×10⁻⁸
         mantissa, exp = repr(v).split("e")
-        return units.superscript_powers(f"{mantissa}×10^{int(exp)}")
+        return units.superscript_powers(f"{mantissa}×10^{int(exp)}").replace("-", "−")
+    if isinstance(v, float):                     # a negative with the minus sign of reader text: −26.0
+        return repr(v).replace("-", "−")
     return VALUE_NAMES.get(v, str(v)) if isinstance(v, str) else str(v)
 
 

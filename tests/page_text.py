@@ -137,6 +137,16 @@ def blocks(node: Node) -> list[str]:
     return [re.sub(r" *\n[\n ]*", "\n", t).strip() for t in out if t.strip()]
 
 
+TEXT_ATTRIBUTES = ("aria-label", "aria-valuetext", "title", "placeholder", "alt", "data-info")
+
+
+def attribute_texts(node: Node) -> list[str]:
+    """Text a reader meets in attributes: a screen reader's aria-label, a tooltip's title, a placeholder,
+    the pattern table's data-info (shown when a cell is chosen). Data attributes carrying JSON are not text."""
+    return [html.unescape(n.attrs[a]) for n in node.iter() if not _skipped(n) for a in TEXT_ATTRIBUTES
+            if n.attrs.get(a)]
+
+
 def tables(node: Node) -> list[list[list[str]]]:
     """Each <table> as rows of cell texts (tooltips left out; math as OBJ)."""
     result = []
@@ -180,8 +190,8 @@ def view_strings(value) -> list[str]:
         if value.lstrip().startswith("<"):
             return blocks(parse(value)) + [t for t in _svg_texts(value)]
         return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in view_strings(v)]
+    if isinstance(value, dict):   # "params" echoes what the reader typed, as typed; "tex" is math
+        return [s for k, v in value.items() if k not in ("params", "tex") for s in view_strings(v)]
     if isinstance(value, (list, tuple)):
         return [s for v in value for s in view_strings(v)]
     return []

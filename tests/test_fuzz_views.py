@@ -43,6 +43,22 @@ def reads_as_chinese(message: str, sent=None) -> bool:
     return bool(CJK.search(bare)) and not words
 
 
+def reader_notation(message: str) -> list[str]:
+    """Issue 12 QA, kind A: what in a message is not reader notation (a repr such as Fraction(…), a run of
+    30+ digits, e-notation, a caret power, an ASCII minus), the reader's quoted input left out."""
+    from test_text_rules import NOTATION
+    bare = QUOTED.sub("「」", message)
+    found = [f"{name}：{m.group()}" for name, rule in NOTATION for m in rule.finditer(bare)]
+    return found + [f"一长串数字：{m.group()[:40]}" for m in re.finditer(r"\d{30,}", bare)]
+
+
+def test_the_notation_check_catches_the_qa_examples():
+    assert reader_notation("输入有误：第 1 行第 1 列是 Fraction(1000000" + "0" * 400 + ", 1)：必须是有限数，且在 FP32 范围 ±3.4e38 之内")
+    assert reader_notation("「1.00000e+400」超出了 FP32 的范围") == []       # quoted: judged as the reader's text …
+    assert reader_notation("参数量要在 10^8 到 10^12 之间，收到的是 约 1e+20")
+    assert not reader_notation("第 1 行第 1 列「1e400」超出了 FP32 的范围（±3.4×10³⁸）")
+
+
 def test_the_check_catches_english_and_lets_quoted_input_and_format_names_through():
     assert not reads_as_chinese("计算出错：ValueError: Out of range float values are not JSON compliant: inf")
     assert not reads_as_chinese("could not convert string to float: 'x'")
@@ -89,6 +105,7 @@ def test_every_view_answers_any_json_with_a_view_or_a_chinese_message(widget, da
         json.dumps(view, allow_nan=False)           # no NaN or ±∞ left for the last guard
     else:
         assert reads_as_chinese(answer["error"], params), (params, answer["error"])
+        assert not reader_notation(answer["error"]), (params, answer["error"])
         assert answer["error"] != api.INTERNAL_ERROR, params          # bad input is named, never a crash
 
 

@@ -1,6 +1,8 @@
 """The lab page's figures and charts, from the committed data file (standard library + plotly only)."""
 from __future__ import annotations
 
+import re
+
 import plotly.graph_objects as go
 import pytest
 
@@ -85,3 +87,15 @@ def test_logits_width_ratio_is_read_from_the_lab_config():
     cfg = json.loads((Path(__file__).resolve().parent.parent / "lab" / "config.json").read_text())["model"]
     fig = {r["name"]: r for r in lab_figures.figures()}["lab_logits_over_hidden"]
     assert cfg["vocab_size"] / cfg["d_model"] == 8 and fig["text"] == "8"
+
+
+def test_a_signed_difference_reads_as_chinese():
+    """Issue 12 QA, kind F: the lab's prose read 「BF16 比 FP32 -0.0001」; the figure now gives 「低 0.0001」."""
+    from widgets.lab_figures import higher_or_lower
+    assert higher_or_lower(-0.00012, 4) == "低 0.0001"
+    assert higher_or_lower(0.03125, 4) == "高 0.0313"
+    assert higher_or_lower(0.00001, 4) == "相差不到 0.0001"
+    f = {r["name"]: r for r in lab_figures.figures()}
+    text = f["lab_bf16_vs_fp32_val"]["text"]
+    assert re.fullmatch(r"(高|低) \d\.\d{4}|相差不到 0\.0001", text), text
+    assert f["lab_probe_trained_median_log2"]["text"].startswith("2 的 −")     # not 2^-9.8

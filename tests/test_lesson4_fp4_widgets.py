@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from widgets import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table
+from widgets import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table, typed
 from widgets.lesson4_fp4_figures import figures
 
 DTYPES = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
@@ -42,7 +42,8 @@ def test_every_cell_matches_ml_dtypes(fmt):
             else:
                 info = ml_dtypes.finfo(DTYPES[fmt])
                 assert c["cls"] == ("subnormal" if abs(want) < float(info.smallest_normal) else "normal"), f"{fmt} {code:#04x}"
-                assert float(c["value"]) == want, f"{fmt} code {code:#04x}"
+                # the value in reader notation ("−448", "1,024"), read back by the site's own reader
+                assert float(typed.parse(c["value"])) == want, f"{fmt} code {code:#04x}"
 
 
 @pytest.mark.parametrize("fmt,counts", [
@@ -236,3 +237,60 @@ def test_built_pages_have_the_tables_and_maps(built_site):
     assert "c9-evo" in home and 'href="lesson-4/"' in home
     for page in (l4, fp4, home):
         assert "{{" not in page
+
+
+# --- Issue 12 QA, kinds A and D: what a list box says about the reader's numbers ------------------------
+
+@pytest.mark.parametrize("text,where", [("1e400, 1", "第 1 行第 1 列「1e400」"), ("1e39, 1", "第 1 行第 1 列「1e39」"),
+                                        ("1, 2\n3, -1e400", "第 2 行第 2 列「-1e400」")])
+def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
+    """Kind A: 「第 1 行第 1 列是 Fraction(1000000…, 1)：…±3.4e38」 quoted a repr; now the typed text, and the
+    range in reader notation. MX/NV said 「1.00000e+400」: a reformatted value, not the input."""
+    with pytest.raises(Exception) as e:
+        block_lab.view({"source": "typed", "text": text})
+    assert e.value.message_zh == f"{where}超出了 FP32 的范围（±3.4×10³⁸）"
+    with pytest.raises(Exception) as e:
+        mx_nv.view({"text": text.replace("\n", ", ")})
+    assert "「" + where.split("「")[1] in e.value.message_zh and "FP32 的范围（±3.4×10³⁸）" in e.value.message_zh
+    assert "Fraction" not in e.value.message_zh and "e+" not in e.value.message_zh
+
+
+@pytest.mark.parametrize("text", ["1,,2", "1, 2,", ",1", "1、、2"])
+def test_an_empty_list_item_gets_a_message_in_both_list_boxes(text):
+    """Kind D: MX/NV read 「1,,2」 as 1 and 2 without a word; the block lab did the same."""
+    for call in (lambda: mx_nv.view({"text": text}), lambda: block_lab.view({"source": "typed", "text": text})):
+        with pytest.raises(Exception) as e:
+            call()
+        assert "有一项是空的" in e.value.message_zh and "「1,5」是 1 和 5 两个数" in e.value.message_zh
+
+
+def test_list_boxes_read_commas_as_separators_and_say_so():
+    """Kind D: in a list box 「1,5」 is two numbers (the rule of widgets/typed.py), and the box's label says it."""
+    assert mx_nv.view({"text": "1,5"})["values"] == [1.0, 5.0]
+    assert block_lab.view({"source": "typed", "text": "[1, 2], [3, 4]"})["shape"] == [2, 2]
+    from widgets import typed
+    assert "「1,5」是 1 和 5 两个数" in typed.LIST_RULE
+    assert mx_nv.page_context()["list_rule"] == block_lab.page_context()["list_rule"] == typed.LIST_RULE
+    from pathlib import Path
+    templates = Path(__file__).resolve().parent.parent / "hooks" / "templates"
+    for name in ("mx-nv.html", "block-lab.html"):
+        assert "{{ list_rule }}" in (templates / name).read_text(encoding="utf-8")
+
+
+def test_mx_nv_scales_in_reader_notation():
+    """Kind B: 「X = 2^97 = 1.58456e+29」, 「t = 3.72024e+26(FP32)」, cells 「1.00000e+30」."""
+    v = mx_nv.view({"text": "1e30, 1"})
+    assert v["mx"]["scale_text"] == "X = 2⁹⁷ ≈ 1.58456×10²⁹（E8M0 编码 0xE0）"
+    assert "张量缩放 t ≈ 3.72024×10²⁶（FP32）" in v["nv"]["scale_text"]
+    assert [r["value_text"] for r in v["rows"]] == ["1×10³⁰", "1"]
+    assert mx_nv.view()["mx"]["scale_text"].startswith("X = 2⁻¹ = 0.5（")
+
+
+def test_pattern_table_in_reader_notation():
+    """Kind B: tooltips 「值 -448.0（= -1.75 × 2^8）」, 「值 -0.0」; summary 「2^-14 ≈ 6.1e-05」."""
+    t = pattern_table.page_context("float8_e4m3fn")["t"]
+    assert t["rows"][15][14]["info"] == "0xFE = 1.1111.110：正规数，值 −448（= −1.75 × 2⁸）"
+    assert t["rows"][8][0]["info"].endswith("值 −0")
+    e5m2 = pattern_table.page_context("float8_e5m2")
+    assert "最大有限值 57,344，最小正规数 2⁻¹⁴ ≈ 6.1×10⁻⁵，最小次正规数 2⁻¹⁶ ≈ 1.53×10⁻⁵" in e5m2["summary"]
+    assert e5m2["t"]["rows"][0][1]["short"] == "1.53×10⁻⁵"

@@ -304,3 +304,37 @@ def test_a_nan_is_named_once_in_the_summary():
     from widgets import bit_flipper
     s = bit_flipper.view({"value": "nan"})["summary"]
     assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s
+
+
+# --- Issue 12 QA ------------------------------------------------------------------------------------
+
+def test_the_value_box_says_when_it_read_hex():
+    """Kind C: 「0x3c00」 in the decimal box quietly gave 「FP16 存成 15360」; now the summary says it read the
+    number 15,360 in hexadecimal, that it is not a code, and where a code goes."""
+    v = bit_flipper.view({"value": "0x3c00"})
+    assert v["summary"].startswith("输入「0x3c00」（十六进制，读作数值 15,360；它不是编码：要看编码 0x3C00 代表的数，")
+    assert "编码（十六进制）" in v["summary"]
+    assert bit_flipper.view({"value": "15360"})["summary"].startswith("输入「15360」：")   # a decimal: no note
+
+
+def test_a_typed_code_is_echoed_as_the_site_writes_it():
+    """Kind C: a full-width 「ＦＦＦＦ」 went to the address as typed; the view's params hold 0xFFFF."""
+    assert bit_flipper.view({"source": "float16", "code": "ＦＦＦＦ", "formats": "float16"})["params"]["code"] == "0xFFFF"
+    assert bit_flipper.view({"source": "float16", "code": 15360})["params"]["code"] == "0x3C00"
+
+
+def test_lessons123_numbers_in_reader_notation():
+    """Kind B: 「均值 -26」, 「2^40」, 「10^8 到 10^12」, 「100M 参数」, 「1e-30 到 1,000,000」, 「纯 FP32 + Adam」."""
+    assert "均值 −26，" in loss_scale.view()["source_label"]
+    assert loss_scale.view({"k": 40})["k_text"] == "2⁴⁰"
+    texts = json.dumps(ledger_chart.view({"model": "custom", "log10_params": 12}), ensure_ascii=False)
+    assert "自定义 1 万亿参数" in texts and "1.0T" not in texts
+    assert "自定义 1 亿参数" in json.dumps(ledger_chart.view({"model": "custom", "log10_params": 8}), ensure_ascii=False)
+    with pytest.raises(Exception) as e:
+        ledger_chart.view({"model": "custom", "log10_params": 13})
+    assert e.value.message_zh == "参数量要在 1 亿到 1 万亿之间"
+    with pytest.raises(Exception) as e:
+        repeated_update.view({"delta": "1e-40"})
+    assert e.value.message_zh == "每次的增量 Δ 的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间，收到的是「1e-40」"
+    labels = {c["label"] for c in ledger_chart.CONVENTIONS.values()}
+    assert "FP32 + AdamW（16 字节）" in labels and not any("纯 FP32" in x for x in labels)

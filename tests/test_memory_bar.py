@@ -162,5 +162,15 @@ def test_segments_groups_and_summary_add_up_at_one_decimal(params):
     acts = [num(s["text"]) for s in v["segments"] if s["group"] == "激活"]
     assert sum(states) == num(a) and sum(acts) == num(b) and num(a) + num(b) == num(c)
     if params["model"] == "qwen3-8b" and params["s"] == 21131:
-        assert "0.0 GB（0.0 MiB）" in texts[-1] and "174.7 GB" in v["summary"]
+        assert "0.0 GB（0.0 GiB）" in texts[-1] and "174.7 GB" in v["summary"]
         assert "调整过末位" in v["summary"]       # 32.7629 shown as 32.7: the page says why
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_every_activation_row_pairs_gb_with_gib(mode):
+    """Issue 12 QA, kind E: in full-recompute mode a row read 「0.0 GB（0.0 MiB）」 while the others paired GB
+    with GiB. One pairing on every activation row and in the summary: GB with GiB beside."""
+    v = memory_bar.view({"mode": mode})
+    acts = [s["text"] for s in v["segments"] if s["group"] == "激活"]
+    assert acts and all(re.fullmatch(r"[\d,.]+ GB（[\d,.]+ GiB）", t) for t in acts), acts
+    assert re.search(r"激活 [\d,.]+ GB（[\d,.]+ GiB）", v["summary"])

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from page_text import OBJ, blocks, pages, parse, view_strings, without_widgets
+from page_text import OBJ, attribute_texts, blocks, pages, parse, view_strings, without_widgets
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 HAN = re.compile(f"[{CJK}]")
@@ -30,12 +30,30 @@ RULES = [
 ]
 
 
-def violations(text: str) -> list[str]:
-    """What breaks the rule in one piece of reader-visible text, each with its context."""
-    if not HAN.search(text):
-        return []  # English (a citation, a code name): not Chinese text
+# Reader notation for numbers (issue 12 QA, kinds A and B), in any text, Chinese or not: what the reader
+# typed (quoted in 「…」) is left as typed.
+NOTATION = [
+    ("e 记数法（应写 ×10ⁿ）", re.compile(r"(?<![0-9A-Za-z.])\d+(\.\d+)?[eE][+-]?\d+(?![A-Za-z])")),
+    ("^ 写的乘方（应写上标）", re.compile(r"\w\s*\^\s*[-+(]?\w")),
+    ("半角减号当负号（应写 −）", re.compile(r"(?:^|(?<=[\s（(=≈:：，,、]))-(?=\.?\d)")),
+    ("程序的内部写法", re.compile(r"\b(Fraction|Decimal|float|int)\(")),
+]
+# A widget's parameter count in Chinese magnitudes (「100M 参数」 → 「1 亿参数」). Views only: the lessons' prose
+# follows its sources' spelling (「7.5B 参数的模型」, a model's name 「GPT-2 1.5B」).
+VIEW_NOTATION = [("英文数量级后缀（应写 万、亿 或完整数字）", re.compile(r"(?<![\w.-])\d+(\.\d+)?[KMBT]\b(?=\s*参数)"))]
+QUOTED = re.compile(r"「[^」]*」")
+
+
+def violations(text: str, view: bool = False) -> list[str]:
+    """What breaks the rule in one piece of reader-visible text (``view``: a widget's), each with its context."""
     text = PLACEHOLDER.sub(OBJ, URL.sub(OBJ, text))
     found = []
+    bare = QUOTED.sub(OBJ, text)
+    for name, rule in NOTATION + (VIEW_NOTATION if view else []):
+        for m in rule.finditer(bare):
+            found.append(f"{name}：…{bare[max(0, m.start() - 12):m.end() + 12]}…")
+    if not HAN.search(text):
+        return found  # English (a citation, a code name): not Chinese text
     for name, rule in RULES:
         for m in rule.finditer(text):
             found.append(f"{name}：…{text[max(0, m.start() - 12):m.end() + 12]}…")
@@ -66,14 +84,36 @@ def test_the_rules_catch_the_issues_examples():
     assert not violations("每层 sbh(34 + 5as/h) = 2.54 GiB，见 arXiv:2205.05198。")
 
 
+def test_the_notation_rules_catch_the_qa_examples():
+    """Issue 12 QA, kinds A and B: numbers in reader notation, never a Python repr."""
+    for bad in ["第 1 行第 1 列是 Fraction(1000000, 1)：必须是有限数", "X = 2^97 = 1.58456e+29", "1.00000e+30",
+                "最小正规数 2^-14 ≈ 6.1e-05", "值 -448.0（= -1.75 × 2^8）", "均值 -26", "收到的是 -5",
+                "在 FP32 范围 ±3.4e38 之内", "参数量要在 10^8 到 10^12 之间",
+                "Δ 的绝对值要在 1e-30 到 1,000,000 之间"]:
+        assert violations(bad), bad
+    assert violations("自定义 100M 参数", view=True) and violations("1.0T 参数", view=True)
+    for good in ["X = 2⁹⁷ ≈ 1.58×10²⁹", "值 −448（= −1.75 × 2⁸）", "收到的是「-5」", "「1e400」超出了 FP32 的范围",
+                 "E4M3 编码 0x3E", "FP8-E4M3", "1 亿参数", "BF16 与 FP32 相差 0.0001", "arXiv:2205.05198", "1-9"]:
+        assert not violations(good), (good, violations(good))
+
+
 def page_violations(path) -> list[str]:
     """The page's own text (the article, navigation, header and footer, the title and description)."""
     root = parse(path.read_text(encoding="utf-8"))
     head = next(n for n in root.iter() if n.tag == "head")
-    texts = blocks(next(n for n in root.iter() if n.tag == "body"))
+    body = next(n for n in root.iter() if n.tag == "body")
+    texts = blocks(body) + attribute_texts(body)      # aria-label, title, placeholder … are read too
     texts += [n.text() for n in head.iter() if n.tag == "title"]
     texts += [n.attrs["content"] for n in head.iter() if n.tag == "meta" and n.attrs.get("name") == "description"]
     return [v for t in texts for v in violations(t)]
+
+
+def test_attribute_text_is_checked_too():
+    """Issue 12 QA: 「堆叠条形图:三种做法…,文字说明在图下方」 sat in an aria-label, which the page check skipped."""
+    root = parse('<body><div role="img" aria-label="堆叠条形图:三种做法,文字说明在图下方"></div>'
+                 '<input placeholder="例如 1e-8"><td data-info="值 -448.0（= -1.75 × 2^8）" title="x"></td></body>')
+    found = [v for t in attribute_texts(root) for v in violations(t)]
+    assert any("半角标点" in v for v in found) and any("乘方" in v for v in found) and any("减号" in v for v in found)
 
 
 def test_pages_follow_the_punctuation_and_spacing_rule(built_site):
@@ -92,9 +132,37 @@ def _views():
             yield pytest.param(name, "view", module.view(), id=f"{name}-view")
 
 
-@pytest.mark.parametrize("name,kind,value", list(_views()))
+# Live states a reader reaches (issue 12 QA): the rules hold there too, not only in the default view.
+LIVE = {
+    "mx-nv": [{"text": "1e30, 1, -2.5e-20"}, {"text": "-448, 0.001"}],
+    "block-lab": [{"source": "typed", "text": "1e30, 1\n-2, 3e-30"}, {"source": "typed", "text": "448, 447.9999, 447.99999"}, {"scheme": "deepseek_1x128"}, {"scheme": "deepseek_128x128", "token": False}],
+    "loss-scale": [{"k": 40}, {"k": 24, "fmt": "bfloat16"}],
+    "bit-flipper": [{"value": "-448"}, {"value": "1e-30"}, {"value": "1e30", "formats": "float16,bfloat16"},
+                    {"source": "float16", "code": "0xFFFF", "formats": "float16"}, {"value": "0x3c00"}],
+    "repeated-update": [{"w0": "-1e5", "delta": "1e-30"}, {"w0": "1e6", "delta": "-0.5", "fmt": "bfloat16"}],
+    "ledger": [{"model": "custom", "log10_params": 8}, {"model": "custom", "log10_params": 12},
+               {"model": "custom", "log10_params": 9.55}, {"convention": "fp32"}],
+    "memory-bar": [{"mode": "full_recompute"}, {"mode": "flash"}, {"mode": "selective", "s": 131072, "b": 8}],
+    "timeline": [{"mode": "full_recompute", "s": 131072}],
+}
+PAGE_CONTEXTS = {"pattern-table": [("float8_e5m2",)],
+                 "lab-charts": [(c,) for c in __import__("widgets.lab_charts").lab_charts.CHARTS]}
+
+
+def _live():
+    from widgets.api import widget_module
+
+    for name, states in LIVE.items():
+        for i, params in enumerate(states):
+            yield pytest.param(name, f"live {params}", widget_module(name).view(params), id=f"{name}-live{i}")
+    for name, args in PAGE_CONTEXTS.items():
+        for a in args:
+            yield pytest.param(name, f"page_context{a}", widget_module(name).page_context(*a), id=f"{name}-{a[0]}")
+
+
+@pytest.mark.parametrize("name,kind,value", list(_views()) + list(_live()))
 def test_every_view_follows_the_punctuation_and_spacing_rule(name, kind, value):
-    bad = [v for s in view_strings(value) for v in violations(s)]
+    bad = [v for s in view_strings(value) for v in violations(s, view=True)]
     assert not bad, f"{name} {kind}:\n" + "\n".join(sorted(set(bad)))
 
 

@@ -102,7 +102,7 @@ def test_mx_nv_and_the_repeated_update_read_exactly():
     assert mx_nv.parse_block("1e-330, 1") == [Fraction(1, 10**330), 1.0]
     v = mx_nv.view({"text": "1e-330, 1"})
     assert v["mx"]["zeroed"] == 1 and v["nv"]["zeroed"] == 1
-    assert [r["value_text"] for r in v["rows"]] == ["1e−330", "1"]
+    assert [r["value_text"] for r in v["rows"]] == ["1×10⁻³³⁰", "1"]
     v = repeated_update.view({"w0": "0x1p-20", "delta": "2^-30", "steps": 1, "fmt": "float16"})
     assert v["final"]["master"] == F.round_value("float32", Fraction(1, 2**20) + Fraction(1, 2**30))
     with pytest.raises(InputError, match="逗号"):

@@ -79,7 +79,7 @@ def activation_memory(s: int, b: int, h: int, a: int, L: int, mode: str = "store
                           "softmax 输出、dropout 掩码和 dropout 输出，每层 a·s² 个分数：和 s² 成正比")
         else:
             how = "反向时重算" if mode == "selective" else "FlashAttention 从不写出分数表"
-            scores = Item("act_scores", "激活·注意力分数", 0, f"0({how})", SOURCE + "; §5", f"{how}，不占显存")
+            scores = Item("act_scores", "激活·注意力分数", 0, f"0（{how}）", SOURCE + "; §5", f"{how}，不占显存")
     formula = {"store_all": "L × sbh(34 + 5as/h)", "full_recompute": "L × 2sbh"}.get(mode, "L × 34sbh")
     if mode == "store_all" and n_s2 != L:
         formula = f"L × 34sbh + {n_s2} × 5as²b"

@@ -14,7 +14,7 @@ from . import formats as F
 from . import units
 from .typed import parse as parse_number
 from .errors import InputError
-from .params import ascii_text, with_defaults
+from .params import ascii_text, shown, with_defaults
 
 WIDGET = "bit-flipper"
 
@@ -238,7 +238,7 @@ def view(params: dict | None = None) -> dict:
         rows.append(format_view(f, c, typed))
     head = rows[0]
     if typed is not None:
-        lead = f"输入 {p['value'].strip() if isinstance(p['value'], str) else p['value']}："
+        lead = f"输入{shown(p['value'])}{_hex_note(p['value'], typed)}："
     else:
         lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}："
     summary = lead + "；".join(
@@ -247,8 +247,20 @@ def view(params: dict | None = None) -> dict:
         for r in rows) + "。"
     return {"params": {"formats": ",".join(f.name for f in fmts), "source": p["source"],
                        "value": p["value"] if typed is not None else None,
-                       "code": p["code"] if typed is None else None},
+                       # the code as the site writes it (0xFFFF, not the full-width ＦＦＦＦ typed): the address holds this
+                       "code": rows[[r['format'] for r in rows].index(src.name)]["hex"] if typed is None else None},
             "rows": rows, "summary": summary, "lead_format": head["format"]}
+
+
+def _hex_note(text, x) -> str:
+    """The value box reads 0x… as a hexadecimal number, not as a code: say so, with the number it read
+    ("0x3c00" is 15,360; to see what code 0x3C00 means, the code box is the place)."""
+    if not isinstance(text, str) or not ascii_text(text).strip().lstrip("+-−").lower().startswith("0x"):
+        return ""
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return (f"（十六进制，读作数值 {units.number(x)}；它不是编码：要看编码 0x{abs(x.numerator):X} 代表的数，"
+                f"请填到那一行的「编码（十六进制）」框）")
+    return f"（十六进制，读作数值 {_sci(float(x), 9) if isinstance(x, Fraction) else _value_text(x)}）"
 
 
 def _approx(row: dict) -> str:

@@ -9,6 +9,7 @@ three schemes one after another); :func:`page_context` computes all three at bui
 from __future__ import annotations
 
 import math
+import re
 import random
 from bisect import bisect_left
 from functools import partial
@@ -87,7 +88,8 @@ def parse_tensor(text) -> list[list]:
     Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的：至少输入一个数")
-    body = ascii_text(text).replace("]", ";").replace(";", "\n")
+    # "[1, 2], [3, 4]": "]" ends a row, and so does the comma after it
+    body = re.sub(r"\]\s*[,、]?", ";", ascii_text(text)).replace(";", "\n")
     rows = []
     for line in body.splitlines():
         if not typed.tokens(line):
@@ -98,6 +100,7 @@ def parse_tensor(text) -> list[list]:
                 raise InputError(f"第 {len(rows) + 1} 行有 NaN：这里只量化有限数")
             if isinstance(v, float) and math.isinf(v):
                 raise InputError(f"第 {len(rows) + 1} 行有无穷大：这里只量化有限数")
+        typed.within_fp32(line, row, lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列")
         rows.append([typed.value(v) for v in row])
         if len(rows) > MAX_TYPED_ROWS:
             break
@@ -108,7 +111,8 @@ def parse_tensor(text) -> list[list]:
     widths = {len(r) for r in rows}
     if len(widths) > 1:
         bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
-        raise InputError(f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个")
+        raise InputError(f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个"
+                         f"（逗号分隔数：「1,5」是两个数）")
     return rows
 
 
@@ -117,7 +121,7 @@ def normalise(params: dict | None) -> dict:
     if p["source"] not in ("generated", "typed"):
         raise InputError("张量来源只能是「生成」或「手动输入」")
     if p["scheme"] not in SCHEMES:
-        raise InputError(f"没有这种缩放方案：「{str(p['scheme'])[:20]}」")
+        raise InputError(f"没有这种缩放方案：{typed.shown(p['scheme'])}")
     p["seed"] = integer(p["seed"], "随机种子", 0, 10**9)
     p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)
@@ -152,7 +156,7 @@ def _pct(x: float) -> str:
         return "0%"
     if x >= 0.001:        # "> 99.9%" for an error just short of 100% (100% is "became 0")
         return units.share(x, 1 if x >= 0.1 else 2)
-    return f"{x * 100:.2g}%"
+    return f"{units.sci(x * 100, 2)}%"          # 1.2×10⁻⁵%, never 1.2e-05%
 
 
 def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
@@ -232,5 +236,5 @@ def page_context() -> dict:
     """Build time: the default tensor through all three schemes."""
     import json
     views = [view({"scheme": s}) for s in SCHEMES]
-    return dict(view=views[0], views=views, views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")), labels=BIN_LABELS, colors=BIN_COLORS, rows=ROWS, cols=COLS,
+    return dict(view=views[0], views=views, list_rule=typed.LIST_RULE, views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")), labels=BIN_LABELS, colors=BIN_COLORS, rows=ROWS, cols=COLS,
                 magnitudes=MAGNITUDES, max_channels=MAX_CHANNELS, defaults=DEFAULTS)

@@ -207,7 +207,7 @@ def _check_tensor(tensor, check_range: bool = True):
             else:
                 raise CodecInputError(
                     f"non-numeric entry at {_where(i, j, was_1d)}: {v!r}",
-                    f"{_where_zh(i, j, was_1d)}不是数字：{v!r}", "non_numeric")
+                    f"{_where_zh(i, j, was_1d)}不是数字", "non_numeric")
     return rows, was_1d, False
 
 
@@ -219,10 +219,16 @@ def _where_zh(i, j, was_1d):
     return f"第 {j + 1} 个数" if was_1d else f"第 {i + 1} 行第 {j + 1} 列"
 
 
+def _reader(v) -> str:
+    """An entry as the reader reads it (never a repr such as Fraction(…)): "10⁴⁰⁰", "−∞", "NaN"."""
+    from .units import sci
+    return sci(v, 3)
+
+
 def _bad_entry(i, j, v, was_1d):
     return CodecInputError(
         f"entry at {_where(i, j, was_1d)} is {v!r}: entries must be finite and within FP32's range "
-        f"±3.4e38", f"{_where_zh(i, j, was_1d)}是 {v!r}：必须是有限数，且在 FP32 范围 ±3.4e38 之内",
+        f"±3.4e38", f"{_where_zh(i, j, was_1d)}是 {_reader(v)}：必须是有限数，且在 FP32 的范围 ±3.4×10³⁸ 之内",
         "not_finite")
 
 

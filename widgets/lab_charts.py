@@ -159,13 +159,16 @@ def page_context(chart: str = "table") -> dict:
         # labels are in the text colour, which no single red or orange can match on both backgrounds.
         shapes = [{"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
                    "line": {"color": c, "dash": "dash", "width": 2}} for x, c in ((-24, "#c8372d"), (-40, "#b8650c"))]
-        ann = [{"x": -24, "y": 1, "yref": "paper", "text": "2⁻²⁴:FP16 最小的正数", "showarrow": False,
-                "xanchor": "left"},
-               {"x": -40, "y": 0.9, "yref": "paper", "text": "2⁻⁴⁰：乘 65,536 后才到 2⁻²⁴", "showarrow": False,
-                "xanchor": "left"}]
+        # The line labels sit above the plot area, one line each, so they never cover a bar (the top
+        # margin makes room for them under the title).
+        ann = [{"x": -24, "y": 1, "yref": "paper", "yanchor": "bottom", "text": "2⁻²⁴：FP16 最小的正数",
+                "showarrow": False, "xanchor": "left"},
+               {"x": -40, "y": 1, "yref": "paper", "yanchor": "bottom", "yshift": 20,
+                "text": "2⁻⁴⁰：乘 65,536 后才到 2⁻²⁴", "showarrow": False, "xanchor": "left"}]
         ctx["figure"] = {"data": data, "layout": _layout("真实梯度的大小分布（FP32 算出，按 2 的幂分箱）",
-                                                         "log₂|g|（箱 k:2ᵏ ≤ |g| < 2ᵏ⁺¹）", "占全部梯度元素的比例",
+                                                         "log₂|g|（箱 k：2ᵏ ≤ |g| < 2ᵏ⁺¹）", "占全部梯度元素的比例",
                                                          barmode="overlay", shapes=shapes, annotations=ann,
+                                                         margin={"l": 60, "r": 20, "t": 100, "b": 50},
                                                          yaxis={"type": "log", "title": {"text": "占全部梯度元素的比例"},
                                                                 "exponentformat": "power"})}
         ctx["columns"] = ["时刻", "|g| < 2⁻²⁴", "乘 65,536 后仍 < 2⁻²⁴", "中位数", "最小的非零 |g|"]
@@ -173,7 +176,7 @@ def page_context(chart: str = "table") -> dict:
             ctx["rows"].append([names.get(p["when"], p["when"]),
                                 f"{units.number(p['below_2^-24'])}（{frac_text(p['frac_below_2^-24'])}）",
                                 f"{units.number(p['below_2^-24_after_x65536'])}（{frac_text(p['frac_below_2^-24_after_x65536'])}）",
-                                f"2^{units.number(p['median_log2'], 1)}", f"2^{units.number(p['min_log2'], 1)}"])
+                                units.power_of_two(p['median_log2']), units.power_of_two(p['min_log2'])])
         ctx["caption"] = f"下溢探针：{units.number(d['probe'][0]['elements'])} 个参数梯度元素，各取一批数据"
         ctx["summary"] = "下溢探针：" + "；".join(
             f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴，"

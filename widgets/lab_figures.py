@@ -66,6 +66,15 @@ def sci(x: float, digits: int = 2) -> str:
     return f"{m} × 10{sup}"
 
 
+def higher_or_lower(diff: float, digits: int) -> str:
+    """A signed difference as a Chinese sentence reads it after "A 比 B": "低 0.0001", "高 0.0312";
+    "相差不到 0.0001" when it rounds to 0 (never "-0.0001" or "+0.0000")."""
+    shown = units.number(abs(diff), digits)
+    if units.round_half_up(abs(diff), digits) == 0:
+        return f"相差不到 {units.number(Fraction(1, 10**digits), digits)}"
+    return f"{'高' if diff > 0 else '低'} {shown}"
+
+
 def frac_text(x: float) -> str:
     """A fraction as a percentage with two decimals, or in a·10^b form (as a fraction) when below 0.01%."""
     if x == 0:
@@ -220,14 +229,10 @@ def figures(data: dict | None = None) -> list[dict]:
     best = min(RUN_ORDER, key=lambda n: runs[n]["val_loss"])
     _fig(out, "lab_best_val_run", best, runs[best]["label"], "验证集 loss 最低的一次")
     gap = runs["bf16"]["val_loss"] - runs["fp32"]["val_loss"]
-    _fig(out, "lab_bf16_minus_fp32_val", gap, f"{gap:+.4f}", "验证集 loss：BF16 − FP32")
-    # the same difference for prose, its sign in words: 「BF16 比 FP32 低 0.0001」
-    size = units.number(abs(gap), 4)
-    words = "一样（到小数点后 4 位）" if size == "0.0000" else f"{'低' if gap < 0 else '高'} {size}"
-    _fig(out, "lab_bf16_vs_fp32_val", gap, words, "验证集 loss：BF16 − FP32，负数说「低」，正数说「高」",
+    _fig(out, "lab_bf16_vs_fp32_val", gap, higher_or_lower(gap, 4), "验证集 loss：BF16 − FP32（「BF16 比 FP32 …」）",
          bf16=round(runs["bf16"]["val_loss"], 6), fp32=round(runs["fp32"]["val_loss"], 6))
     gap = runs["fp16"]["val_loss"] - runs["fp16_scaled"]["val_loss"]
-    _fig(out, "lab_fp16_minus_scaled_val", gap, f"{gap:+.4f}", "验证集 loss：FP16 不缩放 − FP16 + 动态缩放")
+    _fig(out, "lab_fp16_minus_scaled_val", gap, higher_or_lower(gap, 4), "验证集 loss：FP16 不缩放 − FP16 + 动态缩放（「前者比后者 …」）")
 
     # the activation formula against the measured saved tensors
     fa = acc["formula_activation_bytes"]
@@ -263,11 +268,11 @@ def figures(data: dict | None = None) -> list[dict]:
              elements=p["elements"])
         _fig(out, f"lab_probe_{tag}_below_scaled_count", p["below_2^-24_after_x65536"],
              units.number(p["below_2^-24_after_x65536"]), "|g| < 2⁻⁴⁰ 的元素个数")
-        _fig(out, f"lab_probe_{tag}_median_log2", p["median_log2"], f"2^{units.number(p['median_log2'], 1)}",
+        _fig(out, f"lab_probe_{tag}_median_log2", p["median_log2"], units.power_of_two(p["median_log2"]),
              "log₂（|g| 的中位数）")
-        _fig(out, f"lab_probe_{tag}_min_log2", p["min_log2"], f"2^{units.number(p['min_log2'], 1)}",
+        _fig(out, f"lab_probe_{tag}_min_log2", p["min_log2"], units.power_of_two(p["min_log2"]),
              "log₂（最小的非零 |g|）")
-        _fig(out, f"lab_probe_{tag}_max_log2", p["max_log2"], f"2^{units.number(p['max_log2'], 1)}",
+        _fig(out, f"lab_probe_{tag}_max_log2", p["max_log2"], units.power_of_two(p["max_log2"]),
              "log₂（最大的 |g|）")
         _fig(out, f"lab_probe_{tag}_zero", p["exact_zero"], units.number(p["exact_zero"]), "FP32 里就恰为 0 的元素")
     _fig(out, "lab_probe_elements", d["probe"][0]["elements"], units.number(d["probe"][0]["elements"]),

@@ -12,7 +12,7 @@ from fractions import Fraction
 from . import units
 from . import typed
 from .errors import InputError
-from .params import with_defaults
+from .params import shown, with_defaults
 from .ledger import RECIPES, model_states
 from .models import card_bytes, load_facts, model
 
@@ -52,10 +52,10 @@ CONVENTIONS: dict[str, dict] = {
         "why": "为了在 FP32 里累加梯度（梯度累积、跨卡求和），另存一份 FP32 梯度",
     },
     "fp32": {
-        "label": "纯 FP32 + Adam（16 字节）",
+        "label": "FP32 + AdamW（16 字节）",   # the name the recipe table uses
         "parts": [("w32", "权重（FP32）", 4), ("g32", "梯度（FP32）", 4), ("m", "Adam m（FP32）", 4),
                   ("v", "Adam v（FP32）", 4)],
-        "who": "没有 16 位副本：权重本身就是更新对象（Kingma & Ba 2015 的 Adam 每个参数存 m、v）",
+        "who": "没有 16 位副本：权重本身就是更新对象（AdamW 和 Kingma & Ba 2015 的 Adam 一样，每个参数存 m、v）",
         "why": "不需要主权重，所以和混合精度一样是 16 字节",
     },
 }
@@ -94,30 +94,29 @@ def _params_from(p: dict) -> tuple[int, str]:
     try:   # exact: 10**400 or "1e999" is refused, not a crash
         x = typed.parse(p["log10_params"], "参数量滑杆的值")
     except InputError:
-        raise InputError(f"参数量滑杆的值要是数字，收到的是「{str(p['log10_params'])[:20]}」") from None
+        raise InputError(f"参数量滑杆的值要是数字，收到的是{shown(p['log10_params'])}") from None
     if isinstance(x, float):   # ±∞, NaN or a signed zero
         if x == 0:
             x = Fraction(0)
         else:
             raise InputError("参数量滑杆的值要是有限的数字")
     if not LOG10_MIN <= x <= LOG10_MAX:
-        raise InputError(f"参数量要在 10^{LOG10_MIN:g} 到 10^{LOG10_MAX:g} 之间")
+        raise InputError(f"参数量要在 {_count(10 ** int(LOG10_MIN))}到 {_count(10 ** int(LOG10_MAX))}之间")
     if p["model"] in MODELS:
         m = model(p["model"])
         return m.param_total, m.label
     if p["model"] != "custom":
-        raise InputError(f"没有这个模型：{p['model']}")
+        raise InputError(f"没有这个模型：{shown(p['model'])}")
     n = int(round(10 ** float(x)))
-    return n, f"自定义 {_count(n)} 参数"
+    return n, f"自定义 {_count(n)}参数"
 
 
 def _count(n: int) -> str:
-    """1.0B / 350M / 1.0T style count with the exact number beside it."""
-    if n >= 10**12:
-        return f"{units.number(Fraction(n, 10**12), 1)}T"
-    if n >= 10**9:
-        return f"{units.number(Fraction(n, 10**9), 1)}B"
-    return f"{units.number(Fraction(n, 10**6), 0)}M"
+    """A parameter count in Chinese magnitudes, as the lessons write it: "1 亿", "31.6 亿", "1 万亿"
+    (never 100M / 1.0T)."""
+    big, unit = (10**12, "万亿") if n >= 10**12 else (10**8, "亿") if n >= 10**8 else (10**4, "万")
+    text = units.number(Fraction(n, big), 1)
+    return f"{text[:-2] if text.endswith('.0') else text} {unit}"
 
 
 def view(params: dict | None = None) -> dict:
@@ -128,7 +127,7 @@ def view(params: dict | None = None) -> dict:
     """
     p = with_defaults(params, DEFAULTS)
     if p["convention"] not in CONVENTIONS:
-        raise InputError(f"没有这种口径：{p['convention']}")
+        raise InputError(f"没有这种口径：{shown(p['convention'])}")
     n, label = _params_from(p)
     card = card_bytes()
     bars = []

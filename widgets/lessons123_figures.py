@@ -117,10 +117,10 @@ def _fp16_bf16() -> list[dict]:
     # fp16(1e-8 × 65,536): the lesson's underflowing gradient, scaled by 2^16 first
     scaled = F.round_value(fp16, Fraction(1, 10**8) * 65536)
     out.append(_fig("fp16_of_1e_minus_8_scaled", scaled, _t(scaled, 5), "先乘 S 再存成 FP16：FP16(10⁻⁸ × 2¹⁶)", x="10⁻⁸", S=65536))
-    out.append(_fig("fp16_of_1e_minus_8_scaled_back", float(Fraction(scaled) / 65536), f"{float(Fraction(scaled) / 65536):.4g}",
+    out.append(_fig("fp16_of_1e_minus_8_scaled_back", float(Fraction(scaled) / 65536), units.sci(Fraction(scaled) / 65536, 4),
                     "在 FP32 里除回 S（除以 2 的幂，没有舍入）：FP16(10⁻⁸ × 2¹⁶) ÷ 2¹⁶", S=65536))
     b = F.round_value(bf16, Fraction(1, 10**8))
-    out.append(_fig("bf16_of_1e_minus_8", b, f"{b:.4g}", "存成 BF16：BF16(10⁻⁸)", x="10⁻⁸"))
+    out.append(_fig("bf16_of_1e_minus_8", b, units.sci(b, 4), "存成 BF16：BF16(10⁻⁸)", x="10⁻⁸"))
     out.append(_fig("bf16_of_70000", F.round_value(bf16, 70000), _t(F.round_value(bf16, 70000)), "存成 BF16：BF16(70,000)", x=70000))
     out.append(_fig("bf16_over_fp16_spacing", int(F.ulp(bf16, 1) / F.ulp(fp16, 1)), str(int(F.ulp(bf16, 1) / F.ulp(fp16, 1))),
                     "1 附近的间距之比 = BF16 的间距 ÷ FP16 的间距"))
@@ -157,7 +157,7 @@ def _updates() -> list[dict]:
 
 def _loss_scale() -> list[dict]:
     out = [_fig("ls_n", STAND_IN["n"], f"{STAND_IN['n']:,}", "替身梯度的样本数", **STAND_IN),
-           _fig("ls_mu", STAND_IN["mu"], f"{STAND_IN['mu']:g}", "替身梯度 log₂|g| 的均值", **STAND_IN),
+           _fig("ls_mu", STAND_IN["mu"], units.number(STAND_IN["mu"]), "替身梯度 log₂|g| 的均值", **STAND_IN),
            _fig("ls_sigma", STAND_IN["sigma"], f"{STAND_IN['sigma']:g}", "替身梯度 log₂|g| 的标准差", **STAND_IN)]
     for fmt, k in (("float16", 0), ("float16", 16), ("bfloat16", 0)):
         c = counts("stand-in", k, fmt)

@@ -64,7 +64,7 @@ def _stand_in() -> None:
     rng = random.Random(STAND_IN["seed"])
     xs = [rng.gauss(STAND_IN["mu"], STAND_IN["sigma"]) for _ in range(STAND_IN["n"])]
     register_source("stand-in", xs,
-                    f"替身分布（不是实测）：log₂|g| ~ 正态（均值 {STAND_IN['mu']:g}，标准差 {STAND_IN['sigma']:g}），"
+                    f"替身分布（不是实测）：log₂|g| ~ 正态（均值 {units.number(STAND_IN['mu'])}，标准差 {STAND_IN['sigma']:g}），"
                     f"random.Random({STAND_IN['seed']}) 抽 {STAND_IN['n']:,} 个")
 
 
@@ -152,6 +152,7 @@ def view(params: dict | None = None) -> dict:
     return {"params": {"k": k, "source": p["source"], "fmt": fmt}, "format_short": name,
             "source_label": _SOURCES[p["source"]]["label"], "counts": c,
             "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
+            "k_text": units.power_of_two(k),     # the slider's readout: 2⁴⁰
             "summary": summary, "figure": _figure(p["source"], k, t, name)}
 
 

@@ -10,7 +10,7 @@ from .errors import InputError
 from .items import Item
 from .ledger import RECIPES, model_states
 from .models import LAB, LAB_LABEL, card_bytes, lab_run, load_facts, model
-from .params import integer, known_model, with_defaults
+from .params import integer, known_model, shown, with_defaults
 from . import stacked_bar, units
 
 WIDGET = "memory-bar"
@@ -37,11 +37,11 @@ def normalise(params: dict | None) -> dict:
     if p["model"] == LAB:
         p["recipe"] = "fp32_adamw"  # the lab trained its reference run in FP32
     if not isinstance(p["recipe"], str) or p["recipe"] not in RECIPES:
-        raise InputError(f"没有这种训练配方：{str(p['recipe'])[:20]}")
+        raise InputError(f"没有这种训练配方：{shown(p['recipe'])}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     if p["mode"] not in MODES:
-        raise InputError(f"没有这种存储方式：{p['mode']}")
+        raise InputError(f"没有这种存储方式：{shown(p['mode'])}")
     if not isinstance(p["s2_full_only"], bool):
         raise InputError("「只有全注意力层带 s²」只能是开或关")
     return p
@@ -108,7 +108,7 @@ def view(params: dict | None = None) -> dict:
         texts += group_texts
     segments = [
         {"key": it.key, "label": it.label, "bytes": it.bytes, "gib": it.bytes / units.GiB,
-         "text": text + (_gib_beside(it.bytes) if group is act else ""), "formula": it.formula, "note": it.note,
+         "text": text + (_gib_beside(it.bytes, unit) if group is act else ""), "formula": it.formula, "note": it.note,
          "group": group.label}
         for (group, it), text in zip(leaves, texts)
     ]
@@ -121,7 +121,7 @@ def view(params: dict | None = None) -> dict:
     summary = (
         f"{m['label']}，s = {units.number(p['s'])}、b = {p['b']}、{MODES[p['mode']]}"
         f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
-        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes)}，其中注意力分数占 {share}。"
+        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes, unit)}，其中注意力分数占 {share}。"
         f"合计 {states_t} + {act_t} = {total_t}{units.ADJUSTED_NOTE if adjusted else ''}，"
         + (f"是 {card_label}的 {units.number(over, 1)} 倍。" if over >= 0.1
            else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。")
@@ -143,8 +143,10 @@ def view(params: dict | None = None) -> dict:
     }
 
 
-def _gib_beside(n: int) -> str:
-    return f"（{units.activation_quote(n)}）"
+def _gib_beside(n: int, unit: str) -> str:
+    """An activation's binary size beside its decimal one, one pairing on every row: GB with GiB, MB with
+    MiB (so a row of 0 bytes reads "0.0 GB（0.0 GiB）", not "（0.0 MiB）")."""
+    return f"（{units.size(n, 'GiB' if unit in ('GB', 'TB') else 'MiB')}）"
 
 
 MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",

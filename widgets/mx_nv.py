@@ -7,7 +7,6 @@ come from :func:`widgets.blockscale.quantize`; ``view`` validates the reader's t
 """
 from __future__ import annotations
 
-from decimal import Decimal
 from fractions import Fraction
 
 from . import blockscale as B
@@ -28,12 +27,10 @@ def parse_block(text) -> list:
     if not isinstance(text, str) or not typed.tokens(text):
         raise InputError("块是空的：至少输入一个数")
     vals = typed.numbers(text)
-    fp32_max = F.get_format("float32").max
     for v in vals:
         if v != v:
             raise InputError("块里有 NaN：只能量化有限数")
-        if abs(v) > fp32_max:
-            raise InputError(f"「{_g(v)}」超出了 FP32 的范围（±3.4×10³⁸）")
+    typed.within_fp32(text, vals, lambda i: f"第 {i + 1} 个数")
     if len(vals) > MAX_VALUES:
         raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
     if all(v == 0 for v in vals):
@@ -52,9 +49,12 @@ def _g(x) -> str:
     """A number to 6 significant digits; a Fraction from its exact value (never through a float)."""
     if x in (float("inf"), float("-inf")):
         return "∞" if x > 0 else "−∞"
-    if isinstance(x, Fraction):
-        x = Decimal(x.numerator) / Decimal(x.denominator)
-    return f"{x:.6g}".replace("-", "−")
+    return units.sci(x, 6)                  # 1.58456×10²⁹, never 1.58456e+29
+
+
+def _eq(x) -> str:
+    """"=" before a value shown exactly at 6 digits, "≈" before a rounded one."""
+    return "=" if units.sci(x, 6) == units.sci(x, 25) else "≈"
 
 
 def scheme_rows(vals: list[float], scheme: str) -> dict:
@@ -69,11 +69,11 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
     scale, scode = q.scales[0][0], q.scale_codes[0][0]
     sf = bf.scale
     if scheme == "mxfp4":
-        scale_text = f"X = 2^{scode - sf.bias} = {_g(scale)}（E8M0 编码 0x{scode:02X}）"
+        scale_text = f"X = {units.power_of_two(scode - sf.bias)} {_eq(scale)} {_g(scale)}（E8M0 编码 0x{scode:02X}）"
         rule = "元素 = E2M1(v / X)，还原 = 元素 × X"
     else:
         scale_text = (f"块缩放 b = {_g(scale)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
-                      f"张量缩放 t = {q.tensor_scale:.6g}(FP32)")
+                      f"张量缩放 t {_eq(q.tensor_scale)} {_g(q.tensor_scale)}（FP32）")
         rule = "元素 = E2M1(v / (b·t))，还原 = 元素 × b × t"
     zeroed = sum(e["zeroed"] for e in elems)
     nonzero = [e["rel_error"] for v, e in zip(vals, elems) if v != 0]
@@ -89,7 +89,7 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, {"text": DEFAULT_TEXT})
     vals = parse_block(p["text"])
     mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
-    # the typed value's text from its exact value: 1e-330 reads "1e−330", though as a float it is 0
+    # the typed value's text from its exact value: 1e-330 reads "1×10⁻³³⁰", though as a float it is 0
     rows = [{"value": float(v), "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
     vals = [float(v) for v in vals]
 
@@ -103,4 +103,4 @@ def view(params: dict | None = None) -> dict:
 
 
 def page_context() -> dict:
-    return dict(view=view(), max_values=MAX_VALUES)
+    return dict(view=view(), max_values=MAX_VALUES, list_rule=typed.LIST_RULE)

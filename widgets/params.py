@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .errors import InputError
 from .models import LAB, lab_run, model_keys
-from .typed import ascii_text, brief, integer  # noqa: F401  (the typed-number rules live in widgets/typed.py)
+from .typed import ascii_text, brief, integer, shown  # noqa: F401  (the typed-number rules live in widgets/typed.py)
 
 
 def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:

@@ -7,7 +7,10 @@ plain HTML and needs no script.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from . import formats as F
+from . import units
 from .errors import InputError
 
 WIDGET = "pattern-table"
@@ -33,27 +36,32 @@ def short_value(v: float) -> str:
         return "+∞" if v > 0 else "−∞"
     if v == 0:
         return "−0" if str(v).startswith("-") else "0"
-    if abs(v) >= 100 and v == int(v):
+    if abs(v) >= 100 and v == int(v):     # no thousands comma: a 16-column grid has narrow cells
         return str(int(v)).replace("-", "−")
-    s = f"{v:.2e}" if abs(v) < 1e-3 else f"{v:.3g}"
-    if "e" in s:
-        m, e = s.split("e")
-        s = f"{float(m):g}e{int(e)}"
-    return s.replace("-", "−")
+    return units.sci(v, 3)          # 1.53×10⁻⁵, 0.00195
 
 
 def cell(fmt, code: int) -> dict:
     """Everything one cell shows: hex, bits, class, exact value, the short text and a sentence."""
     d = F.describe(fmt, code)
     label, mark = CLASSES[d["cls"]]
-    value = d["value_text"]
+    value = _exact(d["value"])
     if d["cls"] == "infinity":
         value = "+∞" if d["sign"] == 0 else "−∞"
     info = f"{d['hex']} = {d['bits']}：{label}，值 {value}"
-    if d["cls"] in ("normal", "subnormal"):
-        info += f"（= {d['expression']}）"
+    if d["cls"] in ("normal", "subnormal"):   # "−1.75 × 2⁸": the site's minus and powers
+        info += f"（= {units.superscript_powers(d['expression']).replace('-', '−')}）"
     return {"code": code, "hex": d["hex"], "bits": d["bits"], "cls": d["cls"], "label": label,
             "mark": mark, "short": short_value(d["value"]), "value": value, "info": info}
+
+
+def _exact(v: float) -> str:
+    """The exact decimal of a code's value in reader notation: "−448", "0.0000152587890625", "−0"."""
+    if v != v or v in (float("inf"), float("-inf")):
+        return short_value(v)
+    if v == 0 or v == int(v):
+        return short_value(v) if v == 0 else units.number(int(v))
+    return ("−" if v < 0 else "") + F._decimal(Fraction(abs(v)))
 
 
 def table(fmt) -> dict:
@@ -77,14 +85,14 @@ def summary(t: dict) -> str:
     c = t["counts"]
     return (f"{t['format']}（1 位符号、{t['exponent_bits']} 位指数、{t['mantissa_bits']} 位尾数，偏置 {t['bias']}）："
             f"256 个位型里正规数 {c['normal']} 个、次正规数 {c['subnormal']} 个、零 {c['zero']} 个（+0 与 −0）、"
-            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {F.decode(t['format'], F.get_format(t['format']).max_code):g}，"
+            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {_exact(F.decode(t['format'], F.get_format(t['format']).max_code))}，"
             f"最小正规数 {_pow2(t['min_normal'])}，最小次正规数 {_pow2(t['min_subnormal'])}。")
 
 
 def _pow2(v: float) -> str:
-    """A power of two as 2^k with the decimal beside it: 2^-9 ≈ 0.00195."""
+    """A power of two with the decimal beside it: 2⁻⁹ ≈ 0.00195, 2⁻¹⁴ ≈ 6.1×10⁻⁵."""
     import math
-    return f"2^{int(math.log2(v))} ≈ {v:.3g}"
+    return f"{units.power_of_two(int(math.log2(v)))} ≈ {units.sci(v, 3)}"
 
 
 def page_context(format: str = "float8_e4m3fn") -> dict:

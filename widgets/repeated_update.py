@@ -53,7 +53,7 @@ def _finite(text, name: str, lo: float, hi: float) -> Fraction:
     x = typed.finite(text, name)
     # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
-        raise InputError(f"{name}的绝对值要在 {lo:g} 到 {hi:,.0f} 之间，收到的是「{str(text).strip()[:20]}」")
+        raise InputError(f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间，收到的是{typed.shown(text)}")
     return x
 
 

@@ -18,7 +18,7 @@ from .activations import activation_memory
 from .errors import InputError
 from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
 from .models import LAB, LAB_LABEL, card_bytes, lab_run, model
-from .params import integer, known_model, with_defaults
+from .params import integer, known_model, shown, with_defaults
 
 WIDGET = "timeline"
 DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1, "iteration": 1, "mode": "store_all"}
@@ -32,7 +32,7 @@ def normalise(params: dict | None) -> dict:
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
     p["iteration"] = integer(p["iteration"], "迭代序号", 1, 2)
     if p["mode"] not in TIMELINE_MODES:
-        raise InputError(f"时间线只比较「激活全存」和「全量重计算」，收到的是 {p['mode']}")
+        raise InputError(f"时间线只比较「激活全存」和「全量重计算」，收到的是{shown(p['mode'])}")
     return p
 
 

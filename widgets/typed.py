@@ -12,8 +12,11 @@ The rules, the same in every widget:
   "infinity", "∞" with an optional sign. These come back as floats; every other number as a Fraction.
 - A comma inside one number is a thousands separator only in the standard grouping ("8,192",
   "1,000,000.5"), first group 1-9: "1,5" and "0,500" are refused with a message (a decimal comma,
-  not 15 or 500). In a list of
-  numbers (:func:`numbers`) commas, "、" and ";" separate the numbers, so "1,5" there is 1 and 5.
+  not 15 or 500).
+- The list rule (:func:`numbers`, the boxes that take several numbers: MX/NV's block, the block lab's
+  rows): commas, "、", ";" and spaces *separate* numbers, so "1,5" there is two numbers, 1 and 5, and
+  "8,192" is 8 and 192; every such box says so in its label (:data:`LIST_RULE`). An empty item ("1,,2",
+  a comma at the end) is refused with a message rather than skipped: it is most likely a typo.
 - JSON numbers are read as the decimal they print as (0.1 is one tenth, as the reader typed it).
 """
 from __future__ import annotations
@@ -27,7 +30,7 @@ from fractions import Fraction
 from .errors import InputError
 
 MAX_TEXT = 60          # characters of one typed number
-MAX_EXPONENT = 400     # |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
+MAX_EXPONENT = 400     # (the messages write it: 10⁴⁰⁰) |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
 
 _SUPER = re.compile("[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")      # "2⁻²⁴", as the site prints powers: read as "2^-24"
 _FROM_SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
@@ -50,7 +53,8 @@ def _powers(text: str) -> str:
     return _SUPER.sub(lambda m: "^" + m.group().translate(_FROM_SUPER), text)
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """What the reader typed, for a message: trimmed, as typed, cut to 20 characters."""
     t = text.strip()
     return t if len(t) <= 20 else t[:20] + "…"
 
@@ -61,7 +65,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
     Raises InputError (Chinese) for anything else; its ``str()`` is "too_long", "too_big" or
     "too_small" where :func:`integer` words the message differently."""
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise InputError(f"{what}要是一个数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+        raise InputError(f"{what}要是一个数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable")
     if isinstance(v, int):
         v = str(v) if abs(v) < 10**MAX_TEXT else "9" * (MAX_TEXT + 1)
     elif isinstance(v, float):
@@ -70,7 +74,7 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         v = repr(v)
     t = "".join(ascii_text(_powers(v)).replace("−", "-").lower().split())    # no whitespace anywhere
     if not t:
-        raise InputError(f"{what}是空的：请输入一个数，例如 1e-8 或 70000", "unreadable")
+        raise InputError(f"{what}是空的：请输入一个数，例如「1e-8」或「70000」", "unreadable")
     if len(t) > MAX_TEXT:
         raise InputError(f"{what}太长了（最多 {MAX_TEXT} 个字符）", "too_long")
     sign = -1.0 if t.startswith("-") else 1.0
@@ -81,16 +85,16 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         return math.copysign(math.nan, sign)
     if "," in t:
         if not _THOUSANDS.fullmatch(t):
-            raise InputError(f"{what}「{_quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
+            raise InputError(f"{what}「{quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
                              f"千位请三位一组（例如 8,192）")
         t = t.replace(",", "")
     x, e10 = _exact(t)
     if x is None and e10 is None:
-        raise InputError(f"{what}看不懂「{_quote(v)}」：请输入十进制数，例如 0.1、-3.5、1e-8、70000", "unreadable")
+        raise InputError(f"{what}看不懂「{quote(v)}」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable")
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
-        raise InputError(f"{what}的量级超出了 10^±{MAX_EXPONENT}：这里的每种格式里它只会是 0 或无穷大",
+        raise InputError(f"{what}的量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：这里的每种格式里它只会是 0 或无穷大",
                          "too_big" if e10 > 0 else "too_small")
     return x
 
@@ -138,7 +142,7 @@ def finite(v, what: str = "数值") -> Fraction:
     x = parse(v, what)
     if isinstance(x, float):
         if not math.isfinite(x):
-            raise InputError(f"{what}要是有限的数，收到的是「{_quote(str(v))}」")
+            raise InputError(f"{what}要是有限的数，收到的是「{quote(str(v))}」")
         return Fraction(0)
     return x
 
@@ -163,18 +167,38 @@ def tokens(line: str) -> list[str]:
     return t.split()
 
 
+LIST_RULE = "数之间用逗号、顿号或空格分开，所以「1,5」是 1 和 5 两个数；小数点用「.」"
+
+
 def numbers(text: str, what: str = "") -> list:
     """A typed list ("0.3, -1.2、2.7；0.05") as :func:`parse` values. ``what`` prefixes messages
-    ("第 2 行"). Raises InputError naming the token it cannot read."""
+    ("第 2 行"). Raises InputError naming the token it cannot read, or an empty item ("1,,2", "1, 2,")."""
+    items = re.split(f"[{SEPARATORS}]", ascii_text(text).replace("[", " ").replace("]", " "))
+    if len(items) > 1 and any(not item.strip() for item in items):
+        raise InputError(f"{what.removesuffix('的')}有一项是空的（两个逗号之间、或开头结尾的逗号旁边没有数）：{LIST_RULE}")
     out = []
     for tok in tokens(text):
         try:
-            out.append(parse(tok, f"{what}「{_quote(tok)}」"))
+            out.append(parse(tok, f"{what}「{quote(tok)}」"))
         except InputError as e:
             if str(e) == "unreadable":
-                raise InputError(f"{what}「{_quote(tok)}」不是数字：请输入十进制数，例如 0.1、-3.5、1e-8") from None
+                raise InputError(f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」") from None
             raise
     return out
+
+
+FP32_RANGE = "FP32 的范围（±3.4×10³⁸）"
+
+
+def within_fp32(text: str, values: list, where) -> None:
+    """Refuse a typed number beyond FP32's range, quoting it as typed: ``values`` are
+    :func:`numbers` of ``text``; ``where(i)`` names the i-th number ("第 2 行第 1 列")."""
+    from .formats import get_format
+
+    top = get_format("float32").max
+    for i, (tok, v) in enumerate(zip(tokens(text), values)):
+        if v == v and abs(v) > top:
+            raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}")
 
 
 def integer(v, name: str, lo: int, hi: int) -> int:
@@ -191,7 +215,7 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, str):
         shown = f"「{ascii_text(v).strip()[:20]}」"
     else:   # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
-        shown = " " + ("NaN" if v != v else "∞" if v == math.inf else "−∞" if v == -math.inf else f"{v}")
+        shown = " " + (brief(v) if isinstance(v, int) else units.sci(v, 6))
     outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
     if isinstance(v, int):
         if not lo <= v <= hi:
@@ -219,10 +243,19 @@ def integer(v, name: str, lo: int, hi: int) -> int:
 
 
 def brief(v: int) -> str:
-    """An integer for a message: "131,073", or "约 1e+20" when it has more than 15 digits."""
+    """An integer for a message: "131,073", or "约 1×10²⁰" when it has more than 15 digits."""
     from . import units
 
-    if abs(v) < 10**15:
-        return units.number(v)
-    mant, exp = f"{Decimal(v):.3g}".split("e")      # Decimal: no float overflow past 1e308
-    return f"约 {mant.rstrip('0').rstrip('.') if '.' in mant else mant}e{exp}"
+    return units.number(v) if abs(v) < 10**15 else f"约 {units.sci(v, 3)}"
+
+
+def shown(v) -> str:
+    """A parameter's value for a message: text quoted as sent (「-5」, cut to 20 characters), a number in
+    reader notation (「−0.5」, 「1×10³⁰」), never a repr."""
+    from . import units
+
+    if isinstance(v, str):
+        return f"「{quote(v)}」"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return "「…」"
+    return f"「{brief(v) if isinstance(v, int) else units.sci(v, 6)}」"

@@ -5,8 +5,9 @@ what a reader computing by hand would get.
 """
 from __future__ import annotations
 
+import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 
 GB = 10**9
@@ -85,6 +86,52 @@ def superscript_powers(text: str) -> str:
     """Integer powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸".
     A fractional power ("2^-9.8") stays as written: a superscript decimal point reads badly."""
     return re.sub(r"\^(-?\d+)(?![\d.])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+
+
+_SUPER_LETTER = str.maketrans("abcdeiklmnpstx", "ᵃᵇᶜᵈᵉⁱᵏˡᵐⁿᵖˢᵗˣ")
+
+
+def reader_powers(text: str) -> str:
+    """A formula's powers as a reader reads them: "2^-24" → "2⁻²⁴", "1 / 2^p" → "1 / 2ᵖ", and a power that
+    has no superscript form in words: "2^(1 − β)" → "2 的 (1 − β) 次方", "2^位数" → "2 的位数次方"."""
+    text = superscript_powers(text)
+    text = re.sub(r"\^([a-z])(?![\w(])", lambda m: m.group(1).translate(_SUPER_LETTER), text)
+    text = re.sub(r"\^(\([^()]*\))", r" 的 \1 次方", text)
+    return re.sub(r"\^([\u4e00-\u9fff]+)", r" 的\1次方", text)
+
+
+def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> str:
+    """``x`` to ``digits`` significant digits in reader notation, a power of ten written ×10ⁿ and a
+    negative with "−": sci(1.5845632502852868e29) == '1.58×10²⁹', sci(-6.103515625e-05) == '−6.1×10⁻⁵',
+    sci(0.5) == '0.5'; from the exact value (a Fraction beyond a float's range too). ``zeros`` keeps
+    trailing zeros ('1.00×10³⁰'). The one way the site writes a number too big or small for digits."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "NaN" if x != x else "∞" if x > 0 else "−∞"
+    fr = Fraction(x)
+    if fr == 0:
+        return "0"
+    with localcontext() as ctx:         # half-up, as every number on the site (60 digits: beyond what is shown)
+        ctx.prec, ctx.rounding = 60, ROUND_HALF_UP
+        d = Decimal(fr.numerator) / Decimal(fr.denominator)
+        mant, exp = f"{d:.{digits - 1}e}".split("e")
+        exp = int(exp)
+        plain = f"{d:.{max(digits - 1 - exp, 0)}f}"
+    if -4 <= exp < digits:                                      # plain digits read best: 0.00195, 0.5
+        text = plain
+        if not zeros and "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text.replace("-", "−")
+    if not zeros and "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return (f"{mant}×" + superscript_powers(f"10^{exp}")).replace("-", "−")
+
+
+def power_of_two(e: "int | float", digits: int = 1) -> str:
+    """2 to the power ``e`` for a reader: an integer power as a superscript ('2⁻²⁴'), a fractional one
+    in words ('2 的 −9.8 次方'): a superscript decimal point reads badly."""
+    if float(e).is_integer():
+        return superscript_powers(f"2^{int(e)}")
+    return f"2 的 {number(Fraction(e), digits)} 次方"
 
 
 # --- One unit per line of arithmetic (issue 12, kind 6) -------------------------------------------
