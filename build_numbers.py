@@ -69,7 +69,7 @@ def _show(v) -> str:
 # How a figure's inputs read in its tooltip: the paper's letters stay as they are (s, b, h, a, L, Ψ, k,
 # x, S, X …); every other name, and the codes of formats, modes and schemes, in Chinese.
 INPUT_NAMES = {
-    "param_total": "Ψ", "psi": "Ψ", "card": "单卡显存（字节）", "mixed": "混合精度的模型状态（字节）",
+    "param_total": "Ψ", "psi": "Ψ", "vocab_size": "词表大小", "card": "单卡显存（字节）", "mixed": "混合精度的模型状态（字节）",
     "weights": "BF16 权重（字节）", "convention": "口径", "iteration": "第几次迭代", "mode": "激活的存法",
     "full": "全注意力层数", "s_sentence": "例句的 s", "min_subnormal_exponent": "最小次正规数的指数",
     "max_exponent": "最大的指数", "bias": "指数偏置", "mantissa_bits": "尾数位数", "max": "最大有限值",
