@@ -177,7 +177,7 @@ CASES = [
     Case(RU, "full-width digits", [("fill", 'input[name="w0"]', "１．５")], Ok(ru(w0="１．５")), REC_RU),
     Case(RU, "letters in a number box", [("type", STEPS, "abc")], Err(ru(steps="")), REC_RU),   # the box drops them
     Case(RU, "1e400 in a number box", [("type", STEPS, "1e400")],
-         Msg("输入有误：次数读不成数字，请填 1 到 5,000 之间的整数"), REC_RU),
+         Msg("输入有误：步数读不成数字，请填 1 到 5,000 之间的整数"), REC_RU),
     Case(RU, "negative where not allowed", [("fill", STEPS, "-3")], Err(ru(steps="-3")), REC_RU),
     Case(RU, "beyond max", [("fill", STEPS, "5001")], Err(ru(steps="5001")), REC_RU),
     Case(RU, "not an integer", [("fill", STEPS, "2.5")], Err(ru(steps="2.5")), REC_RU),

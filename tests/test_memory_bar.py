@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from widgets import api, memory_bar
+from widgets import api, memory_bar, units
 from widgets.activations import MODES
 
 from svg_chart import bar_rows, bar_values, reference_line
@@ -163,7 +163,7 @@ def test_segments_groups_and_summary_add_up_at_one_decimal(params):
     assert sum(states) == num(a) and sum(acts) == num(b) and num(a) + num(b) == num(c)
     if params["model"] == "qwen3-8b" and params["s"] == 21131:
         assert "0.0 GB（0.0 GiB）" in texts[-1] and "174.7 GB" in v["summary"]
-        assert "调整过末位" in v["summary"]       # 32.7629 shown as 32.7: the page says why
+        assert units.ADJUSTED_NOTE in v["summary"]       # 32.7629 shown as 32.7: the page says why
 
 
 @pytest.mark.parametrize("mode", list(MODES))

@@ -118,6 +118,11 @@ def _pct(a: int, n: int) -> str:
     return units.percent(a, n)      # "< 0.1%", not "0.0%", for 198 of 20,000
 
 
+def _window(t: dict) -> str:
+    """The powers of two a format can hold, as the chart's title and the BF16 note both name them."""
+    return units.superscript_powers(f"2^{t['lo_exp']} … 2^{t['hi_exp']}")
+
+
 def inert_note(source: str, fmt: str) -> str:
     """When no k on the slider changes the shares (BF16: FP32's 8 exponent bits), a sentence saying so
     and why, with the k where something would first change; "" otherwise."""
@@ -127,8 +132,8 @@ def inert_note(source: str, fmt: str) -> str:
     f = F.get_format(fmt)
     k_over = next((k for k in range(K_MAX, 1100) if counts(source, k, fmt)["inf"] > first["inf"]), None)
     why = (f"在 {short_name(fmt)} 里，k 从 {K_MIN} 到 {K_MAX} 这些比例一个都不变：{short_name(fmt)} 的指数有 "
-           f"{f.exponent_bits} 位（和 FP32 一样），能表示的窗口从 {units.superscript_powers(f'2^{int(math.log2(f.min_subnormal))}')}"
-           f" 到约 {units.superscript_powers(f'2^{f.emax + 1}')}，这批梯度乘不乘 S 都在窗口里")
+           f"{f.exponent_bits} 位（和 FP32 一样），能表示的窗口是 {_window(thresholds(fmt))}，这批梯度乘不乘 S 都在窗口里"
+           "（所以图上看不到红色、橙色的区域：它们在横轴两端很远的地方）")
     later = f"，要到 k = {k_over} 才开始有梯度溢出" if k_over is not None else ""
     return f"{why}{later}。所以用 BF16 训练一般不做损失缩放；它缺的是尾数位（精度），不是范围。"
 
@@ -177,7 +182,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
     span = (min(zero_x - 6, lo_bin + k - 2), max(inf_x + 6, hi_bin + k + 3))
     if name == "BF16":
         span = (min(lo_bin + k - 8, -60), max(hi_bin + k + 8, 30))
-    window = units.superscript_powers(f"2^{t['lo_exp']} … 2^{t['hi_exp']}")
+    window = _window(t)
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "line": {"width": 0}, "layer": "below"}
     shapes = [
         {**band, "x0": span[0], "x1": zero_x, "fillcolor": "rgba(200,55,45,0.15)"},
@@ -193,7 +198,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
             # the labels a little below the axis: the first one ("−60") sat on the y axis's "0"
             "xaxis": {"title": {"text": f"log₂ |g × S|（S = {units.superscript_powers(f'2^{k}')}）"}, "range": list(span), "fixedrange": True,
                       "ticklabelstandoff": 6},
-            "yaxis": {"title": {"text": "个数"}, "automargin": True, "fixedrange": True},
+            "yaxis": {"title": {"text": "个数"}, "automargin": True, "fixedrange": True, "tickformat": ",d"},  # 100,000, not 100k
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": shapes,

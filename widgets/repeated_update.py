@@ -105,7 +105,7 @@ def view(params: dict | None = None) -> dict:
     delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)
     if delta == 0:
         raise InputError("每次的增量 Δ 不能是 0")
-    steps = integer(p["steps"], "次数", 1, STEPS_MAX)
+    steps = integer(p["steps"], "步数", 1, STEPS_MAX)
     r = run(fmt, w0, delta, steps, with_copy=False)
     exact_end = w0 + steps * delta
     name = short_name(fmt)

@@ -193,7 +193,7 @@ def apportion(parts: list[int], unit: str, digits: int = 1, total: "Decimal | No
     return [step(n) for n in units_shown], step(target), adjusted
 
 
-ADJUSTED_NOTE = "（分项四舍五入后调整过末位，每项与精确值相差不到末位的 1，使分项之和正好等于合计）"
+ADJUSTED_NOTE = "（有的分项末位调过 1，好让分项加起来正好等于合计）"
 
 
 def adding_up(parts: list[int], unit: str, digits: int = 1, total: "Decimal | None" = None

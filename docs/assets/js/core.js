@@ -113,7 +113,9 @@ export function themed(figure) {
   const line = cssVar("--md-default-fg-color--lighter");
   const layout = { ...figure.layout, font: { ...figure.layout.font, color: fg || undefined } };
   for (const key of Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k))) {
-    layout[key] = { gridcolor: grid, zerolinecolor: line, linecolor: line, ...layout[key] };
+    // Plotly's default tick labels use SI suffixes (100k, 2M): numbers are written out (100,000) unless
+    // Python chose a format for the axis.
+    layout[key] = { gridcolor: grid, zerolinecolor: line, linecolor: line, exponentformat: "none", separatethousands: true, ...layout[key] };
   }
   if (fg && layout.shapes) {
     layout.shapes = layout.shapes.map((sh) => (NEAR_BLACK.test(sh.line?.color || "") ? { ...sh, line: { ...sh.line, color: fg } } : sh));

@@ -8,13 +8,16 @@ export default function mount(root) {
   const range = form.elements.k;
   let view = JSON.parse(root.dataset.default);
 
-  const showK = () => {
-    form.elements.k_out.value = `2^${range.value}`;
-    range.setAttribute("aria-valuetext", `S = 2^${range.value}`);
+  // The readout follows the thumb at once (Python's k_text replaces it with the same text when it answers).
+  const SUP = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+  const showK = (text) => {
+    form.elements.k_out.value = text || `2${[...range.value].map((c) => SUP[c]).join("")}`;
+    range.setAttribute("aria-valuetext", `S = 2 的 ${range.value} 次方`);
   };
   const draw = (v, restoring) => {
     view = v;
-    if (restoring) { showControls(form, v.params); showK(); }
+    if (restoring) showControls(form, v.params);
+    showK(v.k_text);
     summary.textContent = v.summary;
     const label = root.querySelector(".c9-ls-source-label");
     if (label) label.textContent = v.source_label;

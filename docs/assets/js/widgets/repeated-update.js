@@ -20,7 +20,7 @@ export default function mount(root) {
     fmt: form.elements.fmt.value, w0: form.elements.w0.value, delta: form.elements.delta.value, steps: form.elements.steps.value,
   });
   const go = () => {
-    const bad = unreadableNumber(form.elements.steps, "次数");
+    const bad = unreadableNumber(form.elements.steps, "步数");
     if (bad) say(bad, "error"); else send(params());
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });
