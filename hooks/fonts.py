@@ -8,6 +8,12 @@ for what a reader types; the pieces are merged into one font for the whole site 
 is only fetched by readers whose system has no CJK font (it is last in the font stack, see
 docs/assets/css/course.css).
 
+Noto Sans SC lacks some characters the site shows: most super- and subscripts (2¹²⁷ drew ¹² from it
+and ⁷ from a system font, another size and baseline), Greek, ∞, ⅛. A second small font, DejaVu Sans
+(@fontsource/dejavu-sans, cut the same way), draws them: as 'C9 Scripts' it covers every super- and
+subscript digit and sign and comes FIRST in the font stacks, so an exponent is one font whatever the
+reader's system has; as 'C9 Symbols' it covers the rest of what Noto Sans SC lacks, last in the stacks.
+
 Subsetting and merging cost seconds, so results are cached under .cache/fonts by input.
 """
 from __future__ import annotations
@@ -23,6 +29,11 @@ from fontTools.ttLib import TTFont
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "node_modules" / "@fontsource" / "noto-sans-sc"
+SYMBOLS = ROOT / "node_modules" / "@fontsource" / "dejavu-sans"
+# Super- and subscript digits, signs and letters: one font draws all of them (module docstring). All of
+# the digits and signs (a figure computed at run time may need any); of the modifier letters (ᵀ) those used.
+SCRIPTS = {0xB2, 0xB3, 0xB9, *range(0x2070, 0x20A0)}
+SCRIPT_LETTERS = {*range(0x1D2C, 0x1D6B), *range(0x1D9B, 0x1DC0)}
 CACHE = ROOT / ".cache" / "fonts"
 # Text the page writes at run time comes from these files (messages, summaries, labels).
 RUNTIME_TEXT = ["widgets/*.py", "anchor-model.json", "lab/results/c09-precision.json"]
@@ -77,6 +88,7 @@ def _subset(src: Path, keep: list[int]) -> Path:
         font = TTFont(src)
         options = subset.Options()
         options.flavor = "woff2"
+        options.drop_tables += ["FFTM"]  # FontForge's timestamps (DejaVu): not needed to draw
         subsetter = subset.Subsetter(options)
         subsetter.populate(unicodes=keep)
         subsetter.subset(font)
@@ -96,18 +108,27 @@ def _merge(parts: list[Path]) -> Path:
     return _cached(f"merged-{key}.woff2", make)
 
 
+def _face(family: str, weight: int, file: str, codes: set[int]) -> str:
+    return (f"@font-face {{\n  font-family: '{family}';\n  font-style: normal;\n  font-display: swap;\n"
+            f"  font-weight: {weight};\n  src: url(./files/{file}) format('woff2');\n"
+            f"  unicode-range: {_ranges(sorted(codes))};\n}}\n")
+
+
 def write_fonts(site: Path, dst: Path, weight: int = 400) -> dict:
-    """One woff2 with the site's characters into dst/files and its @font-face into dst/noto-sans-sc.css.
-    Regular weight only (bold is synthesised, which halves the download). Returns {"slices": used, "of": all,
-    "bytes": the woff2's size, "characters": how many}. Raises SystemExit without `npm ci`."""
-    if not PKG.exists():
-        raise SystemExit(f"missing {PKG}: run `npm ci` first (the Makefile does)")
+    """Two woff2 with the site's characters into dst/files (Noto Sans SC; DejaVu Sans for what it lacks and
+    for all super- and subscripts) and their @font-face rules into dst/noto-sans-sc.css. Regular weight
+    only (bold is synthesised, which halves the download). Returns {"slices": used, "of": all, "bytes":
+    the woff2s' sizes, "characters": how many each, "missing": what neither font has}. Raises SystemExit
+    without `npm ci`."""
+    for pkg in (PKG, SYMBOLS):
+        if not pkg.exists():
+            raise SystemExit(f"missing {pkg}: run `npm ci` first (the Makefile does)")
     used = used_characters(site)
     faces = list(FACE.finditer((PKG / f"{weight}.css").read_text(encoding="utf-8")))
     parts, codes = [], set()
     for m in faces:
         src = PKG / "files" / m["file"]
-        keep = used & _codes(re.search(r"unicode-range:([^;]*);", m[0])[1])
+        keep = (used - SCRIPTS - SCRIPT_LETTERS) & _codes(re.search(r"unicode-range:([^;]*);", m[0])[1])
         if keep:  # the published ranges promise a few glyphs a slice lacks: keep what it has
             keep &= set(TTFont(src, lazy=True).getBestCmap())
         if keep:
@@ -115,14 +136,25 @@ def write_fonts(site: Path, dst: Path, weight: int = 400) -> dict:
             codes |= keep
     merged = _merge(parts)
     name = f"noto-sans-sc-{weight}-{merged.stem.removeprefix('merged-')[:10]}.woff2"
+    # DejaVu Sans ships as one file: all of its glyphs in the "latin" slice.
+    src = SYMBOLS / "files" / f"dejavu-sans-latin-{weight}-normal.woff2"
+    has = set(TTFont(src, lazy=True).getBestCmap())
+    scripts = (SCRIPTS | (SCRIPT_LETTERS & used)) & has
+    symbols = (used - codes - scripts) & has
+    sym = _subset(src, sorted(scripts | symbols))
+    sym_name = f"dejavu-sans-{weight}-{sym.stem.rpartition('-')[2][:10]}.woff2"
     shutil.rmtree(dst / "files", ignore_errors=True)
     (dst / "files").mkdir(parents=True)
     shutil.copyfile(merged, dst / "files" / name)
-    shutil.copyfile(PKG / "LICENSE", dst / "LICENSE")  # the OFL travels with the font
+    shutil.copyfile(sym, dst / "files" / sym_name)
+    shutil.copyfile(PKG / "LICENSE", dst / "LICENSE")  # the licences travel with the fonts (OFL; Bitstream Vera)
+    shutil.copyfile(SYMBOLS / "LICENSE", dst / "LICENSE-DejaVu")
     (dst / "noto-sans-sc.css").write_text(
-        "/* Noto Sans SC (SIL Open Font License 1.1), cut to this site's characters by hooks/fonts.py */\n"
-        "@font-face {\n  font-family: 'Noto Sans SC';\n  font-style: normal;\n  font-display: swap;\n"
-        f"  font-weight: {weight};\n  src: url(./files/{name}) format('woff2');\n"
-        f"  unicode-range: {_ranges(sorted(codes))};\n}}\n", encoding="utf-8")
-    return {"slices": len(parts), "of": len(faces), "bytes": (dst / "files" / name).stat().st_size,
-            "characters": len(codes)}
+        "/* Noto Sans SC (SIL Open Font License 1.1, see LICENSE) and DejaVu Sans (see LICENSE-DejaVu),\n"
+        "   cut to this site's characters by hooks/fonts.py. */\n"
+        + _face("Noto Sans SC", weight, name, codes)
+        + _face("C9 Scripts", weight, sym_name, scripts)
+        + (_face("C9 Symbols", weight, sym_name, symbols) if symbols else ""), encoding="utf-8")
+    return {"slices": len(parts), "of": len(faces), "characters": [len(codes), len(scripts | symbols)],
+            "bytes": [(dst / "files" / n).stat().st_size for n in (name, sym_name)],
+            "missing": "".join(sorted(map(chr, used - codes - has)))}

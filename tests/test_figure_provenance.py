@@ -104,3 +104,60 @@ def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(browser, site_
         assert checked >= 40 and not bad, bad
     finally:
         ctx.close()
+
+
+# Every figure's tooltip, shown by focus, in the palette the page is in: its background colour (alpha),
+# the contrast of its text over it (the text colour blended over the background, as drawn), and whether
+# the tooltip is what the reader sees at its own centre (nothing of the page drawn over it).
+TOOLTIP_COLOURS = """() => {
+  const rgba = (s) => { const v = s.match(/[\\d.]+/g).map(Number); return {r: v[0], g: v[1], b: v[2], a: v.length > 3 ? v[3] : 1}; };
+  const lum = ({r, g, b}) => { const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const out = [];
+  for (const fig of document.querySelectorAll('article .fig')) {
+    if (!fig.getClientRects().length) continue;
+    fig.scrollIntoView({block: 'center', behavior: 'instant'});
+    fig.focus();
+    const tip = fig.querySelector('.fig-how'), cs = getComputedStyle(tip);
+    const bg = rgba(cs.backgroundColor), fg = rgba(cs.color);
+    const drawn = {r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a)};
+    const [hi, lo] = [lum(drawn), lum(bg)].sort((x, y) => y - x);
+    const box = tip.getBoundingClientRect();
+    const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    out.push({fig: fig.dataset.fig, bg: cs.backgroundColor, alpha: bg.a, contrast: (hi + 0.05) / (lo + 0.05),
+              onTop: !!top && tip.contains(top), over: top && !tip.contains(top) ? `${top.tagName}.${top.className}: ${top.textContent.trim().slice(0, 12)}` : ''});
+    fig.blur();
+  }
+  return out;
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_tooltips_are_opaque_and_legible_in_both_palettes(browser, site_server, scheme):
+    """Lesson 5 at 390 px in the dark palette: the tooltip's background was Material's translucent text
+    colour (rgba(226, 228, 233, 0.82)), so the 例句 table under it showed through. Every figure's tooltip,
+    on every page, in both palettes: an opaque background, text at WCAG AA contrast (4.5:1) over it, the
+    tooltip drawn over whatever it covers, and its colours those of the palette."""
+    from conftest import new_page
+    from playwright.sync_api import expect
+
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 800})
+    try:
+        bad, seen, backgrounds = [], 0, set()
+        for path in ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]:
+            page.goto(site_server.url + path)
+            if page.locator("body").get_attribute("data-md-color-scheme") != scheme:
+                page.locator('form[data-md-component="palette"] label:visible').click()   # Material's toggle
+            expect(page.locator("body")).to_have_attribute("data-md-color-scheme", scheme)
+            page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+            for t in page.evaluate(TOOLTIP_COLOURS):
+                seen += 1
+                backgrounds.add(t["bg"])
+                if t["alpha"] < 1 or t["contrast"] < 4.5 or not t["onTop"]:
+                    bad.append((path, t["fig"], t["alpha"], round(t["contrast"], 1), t["over"]))
+        assert seen > 100 and bad == [], (seen, bad[:8])
+        # the palette's own background: white in the light palette, Material's slate in the dark one
+        assert backgrounds == ({"rgb(255, 255, 255)"} if scheme == "default" else {"rgb(30, 33, 41)"}), backgrounds
+    finally:
+        ctx.close()

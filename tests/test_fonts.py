@@ -3,6 +3,7 @@ from it."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 
@@ -13,6 +14,7 @@ from widgets.errors import InputError
 
 
 def _faces(site):
+    """(file, family, code points) of each @font-face the site's font CSS declares."""
     css = (site / "vendor" / "fonts" / "noto-sans-sc.css").read_text(encoding="utf-8")
     for block in re.findall(r"@font-face\s*\{[^}]*\}", css):
         file = re.search(r"url\(\./files/([^)]+)\)", block)[1]
@@ -20,7 +22,11 @@ def _faces(site):
         for part in re.search(r"unicode-range:([^;]*);", block)[1].split(","):
             lo, _, hi = part.strip()[2:].partition("-")
             codes.update(range(int(lo, 16), int(hi or lo, 16) + 1))
-        yield site / "vendor" / "fonts" / "files" / file, codes
+        yield site / "vendor" / "fonts" / "files" / file, re.search(r"font-family:\s*'([^']+)'", block)[1], codes
+
+
+# Every super- and subscript digit and sign (and those of Latin-1): drawn by one font, first in the stacks.
+SCRIPTS = "¹²³⁰ⁱ⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"
 
 
 def _cjk(text: str) -> set[int]:
@@ -29,7 +35,7 @@ def _cjk(text: str) -> set[int]:
 
 def test_every_chinese_character_shown_or_written_at_run_time_has_a_glyph(built_site):
     covered = {}
-    for path, codes in _faces(built_site):
+    for path, _, codes in _faces(built_site):
         cmap = TTFont(path).getBestCmap()
         assert codes <= set(cmap), (path.name, sorted(codes - set(cmap))[:5])  # the range promises no missing glyph
         covered.update(dict.fromkeys(codes, path.name))
@@ -46,18 +52,14 @@ def test_every_chinese_character_shown_or_written_at_run_time_has_a_glyph(built_
     assert not missing, "".join(sorted(missing))
 
 
-def test_the_font_is_one_small_file_with_its_licence(built_site):
-    """One file (one re-layout when it arrives), a fraction of the family's 3.8 MB in 101 slices."""
-    files = list((built_site / "vendor" / "fonts" / "files").glob("*.woff2"))
-    assert len(files) == 1 and files[0].stat().st_size < 250_000
+def test_the_fonts_are_two_small_files_with_their_licences(built_site):
+    """Noto Sans SC in one file (one re-layout when it arrives), a fraction of the family's 3.8 MB in 101
+    slices; the DejaVu Sans cut for super- and subscripts and what Noto Sans SC lacks, a few KB."""
+    files = sorted((built_site / "vendor" / "fonts" / "files").glob("*.woff2"), key=lambda f: f.name)
+    assert [f.name.split("-400-")[0] for f in files] == ["dejavu-sans", "noto-sans-sc"]
+    assert files[0].stat().st_size < 12_000 and files[1].stat().st_size < 250_000
     assert "SIL OPEN FONT LICENSE" in (built_site / "vendor" / "fonts" / "LICENSE").read_text().upper()
-
-
-def _needs_web_font(c: str) -> bool:
-    """Chinese, full-width forms, symbols and emoji: what a reader's Latin system fonts do not draw.
-    (Latin, Greek, super- and subscript digits are left to the system fonts named before the web font.)"""
-    return ("\u2e80" <= c <= "\u9fff" or "\uf900" <= c <= "\uffef" or ord(c) > 0xFFFF
-            or __import__("unicodedata").category(c) == "So")
+    assert "BITSTREAM VERA" in (built_site / "vendor" / "fonts" / "LICENSE-DejaVu").read_text().upper()
 
 
 class _Text(__import__("html.parser").parser.HTMLParser):
@@ -94,24 +96,51 @@ def _shown_text(site) -> str:
     return "".join(out)
 
 
-def test_every_character_shown_has_a_glyph_in_some_font_of_its_stack(built_site):
-    """Beyond ASCII (every system font has it), each character the pages or the scripts show must be in
-    the web font, which ends every font stack of the site (text and code): an emoji or a symbol the font
-    lacks was drawn as a box (the lab's 「📍 你在这里」 badge)."""
-    cmap = set()
-    for path, _ in _faces(built_site):
-        cmap |= set(TTFont(path).getBestCmap())
+def _served(site) -> dict[int, str]:
+    """Code point → the family of the site's web fonts that draws it (its range promises it, its file has it)."""
+    out = {}
+    for path, family, codes in _faces(site):
+        cmap = set(TTFont(path).getBestCmap())
+        out.update(dict.fromkeys(codes & cmap, family))
+    return out
+
+
+def test_every_character_shown_has_a_glyph_in_the_sites_fonts(built_site):
+    """Every character the pages or the scripts show (Latin, Greek, symbols, super- and subscripts too)
+    is in the site's web fonts, which end every font stack: the reader's system fonts are never needed.
+    Noto Sans SC alone lacked ⁰⁵⁶⁷⁸⁹⁻₀₁₂, Ψ, Δ, β, ⅛: they came from whatever the system had, another size
+    and baseline (「2¹²⁷」 read as 「2¹²₇」) or a box (the lab's 「📍 你在这里」 badge)."""
+    served = _served(built_site)
     shown = _shown_text(built_site)
-    missing = sorted({c for c in shown if _needs_web_font(c) and ord(c) not in cmap})
+    missing = sorted({c for c in shown if unicodedata.category(c) != "Cc" and ord(c) not in served})
     assert not missing, "".join(missing)
-    assert "你在这里" in shown and "自己跑一遍" in shown   # the texts of the issue were read
+    assert "你在这里" in shown and "自己跑一遍" in shown and "2⁻¹³³" in shown   # the texts of the issues were read
+    assert {served[ord(c)] for c in "Ψ∞⅛"} <= {"Noto Sans SC", "C9 Symbols"}
+
+
+def test_every_super_and_subscript_is_drawn_by_one_font_first_in_every_stack(built_site):
+    """All super- and subscript digits and signs, and any other the site shows (ᵀ), come from the one
+    face 'C9 Scripts', and that face is first in the text and the code font stacks: a system font earlier
+    in the stack (PingFang SC has ¹²³ but not ⁷) or a later one can no longer draw part of an exponent."""
+    served = _served(built_site)
+    shown = {c for c in _shown_text(built_site) if unicodedata.name(c, "").startswith(("SUPERSCRIPT", "SUBSCRIPT", "MODIFIER LETTER"))}
+    assert set("⁰⁵⁶⁷⁸⁹⁻") <= shown   # the exponents of lesson 3 were read
+    wrong = {c: served.get(ord(c)) for c in set(SCRIPTS) | shown if served.get(ord(c)) != "C9 Scripts"}
+    assert wrong == {}, wrong
+    # The same code points in no other face: within a family the browser would take the one declared last.
+    others = set().union(*(codes for _, family, codes in _faces(built_site) if family != "C9 Scripts"))
+    assert not others & set(map(ord, SCRIPTS)), sorted(map(chr, others & set(map(ord, SCRIPTS))))
+    css = (built_site / "assets" / "css" / "course.css").read_text(encoding="utf-8")
+    for var in ("--md-text-font", "--md-code-font-family"):
+        stack = re.search(var + r":\s*([^;]*);", css)[1]
+        assert stack.startswith('"C9 Scripts",'), (var, stack)
 
 
 def test_code_falls_back_to_the_sites_cjk_font(built_site):
     """Material's monospace stack has no Chinese: the code font stack must end in the CJK fonts."""
     css = (built_site / "assets" / "css" / "course.css").read_text(encoding="utf-8")
     stack = re.search(r"--md-code-font-family:([^;]*);", css)
-    assert stack and stack[1].rstrip().endswith('"Noto Sans SC"'), stack
+    assert stack and stack[1].rstrip().endswith('"Noto Sans SC", "C9 Symbols"'), stack
 
 
 FONT_STACKS = """() => {
@@ -147,5 +176,68 @@ def test_every_chinese_text_in_the_browser_can_fall_back_to_the_web_font(browser
         assert seen > 500
         code = page.locator("article pre code").filter(has_text="#").first     # the lab's 「自己跑一遍」 block
         assert "Noto Sans SC" in code.evaluate("e => getComputedStyle(e).fontFamily")
+    finally:
+        ctx.close()
+
+
+# Each run of super- and subscripts in an article's text, wrapped in a span of its own so the browser can
+# say which fonts drew it (the test's own markup; the page is reloaded after).
+WRAP_SCRIPTS = """(chars) => {
+  const re = new RegExp(`[${chars}]+`, 'g'); let n = 0;
+  const walk = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    if (re.test(t.textContent) && !t.parentElement.closest('.katex, script, style') && t.parentElement.getClientRects().length) nodes.push(t);
+    re.lastIndex = 0;
+  }
+  for (const t of nodes) {
+    const frag = document.createDocumentFragment(); let last = 0;
+    for (const m of t.textContent.matchAll(re)) {
+      frag.append(t.textContent.slice(last, m.index));
+      const span = Object.assign(document.createElement('span'), {className: 'c9-test-scripts', textContent: m[0]});
+      frag.append(span); last = m.index + m[0].length; n += 1;
+    }
+    frag.append(t.textContent.slice(last));
+    t.replaceWith(frag);
+  }
+  return n;
+}"""
+
+
+def _shown(cdp, node: int) -> bool:
+    obj = cdp.send("DOM.resolveNode", {"nodeId": node})["object"]["objectId"]
+    return cdp.send("Runtime.callFunctionOn", {"objectId": obj, "returnByValue": True,
+                                               "functionDeclaration": "function () { return this.getClientRects().length > 0; }"})["result"]["value"]
+
+
+@pytest.mark.browser
+def test_each_exponent_is_drawn_by_one_font_in_the_browser(browser, site_server):
+    """In Chromium (no CJK or other system fonts beyond the basics), every run of super- and subscripts
+    on every page is drawn by exactly one font, the site's DejaVu Sans cut: 「2¹²⁷」 on lesson 3 drew ¹²
+    with Noto Sans SC and ⁷ with a system font."""
+    from conftest import new_page
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    cdp = ctx.new_cdp_session(page)
+    try:
+        bad, runs, fonts = {}, 0, set()
+        for path in ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]:
+            page.goto(site_server.url + path)
+            page.wait_for_function("() => document.fonts.status === 'loaded'")
+            page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+            runs += page.evaluate(WRAP_SCRIPTS, SCRIPTS + "ᵀ")
+            page.wait_for_function("() => document.fonts.status === 'loaded'")
+            cdp.send("DOM.enable")
+            cdp.send("CSS.enable")
+            root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+            for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".c9-test-scripts"})["nodeIds"]:
+                used = {f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]}
+                if not used and not _shown(cdp, node):
+                    continue   # a widget's build-time text, hidden or rewritten since Python answered
+                fonts |= used
+                if len(used) != 1:
+                    text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+                    bad.setdefault(path, []).append((text, sorted(used)))
+        assert bad == {}, bad
+        assert runs > 20 and fonts == {"DejaVu Sans"}, (runs, fonts)
     finally:
         ctx.close()

@@ -200,30 +200,37 @@ PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter
 })"""
 
 # A table either fits its column, or it scrolls in its own box with a visible cue above the box and its
-# first column pinned while the rest scrolls under it.
+# first column pinned while the rest scrolls under it. The boxes are found by what they do, not by the
+# rule course.js uses to place its cue: every box around the table that hides part of it (overflow not
+# visible and content wider than the box). Taking the nearest scroll box, as course.js did, found
+# Material's Markdown tables themselves (overflow:auto, never wider than themselves), so tables that their
+# wrapper (.md-typeset__scrollwrap) cut mid-word at the screen's edge passed with no cue.
 TABLES = """() => {
   const out = []; let n = 0;
-  const article = document.querySelector('article').getBoundingClientRect();
+  const screen = document.documentElement.clientWidth;
   for (const table of document.querySelectorAll('article table')) {
     if (!table.getClientRects().length) continue;
     n += 1;
     const name = (table.closest('[data-widget]')?.dataset.widget || 'page') + ' "'
       + (table.caption?.textContent || table.rows[0]?.textContent || '').trim().slice(0, 16) + '"';
-    let box = null;
-    for (let el = table; el && el.tagName !== 'ARTICLE'; el = el.parentElement) {
-      if (/(auto|scroll)/.test(getComputedStyle(el).overflowX)) { box = el; break; }
+    const hiding = [];
+    for (let el = table; el && el !== document.body; el = el.parentElement) {
+      if (getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1) hiding.push(el);
     }
-    if (box ? box.scrollWidth <= box.clientWidth + 1 : table.getBoundingClientRect().right <= article.right + 1) continue;
-    if (!box) { out.push(`${name}: wider than the page`); continue; }
-    const cue = box.previousElementSibling;
+    if (!hiding.length) {
+      if (table.getBoundingClientRect().right > screen + 1) out.push(`${name}: wider than the page`);
+      continue;
+    }
+    const cue = hiding[0].previousElementSibling;
     if (!cue?.classList.contains('c9-scroll-cue') || cue.hidden || !cue.getClientRects().length || !/滑动/.test(cue.textContent)) {
       out.push(`${name}: wider than its box, no scroll cue`);
     }
+    if (hiding.length > 1) out.push(`${name}: ${hiding.length} boxes scroll it`);
     const first = table.rows[table.rows.length - 1].cells[0];
     const before = first.getBoundingClientRect().left;
-    box.scrollLeft = 120;
+    hiding[0].scrollLeft = 120;
     const moved = first.getBoundingClientRect().left - before;
-    box.scrollLeft = 0;
+    hiding[0].scrollLeft = 0;
     if (Math.abs(moved) > 1) out.push(`${name}: the first column scrolls away`);
   }
   return {n, out};
