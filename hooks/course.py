@@ -4,7 +4,7 @@
 - on_page_markdown: renders ``{{ fig.NAME }}`` and ``{{ widget("NAME") }}`` with Jinja and strict
   undefined names (an unknown figure stops the build), leaving fenced and inline code untouched.
 - on_post_build: copies Pyodide, Plotly.js, KaTeX CSS and fonts from node_modules, cuts the Noto Sans SC
-  web font down to the site's characters (hooks/fonts.py), zips the course's
+  and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the course's
   Python for the Web Worker, writes numbers.json, and renders math to HTML with KaTeX (node), so the
   pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
 """
