@@ -312,7 +312,7 @@ def test_the_value_box_says_when_it_read_hex():
     """Kind C: 「0x3c00」 in the decimal box quietly gave 「FP16 存成 15360」; now the summary says it read the
     number 15,360 in hexadecimal, that it is not a code, and where a code goes."""
     v = bit_flipper.view({"value": "0x3c00"})
-    assert v["summary"].startswith("输入「0x3c00」（十六进制，读作数值 15,360；它不是编码：要看编码 0x3C00 代表的数，")
+    assert v["summary"].startswith("输入「0x3c00」（十六进制，读作数值 15360；它不是编码：要看编码 0x3C00 代表的数，")
     assert "编码（十六进制）" in v["summary"]
     assert bit_flipper.view({"value": "15360"})["summary"].startswith("输入「15360」：")   # a decimal: no note
 

@@ -56,8 +56,8 @@ def test_the_overflow_label_names_the_real_step_of_a_long_run(w0, delta):
 def test_negative_overflow_says_it_fell_below_minus_max():
     v = ask("repeated-update", fmt="float16", w0="-60000", delta="-1000", steps=10)["view"]
     assert "第 6 步超过了" not in v["summary"]
-    assert "第 6 步低于了 −65,504，绝对值超过了 FP16 的最大值 65,504，溢出成 −∞" in v["summary"]
-    assert "副本是 −∞（低于了 −65,504" in v["summary"]
+    assert "第 6 步跌破 −65,504，绝对值超过了 FP16 的最大值 65,504，溢出成 −∞" in v["summary"]
+    assert "副本是 −∞（跌破 −65,504" in v["summary"]
     v = ask("repeated-update", fmt="float16", w0="60000", delta="1000", steps=10)["view"]
     assert "第 6 步超过了 FP16 的最大值 65,504，溢出成 ∞" in v["summary"]
 

@@ -140,8 +140,9 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
         "exponent_bits": fmt.exponent_bits, "mantissa_bits": fmt.mantissa_bits, "bias": fmt.bias,
         "cls": cls, "cls_zh": CLASS_ZH[cls], "value": None if not finite else v,
         "value_text": exact_short(fmt, code), "exact": _exact_text(fmt, code), "pow2": _pow2_text(F.power_of_two(fmt, code)),
-        "up": None if up is None else exact_short(fmt, up),
-        "down": None if down is None else exact_short(fmt, down),
+        # a NaN has no neighbours on the number line (next_up of a NaN is a NaN): shown as "—"
+        "up": None if up is None or not finite and v != v else exact_short(fmt, up),
+        "down": None if down is None or not finite and v != v else exact_short(fmt, down),
         "ulp": spacing, "ulp_text": "—" if spacing is None else _pow2_exp(spacing),
         "interval": "—" if iv is None else _short_interval(iv, fmt),
     }
@@ -258,7 +259,7 @@ def _hex_note(text, x) -> str:
     if not isinstance(text, str) or not ascii_text(text).strip().lstrip("+-−").lower().startswith("0x"):
         return ""
     if isinstance(x, Fraction) and x.denominator == 1:
-        return (f"（十六进制，读作数值 {units.number(x)}；它不是编码：要看编码 0x{abs(x.numerator):X} 代表的数，"
+        return (f"（十六进制，读作数值 {x.numerator}；它不是编码：要看编码 0x{abs(x.numerator):X} 代表的数，"
                 f"请填到那一行的「编码（十六进制）」框）")
     return f"（十六进制，读作数值 {_sci(float(x), 9) if isinstance(x, Fraction) else _value_text(x)}）"
 

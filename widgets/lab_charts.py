@@ -110,7 +110,7 @@ def page_context(chart: str = "table") -> dict:
                        for n in RUN_ORDER]
         ctx["caption"] = "每条曲线的起点、终点和留出集上的 loss"
         ctx["summary"] = "四条训练 loss 曲线：" + "；".join(
-            f"{runs[n]['label']} 从 {units.number(runs[n]['steps'][0]['loss'], 3)} 降到 "
+            f"{runs[n]['label']}{'' if runs[n]['label'].endswith('）') else ' '}从 {units.number(runs[n]['steps'][0]['loss'], 3)} 降到 "
             f"{units.number(runs[n]['steps'][-1]['loss'], 3)}" for n in RUN_ORDER) + "。"
     elif chart == "zero":
         ctx["figure"] = _runs_chart(d, "zero_grad_fraction", "每步恰为 0 的梯度元素比例（对数轴；0 不画）",

@@ -244,11 +244,14 @@ def figures(data: dict | None = None) -> list[dict]:
          mib(acc["formula_parts"]["act_scores"], 2), "注意力分数项 = L × 5as²b 字节", **fi)
     for name in ("fp32", "bf16"):
         saved = {s["point"]: s for s in runs[name]["memory"]}["after_forward"]["parts"]["saved_for_backward"]
-        diff = saved - fa
-        _fig(out, f"lab_{name}_saved_minus_formula_mib", diff / 2**20, mib(diff, 2),
-             "实测保存给反向的字节 − 公式", measured=saved, formula_bytes=fa)
-        _fig(out, f"lab_{name}_saved_over_formula", saved / fa, f"{units.number(Fraction(saved, fa), 2)} 倍",
-             "实测保存给反向的字节 ÷ 公式", measured=saved, formula_bytes=fa)
+        # From the two values as the sentence shows them (MiB, 2 decimals), so its arithmetic checks by hand.
+        shown_saved, shown_fa = (Fraction(units.round_half_up(Fraction(x, 2**20), 2)) for x in (saved, fa))
+        diff = shown_saved - shown_fa
+        _fig(out, f"lab_{name}_saved_minus_formula_mib", float(diff), f"{units.number(diff, 2)} MiB",
+             "实测保存给反向的 MiB − 公式的 MiB（都按显示的两位小数）", measured=saved, formula_bytes=fa)
+        _fig(out, f"lab_{name}_saved_over_formula", float(shown_saved / shown_fa),
+             f"{units.number(shown_saved / shown_fa, 2)} 倍",
+             "实测保存给反向的 MiB ÷ 公式的 MiB（都按显示的两位小数）", measured=saved, formula_bytes=fa)
     # the fp32 run's model-state ledger reconciled: after the step = 16 B × Ψ + AdamW's step counters
     diff = {s["point"]: s for s in runs["fp32"]["memory"]}["after_step"]["total"] - ledger
     _fig(out, "lab_step_counters", diff // 4, str(diff // 4),

@@ -65,7 +65,7 @@ def _stand_in() -> None:
     xs = [rng.gauss(STAND_IN["mu"], STAND_IN["sigma"]) for _ in range(STAND_IN["n"])]
     register_source("stand-in", xs,
                     f"替身分布（不是实测）：log₂|g| ~ 正态（均值 {units.number(STAND_IN['mu'])}，标准差 {STAND_IN['sigma']:g}），"
-                    f"random.Random({STAND_IN['seed']}) 抽 {STAND_IN['n']:,} 个")
+                    f"用随机种子 {STAND_IN['seed']} 抽 {STAND_IN['n']:,} 个")
 
 
 _stand_in()

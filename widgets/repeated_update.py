@@ -73,7 +73,7 @@ def _t(x: float) -> str:
 
 def _past(name: str, top: str, negative: bool) -> str:
     """How w left the format's range: above the max, or (negative) below −max."""
-    return f"低于了 −{top}，绝对值超过了 {name} 的最大值 {top}" if negative else f"超过了 {name} 的最大值 {top}"
+    return f"跌破 −{top}，绝对值超过了 {name} 的最大值 {top}" if negative else f"超过了 {name} 的最大值 {top}"
 
 
 def _drawn(ys: list[float], fmt) -> list:

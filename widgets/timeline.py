@@ -131,6 +131,8 @@ def view(params: dict | None = None) -> dict:
             measured.append({"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]})
         diffs = "、".join(f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured)
         summary += f"黑点是实验课实测的 4 个截面：{diffs}。"
+    elif lab:   # the dots shown a moment ago are gone: say why
+        summary += "实验课只实测了第 1 次迭代、激活全存的 4 个截面，这一设置没有实测的黑点可比。"
     xs = list(range(len(ev)))
     ys = [e["bytes"] / scale for e in ev]
     card = card_bytes() / units.GB

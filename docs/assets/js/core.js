@@ -202,6 +202,7 @@ export function liveView(widget, root, draw) {
         // (a bit flipped twice quickly would show the first flip, and a third click act on it).
       } else if (answer.ok) {
         draw(answer.view, restoring);
+        delete root.dataset.stale;
         root.c9Url?.write({ ...params, ...answer.view.params });
         root.dataset.state = "live";
         root.removeAttribute("aria-busy");
@@ -211,6 +212,7 @@ export function liveView(widget, root, draw) {
       } else {
         if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
         say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
+        if (!restoring) root.dataset.stale = ""; // the result shown is for the previous input (course.css fades it)
       }
     } catch (err) {
       root.dataset.state = "no-python";

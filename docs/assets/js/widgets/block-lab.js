@@ -45,7 +45,7 @@ export default function mount(root) {
   async function recompute(wanted = null) {
     const mine = ++run;
     const bad = wanted ? null : unreadableNumber(form.elements.seed, "随机种子");
-    if (bad) { say(bad, "error"); return; }
+    if (bad) { say(bad, "error"); root.dataset.stale = ""; return; }
     const p = wanted ?? params();
     if (wanted) restoringFromAddress(root, say);
     else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
@@ -68,6 +68,7 @@ export default function mount(root) {
       if (!answer.ok) {
         if (wanted) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
         say(wanted ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
+        if (!wanted) root.dataset.stale = ""; // the heatmaps and table are the previous tensor's (faded)
         return;
       }
       draw(answer.view);
@@ -82,6 +83,7 @@ export default function mount(root) {
     root.dataset.state = "live";
     root.removeAttribute("aria-busy");
     root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
+    delete root.dataset.stale;
     say(`Python 已量化这个张量三次（共 ${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
     performance.mark("c9:redraw");
   }

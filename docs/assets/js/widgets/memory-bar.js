@@ -74,7 +74,7 @@ export default function mount(root) {
   // so say what is wrong rather than letting Python call it empty.
   const typed = () => {
     const bad = unreadableNumber(sBox, "序列长度 s ");
-    if (bad) say(bad, "error"); else onInput({ target: sBox });
+    if (bad) { say(bad, "error"); root.dataset.stale = ""; } else onInput({ target: sBox });
   };
   sBox.addEventListener("change", typed);
   form.addEventListener("submit", (e) => { e.preventDefault(); typed(); });

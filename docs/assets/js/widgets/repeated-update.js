@@ -21,7 +21,7 @@ export default function mount(root) {
   });
   const go = () => {
     const bad = unreadableNumber(form.elements.steps, "步数");
-    if (bad) say(bad, "error"); else send(params());
+    if (bad) { say(bad, "error"); root.dataset.stale = ""; } else send(params());
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });
   form.addEventListener("change", go);
