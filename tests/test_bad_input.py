@@ -366,7 +366,7 @@ def check(page, root, w: W, want, *, prefix: str = "输入有误："):
     assert CJK.search(status.text_content())
     expect(summary).to_have_text(before)        # the last good state stays while the message shows…
     expect(root).to_have_attribute("data-stale", "")   # …faded, so it is not read as the answer to this input
-    assert float(summary.evaluate("e => getComputedStyle(e).opacity")) < 0.6
+    expect(summary).to_have_css("opacity", "0.45")
 
 
 class Pages:

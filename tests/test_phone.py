@@ -145,6 +145,14 @@ def test_no_sideways_scroll_and_every_widget_control_is_big_enough(phone, site_s
     assert phone.errors == []
 
 
+def test_controls_shown_only_on_a_choice_fit_the_phone_too(phone, site_server):
+    """QA: the block lab's 「自己输入」 box (hidden until chosen, cols="40") made lesson 4 410 px wide."""
+    _open(phone, site_server.url + "lesson-4/")
+    phone.locator('[data-widget="block-lab"] input[name="source"][value="typed"]').check()
+    phone.locator('[data-widget="block-lab"] textarea').wait_for(state="visible")
+    assert phone.evaluate("() => document.scrollingElement.scrollWidth") <= WIDTH
+
+
 def test_charts_are_legible_at_phone_width(phone, site_server):
     _check_charts(phone, site_server)
 
