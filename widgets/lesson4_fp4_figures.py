@@ -7,7 +7,7 @@ lists this module in FIGURE_MODULES. The only typed inputs are the examples the 
 from __future__ import annotations
 
 from . import blockscale as B
-from . import block_lab, mx_nv, pattern_table
+from . import block_lab, mx_nv, pattern_table, quant_configs
 from . import formats as F
 from .codec_figures import MX_BLOCK, OUTLIER_BLOCK, OUTLIER_TENSOR
 
@@ -112,6 +112,52 @@ def _lab_figures() -> list[dict]:
     return out
 
 
+def _config_figures() -> list[dict]:
+    """DeepSeek-V3's quantization_config (anchor-model.json), as the block lab reads it."""
+    src = "anchor-model.json: quantization_configs.deepseek-v3"
+    c = quant_configs.configs()["deepseek-v3"]
+    qc = c["quantization_config"]
+    r = quant_configs.recipe("deepseek-v3")
+    wr, wc = qc["weight_block_size"]
+    ar, ac = c["activation_tile"]
+    return [
+        _fig("ds3_quant_method", qc["quant_method"], qc["quant_method"], f"量化方法（{src}.quantization_config.quant_method）"),
+        _fig("ds3_fmt", qc["fmt"], qc["fmt"], f"元素格式（{src}.quantization_config.fmt）"),
+        _fig("ds3_weight_block", [wr, wc], f"[{wr}, {wc}]", f"权重块的形状（{src}.quantization_config.weight_block_size）"),
+        _fig("ds3_weight_block_x", [wr, wc], f"{wr}×{wc}", f"权重块：行 × 列（{src}.quantization_config.weight_block_size）"),
+        _fig("ds3_activation_scheme", qc["activation_scheme"], qc["activation_scheme"],
+             f"激活的缩放方式（{src}.quantization_config.activation_scheme）"),
+        _fig("ds3_activation_tile_x", [ar, ac], f"{ar}×{ac}", f"激活每块：每 token 的若干通道（{src}.activation_tile）"),
+        _fig("ds3_scale_dtype", c["scale_dtype"], c["scale_dtype"], f"每块缩放因子的存储格式（{src}.scale_dtype）"),
+        _fig("ds3_preset_count", len(r["schemes"]), str(len(r["schemes"])), "DeepSeek-V3 配方在实验台里对应的缩放种数"),
+    ] + _v4_figures()
+
+
+def _v4_figures() -> list[dict]:
+    """What a stored source (vLLM's docs) says of DeepSeek-V4-Flash; no config field is filled in."""
+    src = "anchor-model.json: quantization_configs.deepseek-v4-flash"
+    c = quant_configs.configs()["deepseek-v4-flash"]
+    return [
+        _fig("ds4_expert_format", c["expert_format"], c["expert_format"], f"MoE 专家权重的格式（{src}.expert_format）"),
+        _fig("ds4_linear_scale_format", c["linear_scale_format"], c["linear_scale_format"],
+             f"FP8 线性层块缩放的存储格式（{src}.linear_scale_format）"),
+    ]
+
+
+def _predict_figures() -> list[dict]:
+    """Lesson 4's predict-first task: blocks reaching into the right half, and how many are ruined."""
+    keys = {"per_tensor_e4m3": "tensor", "deepseek_1x128": "1x128", "deepseek_128x128": "128x128",
+            "mxfp8_e4m3": "mxfp8", "mxfp4": "mxfp4", "nvfp4": "nvfp4"}
+    out = []
+    for a in block_lab.predict([block_lab.view({"scheme": s}) for s in keys]):
+        k = keys[a["scheme"]]
+        out += [_fig(f"lab_{k}_right_blocks", a["blocks"], f"{a['blocks']:,}", "伸进右半边（第 128–255 列）的缩放块个数",
+                     scheme=a["scheme"]),
+                _fig(f"lab_{k}_right_ruined", a["ruined"], f"{a['ruined']:,}",
+                     "其中平均相对误差超过 6.25% 的块", scheme=a["scheme"])]
+    return out
+
+
 def _fp4_figures() -> list[dict]:
     v = mx_nv.view({"text": ", ".join(map(str, MX_BLOCK))})
     rows = {r["value"]: r for r in v["rows"]}
@@ -151,4 +197,4 @@ def _fp4_figures() -> list[dict]:
 
 
 def figures() -> list[dict]:
-    return _format_figures() + _outlier_figures() + _lab_figures() + _fp4_figures()
+    return _format_figures() + _outlier_figures() + _lab_figures() + _config_figures() + _predict_figures() + _fp4_figures()

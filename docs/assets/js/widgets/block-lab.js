@@ -1,13 +1,17 @@
 import { python, PythonUnavailable, UNEXPECTED, loadPlotly, plot, restoringFromAddress, showControls, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
-// short); the three schemes of one tensor are asked for one after another. The latest input wins.
-const SCHEMES = ["per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128"];
+// short); the schemes the preset shows are asked for one after another. The latest input wins.
+// The preset ("all", or a model's config) only chooses which schemes are shown; Python says which.
 
 export default function mount(root) {
   const form = root.querySelector("form");
   const status = root.querySelector(".c9-status");
   const views = JSON.parse(root.dataset.defaults);
+  const presets = JSON.parse(root.dataset.presets);
+  const SCHEMES = presets.all;
+  const absChart = root.querySelector(".c9-bl-abs .c9-chart");
+  let absFigure = views[0].abs_figure;
   const panels = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-panel[data-scheme="${s}"]`)]));
   const rows = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-table tr[data-scheme="${s}"]`)]));
   const typedBox = root.querySelector(".c9-bl-typed"), genBox = root.querySelector(".c9-bl-generated");
@@ -18,8 +22,16 @@ export default function mount(root) {
   const drawChart = (v) => {
     if (!plotly) return;
     plot(plotly, panels[v.scheme].querySelector(".c9-chart"), v.figure);
+    if (v.abs_figure) plot(plotly, absChart, v.abs_figure);
+  };
+  // Panels and table rows of the schemes the preset leaves out are hidden (their last state kept).
+  const showPreset = (preset) => {
+    const shown = new Set(presets[preset]);
+    for (const s of SCHEMES) { panels[s].hidden = !shown.has(s); rows[s].hidden = !shown.has(s); }
+    root.dataset.preset = preset;
   };
   const draw = (v) => {
+    if (v.abs_figure) { absFigure = v.abs_figure; root.querySelector(".c9-bl-abs-summary").textContent = v.abs_summary; }
     views[views.findIndex((d) => d.scheme === v.scheme)] = v;   // Plotly's first draw shows the latest
     panels[v.scheme].querySelector(".c9-bl-summary").textContent = v.summary;
     root.querySelector(".c9-bl-note").textContent = v.tensor_note;
@@ -39,6 +51,7 @@ export default function mount(root) {
     magnitude: Number(form.elements.magnitude.value),
     token: form.elements.token.checked,
     text: form.elements.text.value,
+    preset: form.elements.preset.value,
   });
 
   // `wanted`: the state opened from the page address (urlState); otherwise the controls' state.
@@ -50,7 +63,9 @@ export default function mount(root) {
     if (wanted) restoringFromAddress(root, say);
     else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
     const t0 = performance.now();
-    for (const scheme of SCHEMES) {
+    const asked = presets[p.preset] || SCHEMES;      // an unknown preset: Python names the error
+    if (presets[p.preset]) showPreset(p.preset);
+    for (const scheme of asked) {
       let answer;
       try {
         answer = await python.ask({ widget: "block-lab", params: { ...p, scheme } });
@@ -72,19 +87,19 @@ export default function mount(root) {
         return;
       }
       draw(answer.view);
-      if (wanted && scheme === SCHEMES[0]) {
+      if (wanted && scheme === asked[0]) {
         showControls(form, answer.view.params);
         form.elements.channels_out.value = form.elements.channels.value;
         showSource();
       }
       url.write({ ...p, ...answer.view.params });
-      say(`已算完 ${SCHEMES.indexOf(scheme) + 1} / 3 种缩放……`, "busy");
+      say(`已算完 ${asked.indexOf(scheme) + 1} / ${asked.length} 种缩放……`, "busy");
     }
     root.dataset.state = "live";
     root.removeAttribute("aria-busy");
     root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
     delete root.dataset.stale;
-    say(`Python 已量化这个张量三次（共 ${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
+    say(`Python 已把这个张量按 ${asked.length} 种缩放各量化了一次（共 ${Math.max(1, Math.round(performance.now() - t0))} ms）。`, "ok");
     performance.mark("c9:redraw");
   }
 
@@ -100,17 +115,17 @@ export default function mount(root) {
   });
   form.elements.seed.addEventListener("change", () => recompute());
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
-  const url = urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text"]);
+  const url = urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset"]);
   const wanted = url.read();
   if (wanted) recompute({ ...params(), ...wanted });
 
   loadPlotly(root, "cartesian").then((Plotly) => { // heatmaps
     if (!root.isConnected) return;
     plotly = Plotly;
-    return Promise.all(views.map((v) => plot(Plotly, panels[v.scheme].querySelector(".c9-chart"), v.figure))).then(() => { root.dataset.chart = "drawn"; performance.mark("c9:widget-ready"); });
+    return Promise.all([plot(Plotly, absChart, absFigure), ...views.map((v) => plot(Plotly, panels[v.scheme].querySelector(".c9-chart"), v.figure))]).then(() => { root.dataset.chart = "drawn"; performance.mark("c9:widget-ready"); });
   }).catch(() => {
-    for (const s of SCHEMES) panels[s].querySelector(".c9-chart").textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。";
+    for (const c of [absChart, ...SCHEMES.map((s) => panels[s].querySelector(".c9-chart"))]) c.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。";
   });
 
-  return () => { run++; if (window.Plotly) for (const s of SCHEMES) window.Plotly.purge(panels[s].querySelector(".c9-chart")); };
+  return () => { run++; if (window.Plotly) for (const c of [absChart, ...SCHEMES.map((s) => panels[s].querySelector(".c9-chart"))]) window.Plotly.purge(c); };
 }
