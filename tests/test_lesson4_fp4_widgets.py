@@ -76,21 +76,108 @@ def _oracle_per_block(t: np.ndarray, tile):
     return np.abs(deq - t) / np.abs(t)
 
 
-@pytest.mark.parametrize("scheme,tile", [("per_tensor_e4m3", None), ("deepseek_1x128", (1, 128)),
-                                         ("deepseek_128x128", (128, 128))])
+def _oracle_mx_2d(t: np.ndarray, dtype, emax: int, top: float):
+    """OCP MX v1.0 §6.3 on every 1×32 block: X = 2^(floor(log2 amax) − emax), elements saturated."""
+    deq = np.empty_like(t)
+    for r in range(t.shape[0]):
+        for c0 in range(0, t.shape[1], 32):
+            blk = t[r, c0:c0 + 32]
+            x = 2.0 ** (math.floor(math.log2(np.max(np.abs(blk)))) - emax)
+            deq[r, c0:c0 + 32] = np.clip(blk / x, -top, top).astype(dtype).astype(np.float64) * x
+    return np.abs(deq - t) / np.abs(t)
+
+
+def _oracle_nv_2d(t: np.ndarray):
+    """NVFP4: FP32 tensor scale amax/(448·6), E4M3 scale per 1×16 block, E2M1 elements."""
+    tt = np.float64(np.float32(np.max(np.abs(t)) / 2688.0))
+    deq = np.empty_like(t)
+    for r in range(t.shape[0]):
+        for c0 in range(0, t.shape[1], 16):
+            blk = t[r, c0:c0 + 16]
+            b = np.float64(np.clip(np.max(np.abs(blk)) / (6 * tt), 0, 448).astype(ml_dtypes.float8_e4m3fn))
+            deq[r, c0:c0 + 16] = _e2m1(blk / (b * tt)) * (b * tt) if b else 0.0
+    return np.abs(deq - t) / np.abs(t)
+
+
+ORACLES = {
+    "per_tensor_e4m3": (None, lambda t: _oracle_per_block(t, None)),
+    "deepseek_1x128": ((1, 128), lambda t: _oracle_per_block(t, (1, 128))),
+    "deepseek_128x128": ((128, 128), lambda t: _oracle_per_block(t, (128, 128))),
+    "mxfp8_e4m3": ((1, 32), lambda t: _oracle_mx_2d(t, ml_dtypes.float8_e4m3fn, 8, 448.0)),
+    "mxfp4": ((1, 32), lambda t: _oracle_mx_2d(t, ml_dtypes.float4_e2m1fn, 2, 6.0)),
+    "nvfp4": ((1, 16), _oracle_nv_2d),
+}
+
+
+def _tile_means(rel: np.ndarray, tile):
+    """Mean of each block by numpy reshaping (the blocks divide the tensor, or cover a whole side)."""
+    rows, cols = rel.shape
+    tr, tc = (rows, cols) if tile is None else (min(tile[0], rows), min(tile[1], cols))
+    return rel.reshape(rows // tr, tr, cols // tc, tc).mean(axis=(1, 3))
+
+
+@pytest.mark.parametrize("scheme", list(ORACLES))
 @pytest.mark.parametrize("token", [True, False])
-def test_block_lab_against_ml_dtypes(scheme, tile, token):
+def test_block_lab_against_ml_dtypes(scheme, token):
+    """Per-element statistics and the per-block means the chart colours, against numpy/ml_dtypes."""
+    tile, oracle = ORACLES[scheme]
     v = block_lab.view({"scheme": scheme, "token": token})
     t = np.array(block_lab.generate(token=token))
-    rel = _oracle_per_block(t, tile)
-    bins = np.digitize(rel, block_lab.BIN_EDGES, right=True)
-    assert v["figure"]["data"][0]["z"] == bins.tolist()
+    rel = oracle(t)
     assert v["max_rel"] == pytest.approx(rel.max(), rel=1e-12)
     assert v["median_rel"] == pytest.approx(float(np.median(rel)), rel=1e-12)
     assert v["coarse"] == int((rel > 0.0625).sum())
     assert v["flushed"] == int((rel == 1.0).sum())
     assert v["shape"] == [block_lab.ROWS, block_lab.COLS]
+    means = _tile_means(rel, tile)
+    np.testing.assert_allclose(np.array(v["tile_means"], dtype=float), means, rtol=1e-12)
+    z = np.round(np.clip(np.log10(means), block_lab.LOG_MIN, block_lab.LOG_MAX), 3)
+    assert v["figure"]["data"][0]["z"] == z.tolist()
+    assert v["ruined"] == int((means > 0.0625).sum())
     go.Figure(v["figure"])
+
+
+@pytest.mark.parametrize("scheme", list(ORACLES))
+def test_block_boundaries_at_multiples_of_the_block(scheme):
+    """The cells span whole blocks and the drawn lines sit at every inner multiple of the block size."""
+    tile = ORACLES[scheme][0] or (block_lab.ROWS, block_lab.COLS)
+    v = block_lab.view({"scheme": scheme})
+    tr, tc = min(tile[0], block_lab.ROWS), tile[1]
+    assert v["row_edges"] == list(range(0, block_lab.ROWS + 1, tr))
+    assert v["col_edges"] == list(range(0, block_lab.COLS + 1, tc))
+    d = v["figure"]["data"][0]
+    assert d["x"] == v["col_edges"] and d["y"] == v["row_edges"]
+    paths = " ".join(sh["path"] for sh in v["figure"]["layout"]["shapes"])
+    assert sorted(int(x) for x in re.findall(r"M(\d+),0V", paths)) == list(range(tc, block_lab.COLS, tc))
+    assert sorted(int(y) for y in re.findall(r"M0,(\d+)H", paths)) == list(range(tr, block_lab.ROWS, tr))
+
+
+def test_ragged_blocks_and_zero_blocks():
+    """A typed 3×5 tensor under 1×128: one block per row, cut to 5 wide; a row of zeros has no mean."""
+    v = block_lab.view({"source": "typed", "text": "1, 2, 3, 4, 5\n0, 0, 0, 0, 0\n1000, 0.01, 0, 0, 0",
+                        "scheme": "deepseek_1x128"})
+    assert v["row_edges"] == [0, 1, 2, 3] and v["col_edges"] == [0, 5]
+    assert v["tile_means"][1] == [None] and v["figure"]["data"][0]["z"][1] == [None]
+    rel = _oracle_per_block(np.array([[1000, 0.01]]), None)[0]
+    assert v["tile_means"][2][0] == pytest.approx(rel.mean(), rel=1e-12)
+
+
+def test_abs_map_shows_the_outliers():
+    """The |x| map comes with the first scheme shown: log10|x| in tenths, the outlier columns dark."""
+    v = block_lab.view()
+    t, cols = block_lab.generate_with_outliers()
+    z = np.array(v["abs_figure"]["data"][0]["z"], dtype=float)
+    np.testing.assert_array_equal(z, np.round(10 * np.log10(np.abs(np.array(t)))))
+    assert all(z[:, j].min() >= 10 * math.log10(300) - 0.5 for j in cols)
+    assert "abs_figure" not in block_lab.view({"scheme": "nvfp4"})
+
+
+def test_predict_task_answer():
+    """The predict-first task: in the right half only 1×128 (and MXFP8) keep every block fine."""
+    got = {a["scheme"]: (a["ruined"], a["blocks"]) for a in block_lab.page_context()["predict"]}
+    assert got["per_tensor_e4m3"] == (1, 1) and got["deepseek_128x128"] == (1, 1)
+    assert got["deepseek_1x128"] == (0, 64) and got["mxfp8_e4m3"] == (0, 256)
+    assert got["mxfp4"][0] == got["mxfp4"][1] == 256
 
 
 def test_block_shape_follows_the_outlier_token():
@@ -102,7 +189,7 @@ def test_block_shape_follows_the_outlier_token():
 
 
 def test_typed_default_shows_12_8_and_0_45_percent():
-    got = {s: ask("block-lab", source="typed", scheme=s)["view"]["max_rel_text"] for s in block_lab.SCHEMES}
+    got = {s: ask("block-lab", source="typed", scheme=s)["view"]["max_rel_text"] for s in block_lab.SCHEMES[:3]}
     assert got == {"per_tensor_e4m3": "12.8%", "deepseek_1x128": "0.45%", "deepseek_128x128": "12.8%"}
     one_row = ask("block-lab", source="typed", text="[1000, 0.01, 0.02, 0.5]", scheme="deepseek_1x128")
     assert one_row["view"]["max_rel_text"] == "12.8%"

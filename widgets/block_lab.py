@@ -17,6 +17,7 @@ import re
 import random
 from bisect import bisect_left
 from functools import partial
+from fractions import Fraction
 from itertools import chain
 
 from . import blockscale as B
@@ -293,11 +294,20 @@ def _figure(means, redges, cedges, title: str) -> dict:
     }
 
 
+def _log10_abs(v) -> float:
+    """log10 |v|, also for a typed number beyond float's range (10⁻³³⁰ is kept exact as a Fraction)."""
+    f = abs(float(v))
+    if 0 < f < math.inf:
+        return math.log10(f)
+    fr = abs(Fraction(v))
+    return math.log10(fr.numerator) - math.log10(fr.denominator)
+
+
 def abs_figure(tensor) -> dict:
     """The tensor itself: log10 |x| per entry, in tenths (−30 = 10⁻³; integers keep the page small),
     so the outlier channels (columns) and the outlier token (a row) show before any quantisation.
     Zeros are left blank."""
-    z = [[round(10 * math.log10(abs(v))) if v else None for v in row] for row in tensor]
+    z = [[round(10 * _log10_abs(v)) if v else None for v in row] for row in tensor]
     n, m = len(tensor), len(tensor[0])
     ticks = list(range(int(ABS_MIN), int(ABS_MAX) + 1))
     return {

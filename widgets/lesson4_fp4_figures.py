@@ -117,7 +117,6 @@ def _config_figures() -> list[dict]:
     src = "anchor-model.json: quantization_configs.deepseek-v3"
     c = quant_configs.configs()["deepseek-v3"]
     qc = c["quantization_config"]
-    r = quant_configs.recipe("deepseek-v3")
     wr, wc = qc["weight_block_size"]
     ar, ac = c["activation_tile"]
     return [
@@ -129,7 +128,6 @@ def _config_figures() -> list[dict]:
              f"激活的缩放方式（{src}.quantization_config.activation_scheme）"),
         _fig("ds3_activation_tile_x", [ar, ac], f"{ar}×{ac}", f"激活每块：每 token 的若干通道（{src}.activation_tile）"),
         _fig("ds3_scale_dtype", c["scale_dtype"], c["scale_dtype"], f"每块缩放因子的存储格式（{src}.scale_dtype）"),
-        _fig("ds3_preset_count", len(r["schemes"]), str(len(r["schemes"])), "DeepSeek-V3 配方在实验台里对应的缩放种数"),
     ] + _v4_figures()
 
 
@@ -138,7 +136,7 @@ def _v4_figures() -> list[dict]:
     src = "anchor-model.json: quantization_configs.deepseek-v4-flash"
     c = quant_configs.configs()["deepseek-v4-flash"]
     return [
-        _fig("ds4_expert_format", c["expert_format"], c["expert_format"], f"MoE 专家权重的格式（{src}.expert_format）"),
+        _fig("ds4_expert_format", c["expert_format"], c["expert_format"], f"混合专家层里专家权重的格式（{src}.expert_format）"),
         _fig("ds4_linear_scale_format", c["linear_scale_format"], c["linear_scale_format"],
              f"FP8 线性层块缩放的存储格式（{src}.linear_scale_format）"),
     ]
@@ -152,9 +150,9 @@ def _predict_figures() -> list[dict]:
     for a in block_lab.predict([block_lab.view({"scheme": s}) for s in keys]):
         k = keys[a["scheme"]]
         out += [_fig(f"lab_{k}_right_blocks", a["blocks"], f"{a['blocks']:,}", "伸进右半边（第 128–255 列）的缩放块个数",
-                     scheme=a["scheme"]),
+                     scheme=a["label"]),
                 _fig(f"lab_{k}_right_ruined", a["ruined"], f"{a['ruined']:,}",
-                     "其中平均相对误差超过 6.25% 的块", scheme=a["scheme"])]
+                     "其中平均相对误差超过 6.25% 的块", scheme=a["label"])]
     return out
 
 
