@@ -185,7 +185,7 @@ def test_lesson_3_second_widget_of_a_kind_has_its_own_keys(open_page, site_serve
 
 
 def test_lesson_4_block_lab(open_page, site_server):
-    schemes = ["per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128"]
+    from widgets.block_lab import SCHEMES as schemes
     page = open_page(site_server.url + "lesson-4/?bl.magnitude=7")
     w = widget(page, "block-lab")
     status = w.locator(".c9-status")
@@ -207,7 +207,7 @@ def test_lesson_4_block_lab(open_page, site_server):
 
     shared = open_page(page.url)
     w = widget(shared, "block-lab")
-    expect(w.locator(".c9-status")).to_contain_text("Python 已量化这个张量三次", timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-status")).to_contain_text(f"按 {len(schemes)} 种缩放各量化了一次", timeout=PYTHON_TIMEOUT)
     expect(w.locator('input[name="source"][value="typed"]')).to_be_checked()
     expect(w.locator('textarea[name="text"]')).to_have_value(text)
     expect(w.locator(".c9-bl-typed")).to_be_visible()

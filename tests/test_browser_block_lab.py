@@ -1,0 +1,94 @@
+"""Issue 13, items 3 and 4 in headless Chromium: choosing DeepSeek-V3 drives the block lab; the heat maps
+draw each scheme's block boundaries; the predict-first task's answer shows without JavaScript."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import PYTHON_TIMEOUT, new_page, python_view
+from widgets import block_lab, quant_configs
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def page(browser, site_server):
+    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900})
+    yield pg
+    ctx.close()
+
+
+def _lab(page, url):
+    page.goto(url)
+    w = page.locator('[data-widget="block-lab"]')
+    w.scroll_into_view_if_needed()
+    expect(w).to_have_attribute("data-chart", "drawn", timeout=30_000)
+    return w
+
+
+def test_choosing_deepseek_v3_drives_the_block_lab(page, site_server):
+    w = _lab(page, site_server.url + "lesson-4/")
+    named = quant_configs.recipe("deepseek-v3")["schemes"]
+    w.locator('select[name="preset"]').select_option("deepseek-v3")
+    expect(w).to_have_attribute("data-runs", "1", timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-status")).to_contain_text(f"按 {len(named)} 种缩放")
+    for scheme in block_lab.SCHEMES:
+        panel = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"]')
+        row = w.locator(f'.c9-bl-table tr[data-scheme="{scheme}"]')
+        if scheme in named:
+            expect(panel).to_be_visible()
+            expect(row).to_be_visible()
+            want = python_view("block-lab", preset="deepseek-v3", scheme=scheme)
+            expect(panel.locator(".c9-bl-summary")).to_have_text(want["summary"])
+            assert panel.locator(".c9-chart").evaluate("el => el.data[0].z") == want["figure"]["data"][0]["z"]
+        else:
+            expect(panel).to_be_hidden()
+            expect(row).to_be_hidden()
+    # the config's fields, with the source, beside the lab
+    recipe = w.locator(".c9-bl-recipe")
+    for key in ("fmt", "weight_block_size", "activation_scheme"):
+        expect(recipe).to_contain_text(key)
+    expect(recipe.locator("a")).to_have_attribute("href", quant_configs.configs()["deepseek-v3"]["url"])
+    assert "bl.preset=deepseek-v3" in page.url
+    # keyboard: back to all six with the arrow keys on the focused select
+    w.locator('select[name="preset"]').focus()
+    page.keyboard.press("ArrowUp")
+    expect(w).to_have_attribute("data-runs", "2", timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-bl-panel:visible")).to_have_count(len(block_lab.SCHEMES))
+    assert page.errors == []
+
+
+def test_heat_maps_draw_block_boundaries_and_the_outliers(page, site_server):
+    w = _lab(page, site_server.url + "lesson-4/")
+    for scheme in block_lab.SCHEMES:
+        v = python_view("block-lab", scheme=scheme)
+        chart = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-chart')
+        shapes = chart.evaluate("el => el.layout.shapes || []")
+        xs = sorted(int(x) for sh in shapes for x in re.findall(r"M(\d+),0V", sh["path"]))
+        assert xs == v["col_edges"][1:-1], scheme                         # every inner block edge
+        assert chart.locator(".shapelayer path").count() == len(shapes)   # and Plotly drew them
+        assert chart.evaluate("el => el.data[0].x") == v["col_edges"]     # one cell per block
+    absmap = w.locator(".c9-bl-abs .c9-chart")
+    assert absmap.evaluate("el => el.data[0].z.length") == block_lab.ROWS
+    expect(w.locator(".c9-bl-abs-summary")).to_have_text(python_view("block-lab")["abs_summary"])
+    assert page.errors == []
+
+
+def test_predict_task_answer_without_javascript(browser, site_server):
+    """No JS: the build-time panels and the answer carry the figures the task asks about."""
+    ctx, pg = new_page(browser, viewport={"width": 390, "height": 800}, java_script_enabled=False)
+    try:
+        pg.goto(site_server.url + "lesson-4/")
+        task = pg.locator(".admonition.task", has_text="先猜再看图")
+        shown = re.sub(r"<[^>]+>", "", re.sub(r'<span class="fig-how".*?</span>', "", task.inner_html()))
+        answer = {a["scheme"]: a for a in block_lab.page_context()["predict"]}
+        a = answer["deepseek_1x128"]
+        assert f"1×128 在右半边的 {a['blocks']} 个块坏了 {a['ruined']} 个" in shown
+        b = answer["deepseek_128x128"]
+        assert f"128×128 在右半边有 {b['blocks']} 个块，坏了 {b['ruined']} 个" in shown
+        want = python_view("block-lab", scheme="deepseek_1x128")
+        expect(pg.locator('.c9-bl-panel[data-scheme="deepseek_1x128"] .c9-bl-summary')).to_have_text(want["summary"])
+    finally:
+        ctx.close()
