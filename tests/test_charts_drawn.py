@@ -28,13 +28,20 @@ TRACES = """() => {
   const out = [];
   for (const root of document.querySelectorAll('.c9-widget[data-default], .c9-widget[data-defaults]')) {
     const views = root.dataset.defaults ? JSON.parse(root.dataset.defaults) : [JSON.parse(root.dataset.default)];
-    const charts = [...root.querySelectorAll('.js-plotly-plot')];
+    // A chart marked data-figure draws that key of the first view (the block lab's |x| map); the
+    // others draw the views' `figure`, in order.
+    const charts = [...root.querySelectorAll('.js-plotly-plot')].filter((c) => !c.closest('[data-figure]'));
     views.forEach((v, i) => {
       if (!v.figure) return;
       const gd = charts[i];
       out.push({widget: root.dataset.widget, view: v.figure.data.map(points),
                 drawn: gd ? gd.data.map(points) : null});
     });
+    for (const el of root.querySelectorAll('[data-figure]')) {
+      const gd = el.querySelector('.js-plotly-plot');
+      out.push({widget: root.dataset.widget, view: views[0][el.dataset.figure].data.map(points),
+                drawn: gd ? gd.data.map(points) : null});
+    }
   }
   return out;
 }"""
