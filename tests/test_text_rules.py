@@ -135,7 +135,7 @@ def _views():
 # Live states a reader reaches (issue 12 QA): the rules hold there too, not only in the default view.
 LIVE = {
     "mx-nv": [{"text": "1e30, 1, -2.5e-20"}, {"text": "-448, 0.001"}],
-    "block-lab": [{"source": "typed", "text": "1e30, 1\n-2, 3e-30"}, {"source": "typed", "text": "448, 447.9999, 447.99999"}, {"scheme": "deepseek_1x128"}, {"scheme": "deepseek_128x128", "token": False}],
+    "block-lab": [{"preset": "deepseek-v3", "scheme": "deepseek_1x128"}, {"source": "typed", "text": "1e30, 1\n-2, 3e-30"}, {"source": "typed", "text": "448, 447.9999, 447.99999"}, {"scheme": "deepseek_1x128"}, {"scheme": "deepseek_128x128", "token": False}],
     "loss-scale": [{"k": 40}, {"k": 24, "fmt": "bfloat16"}],
     "bit-flipper": [{"value": "-448"}, {"value": "1e-30"}, {"value": "1e30", "formats": "float16,bfloat16"},
                     {"source": "float16", "code": "0xFFFF", "formats": "float16"}, {"value": "0x3c00"}],
