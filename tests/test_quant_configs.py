@@ -68,3 +68,11 @@ def test_page_figures_come_from_the_config():
     assert f["ds3_fmt"]["text"] == qc["fmt"] and f["ds3_weight_block"]["value"] == qc["weight_block_size"]
     assert f["ds3_weight_block_x"]["text"] == "128×128" and f["ds3_activation_tile_x"]["text"] == "1×128"
     assert f["ds4_expert_format"]["text"] == quant_configs.configs()["deepseek-v4-flash"]["expert_format"]
+
+
+def test_preset_summaries_name_the_part_of_the_model():
+    r = quant_configs.recipe("deepseek-v3")
+    act = block_lab.view({"preset": "deepseek-v3", "scheme": r["activation"]})["summary"]
+    wt = block_lab.view({"preset": "deepseek-v3", "scheme": r["weight"]})["summary"]
+    assert act.startswith(f"按 {r['name']} 的配方，激活用这种缩放。") and "权重" in wt.split("。")[0]
+    assert block_lab.view({"scheme": r["weight"]})["summary"] == wt.split("。", 1)[1]

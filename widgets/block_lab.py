@@ -352,6 +352,11 @@ def view(params: dict | None = None) -> dict:
     v["params"] = p
     v["tensor_note"] = describe_tensor(p, cols)
     v["shown"] = preset_schemes(p["preset"])
+    if p["preset"] != "all":                 # say which part of the model the config scales this way
+        r = quant_configs.recipe(p["preset"])
+        role = {r["activation"]: "激活", r["weight"]: "权重"}.get(p["scheme"])
+        if role:
+            v["summary"] = f"按 {r['name']} 的配方，{role}用这种缩放。" + v["summary"]
     if p["scheme"] == v["shown"][0]:
         v["abs_figure"] = abs_figure(t)
         v["abs_summary"] = describe_abs(t, cols)
