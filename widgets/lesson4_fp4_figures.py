@@ -88,6 +88,7 @@ def _outlier_figures() -> list[dict]:
 def _lab_figures() -> list[dict]:
     out = [_fig("block_lab_rows", block_lab.ROWS, str(block_lab.ROWS), "块缩放实验台的行数（token）"),
            _fig("block_lab_cols", block_lab.COLS, str(block_lab.COLS), "块缩放实验台的列数（通道）"),
+           _fig("block_lab_schemes", len(block_lab.SCHEMES), str(len(block_lab.SCHEMES)), "块缩放实验台比较的缩放方案个数"),
            _fig("block_lab_seed", block_lab.DEFAULTS["seed"], str(block_lab.DEFAULTS["seed"]), "块缩放实验台默认张量的随机种子")]
     keys = {"per_tensor_e4m3": "tensor", "deepseek_1x128": "1x128", "deepseek_128x128": "128x128"}
     for s, name in keys.items():
