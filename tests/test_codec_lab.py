@@ -227,7 +227,7 @@ def test_the_task_figures_are_the_widgets_answers():
     assert (figs["cl_e4m3_464"]["text"], figs["cl_e4m3_464_hex"]["text"]) == ("448", "0x7E")
     assert (figs["cl_e4m3_465"]["text"], figs["cl_e4m3_465_hex"]["text"]) == ("NaN", "0x7F")
     assert (figs["cl_e4m3_465_sat"]["text"], figs["cl_e4m3_465_sat_hex"]["text"]) == ("448", "0x7E")
-    assert (figs["cl_e5m2_65536"]["text"], figs["cl_e5m2_65536_sat"]["text"]) == ("+∞", "57344")
+    assert (figs["cl_e5m2_65536"]["text"], figs["cl_e5m2_65536_sat"]["text"]) == ("+∞", "57,344")
     assert (figs["cl_e4m3_beyond_max"]["value"], figs["cl_e5m2_overflow_from"]["value"]) == (480, 61440)
     assert (figs["cl_e2m1_3"]["text"], figs["cl_e8m0_3"]["text"], figs["cl_e8m0_3_hex"]["text"]) == ("3", "4", "0x81")
     assert (figs["cl_e2m1_5"]["text"], figs["cl_e8m0_0_hex"]["text"]) == ("4", "0xFF")

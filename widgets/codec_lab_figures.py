@@ -28,7 +28,9 @@ def _pair(name: str, formats: str, fmt: str, label: str, x: str, overflow: str, 
     mode = f"（{MODE_ZH[overflow]}）" if fmt in ("float8_e4m3fn", "float8_e5m2") else ""
     how = f"{label}{mode or ' '}存 {int(x):,}：{why}"
     value = r["value"] if r["value"] is not None else r["value_text"]
-    return [{"name": name, "value": value, "text": r["value_text"], "formula": how, "inputs": {"x": int(x)}},
+    # a whole number with thousands separators, as the page writes its own (57,344); else as the widget shows it
+    text = f"{int(value):,}" if isinstance(value, float) and value == int(value) else r["value_text"]
+    return [{"name": name, "value": value, "text": text, "formula": how, "inputs": {"x": int(x)}},
             {"name": name + "_hex", "value": r["code"], "text": r["hex"], "formula": how + "（编码）",
              "inputs": {"x": int(x)}}]
 
