@@ -231,3 +231,14 @@ def test_the_task_figures_are_the_widgets_answers():
     assert (figs["cl_e4m3_beyond_max"]["value"], figs["cl_e5m2_overflow_from"]["value"]) == (480, 61440)
     assert (figs["cl_e2m1_3"]["text"], figs["cl_e8m0_3"]["text"], figs["cl_e8m0_3_hex"]["text"]) == ("3", "4", "0x81")
     assert (figs["cl_e2m1_5"]["text"], figs["cl_e8m0_0_hex"]["text"]) == ("4", "0xFF")
+
+
+def test_signs_of_zero_and_nan_are_kept_in_every_format_that_has_them():
+    fp8 = rows(formats=FP8, value="-nan")
+    assert (fp8[E4]["hex"], fp8[E5]["hex"]) == ("0xFF", "0xFE")            # as ml_dtypes: −NaN keeps its sign
+    assert np.array([-np.nan], np.float32).astype(ml_dtypes.float8_e5m2).view(np.uint8).tolist() == [0xFE]
+    assert fp8[E4]["value_text"] == "−NaN"
+    neg0 = rows(formats=FP4, value="-0")
+    assert neg0[E2]["hex"] == "0x8" and neg0[E2]["value_text"] == "−0"
+    assert rows(formats=FP8, value="-1e-9")[E4]["hex"] == "0x80"           # underflow keeps the sign: −0
+    assert rows(formats=FP4, source=E2, code="0x8")[E2]["exact"] == "−0"
