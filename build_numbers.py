@@ -312,6 +312,7 @@ FIGURE_MODULES = [
     "widgets.codec_figures",
     "widgets.lessons123_figures",
     "widgets.lesson4_fp4_figures",
+    "widgets.codec_lab_figures",
     "widgets.lab_figures",
 ]
 

@@ -67,6 +67,8 @@ RU = W("repeated-update", "lesson-2/", '[data-widget="repeated-update"]')
 LS = W("loss-scale", "lesson-2/", '[data-widget="loss-scale"]')
 LEDGER = W("ledger", "lesson-1/", '[data-widget="ledger"]')
 BF3 = W("bit-flipper", "lesson-3/", '[data-widget="bit-flipper"]')
+BF4 = W("bit-flipper", "lesson-4/", '[data-widget="bit-flipper"]')          # FP8 E4M3 / E5M2, saturating or not
+BFP4 = W("bit-flipper", "fp4/", '[data-widget="bit-flipper"]')             # E2M1 / E8M0
 BL = W("block-lab", "lesson-4/", '[data-widget="block-lab"]', '.c9-bl-panel[data-scheme="per_tensor_e4m3"] .c9-bl-summary')
 MN = W("mx-nv", "fp4/", '[data-widget="mx-nv"]')
 MB = W("memory-bar", "lesson-5/", '[data-widget="memory-bar"]')
@@ -108,6 +110,12 @@ def mb(s="4096", b=1, model="qwen3.8-27b", mode="store_all", s2=False):
 VALUE, STEPS = 'input[name="value"]', 'input[name="steps"]'
 HEX16 = '.c9-bf-row[data-format="float16"] input[name="hex"]'
 REC_BF2 = ([("fill", VALUE, "0.1")], bf2("0.1"))
+F8, E4M3 = "float8_e4m3fn,float8_e5m2", "float8_e4m3fn"
+F4, E2M1, E8M0 = "float4_e2m1fn,float8_e8m0fnu", "float4_e2m1fn", "float8_e8m0fnu"
+HEX_E4M3, HEX_E2M1, HEX_E8M0 = (f'.c9-bf-row[data-format="{f}"] input[name="hex"]' for f in (E4M3, E2M1, E8M0))
+REC_BF4 = ([("check", 'input[name="overflow"][value="default"]'), ("fill", VALUE, "464")],
+           dict(formats=F8, source="value", value="464"))
+REC_BFP4 = ([("fill", VALUE, "5")], dict(formats=F4, source="value", value="5"))
 REC_RU = ([("fill", 'input[name="w0"]', "1"), ("fill", 'input[name="delta"]', "1e-4"), ("fill", STEPS, "1000"),
            ("check", 'input[name="fmt"][value="float16"]')], ru())
 REC_LS = ([("select", 'select[name="source"]', "stand-in"), ("set", 'input[name="k"]', "16", ["input"])],
@@ -205,6 +213,18 @@ CASES = [
     Case(BF3, "binary code too long", [("fill", '.c9-bf-row[data-format="bfloat16"] input[name="hex"]', "0b" + "1" * 17)],
          Err(dict(formats=F3, source="bfloat16", code="0b" + "1" * 17)),
          ([("fill", VALUE, "257")], dict(formats=F3, source="value", value="257"))),
+    # ---- lesson 4 and the FP4 branch: the bit flipper in FP8 (with the overflow choice) and in E2M1 / E8M0
+    Case(BF4, "wrong hex length (E4M3)", [("fill", HEX_E4M3, "0x123")], Err(dict(formats=F8, source=E4M3, code="0x123")), REC_BF4),
+    Case(BF4, "unknown radio value (script, overflow)", [("forge", 'input[name="overflow"]', "clamp")],
+         Err(dict(formats=F8, source="value", value="464", overflow="clamp")), REC_BF4),
+    Case(BF4, "beyond max (valid: saturating 465)", [("check", 'input[name="overflow"][value="saturate"]'), ("fill", VALUE, "465")],
+         Ok(dict(formats=F8, source="value", value="465", overflow="saturate")), REC_BF4),
+    Case(BF4, "beyond max (valid: 465 is NaN)", [("fill", VALUE, "465")], Ok(dict(formats=F8, source="value", value="465")), REC_BF4),
+    Case(BFP4, "NaN into a format without NaN (E2M1)", [("fill", VALUE, "NaN")], Err(dict(formats=F4, source="value", value="NaN")), REC_BFP4),
+    Case(BFP4, "wrong hex length (E2M1)", [("fill", HEX_E2M1, "0x10")], Err(dict(formats=F4, source=E2M1, code="0x10")), REC_BFP4),
+    Case(BFP4, "binary code too long (E2M1)", [("fill", HEX_E2M1, "0b10101")], Err(dict(formats=F4, source=E2M1, code="0b10101")), REC_BFP4),
+    Case(BFP4, "wrong hex length (E8M0)", [("fill", HEX_E8M0, "0x100")], Err(dict(formats=F4, source=E8M0, code="0x100")), REC_BFP4),
+    Case(BFP4, "negative into an unsigned format (valid: E8M0 NaN)", [("fill", VALUE, "-1")], Ok(dict(formats=F4, source="value", value="-1")), REC_BFP4),
     # ---- lesson 4: the block-scaling lab (typed tensor, seed, channels, magnitude) ---------------------
     Case(BL, "empty", [("check", TYPED), ("text", "textarea", ""), ("click", SUBMIT)],
          Err(bl(text="")), REC_BL_TEXT),

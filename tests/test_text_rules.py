@@ -138,7 +138,12 @@ LIVE = {
     "block-lab": [{"preset": "deepseek-v3", "scheme": "deepseek_1x128"}, {"source": "typed", "text": "1e30, 1\n-2, 3e-30"}, {"source": "typed", "text": "448, 447.9999, 447.99999"}, {"scheme": "deepseek_1x128"}, {"scheme": "deepseek_128x128", "token": False}],
     "loss-scale": [{"k": 40}, {"k": 24, "fmt": "bfloat16"}],
     "bit-flipper": [{"value": "-448"}, {"value": "1e-30"}, {"value": "1e30", "formats": "float16,bfloat16"},
-                    {"source": "float16", "code": "0xFFFF", "formats": "float16"}, {"value": "0x3c00"}],
+                    {"source": "float16", "code": "0xFFFF", "formats": "float16"}, {"value": "0x3c00"},
+                    # the codec lab (issue 13): FP8 in both modes, E2M1/E8M0 with a row that cannot hold the NaN
+                    {"formats": "float8_e4m3fn,float8_e5m2", "value": "465", "overflow": "saturate"},
+                    {"formats": "float8_e4m3fn,float8_e5m2", "value": "-1e6"},
+                    {"formats": "float4_e2m1fn,float8_e8m0fnu", "source": "float8_e8m0fnu", "code": "0xFF"},
+                    {"formats": "float4_e2m1fn,float8_e8m0fnu", "value": "1e-40"}],
     "repeated-update": [{"w0": "-1e5", "delta": "1e-30"}, {"w0": "1e6", "delta": "-0.5", "fmt": "bfloat16"}],
     "ledger": [{"model": "custom", "log10_params": 8}, {"model": "custom", "log10_params": 12},
                {"model": "custom", "log10_params": 9.55}, {"convention": "fp32"}],

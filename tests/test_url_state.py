@@ -240,6 +240,38 @@ def test_fp4_mx_nv(open_page, site_server):
     expect(last.nth(4)).to_contain_text(want["rows"][-1]["nv"]["dequantized_text"])
 
 
+def test_lesson_4_and_fp4_bit_flippers(open_page, site_server):
+    """The codec lab (issue 13): the overflow choice and a code made in E2M1 live in the address."""
+    fp8, fp4 = "float8_e4m3fn,float8_e5m2", "float4_e2m1fn,float8_e8m0fnu"
+    page = open_page(site_server.url + "lesson-4/?bf.overflow=maybe")
+    w = widget(page, "bit-flipper")
+    expect_refused(w, python_error("bit-flipper", formats=fp8, value="1", overflow="maybe"),
+                   python_view("bit-flipper", formats=fp8, value="1")["summary"])
+    w.locator('input[name="overflow"][value="saturate"]').check()
+    box = w.locator('input[name="value"]')
+    box.fill("465")
+    box.press("Enter")
+    want = python_view("bit-flipper", formats=fp8, value="465", overflow="saturate")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    assert query(page) == {"bf.value": "465", "bf.overflow": "saturate"}
+    shared = open_page(page.url)
+    w = widget(shared, "bit-flipper")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    expect(w.locator('input[name="overflow"][value="saturate"]')).to_be_checked()
+    expect(w.locator('.c9-bf-row[data-format="float8_e4m3fn"] input[name="hex"]')).to_have_value("0x7E")
+
+    page = open_page(site_server.url + "fp4/")
+    w = widget(page, "bit-flipper")
+    w.locator('.c9-bf-row[data-format="float4_e2m1fn"] .c9-bit[data-pos="3"]').click()      # the sign: 1 → −1
+    want = python_view("bit-flipper", formats=fp4, source="float4_e2m1fn", code="0xA")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    assert query(page) == {"bf.source": "float4_e2m1fn", "bf.code": "0xA"}
+    shared = open_page(page.url)
+    w = widget(shared, "bit-flipper")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    expect(w.locator('.c9-bf-row[data-format="float4_e2m1fn"] .c9-bit[data-pos="3"]')).to_have_attribute("aria-pressed", "true")
+
+
 def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_server):
     # b=99 is an older link's key (no "mb."): still read, refused, and dropped at the next write.
     page = open_page(site_server.url + "lesson-5/?b=99&tl.iteration=3")

@@ -2,7 +2,9 @@
 
 The reader flips a bit, types a code (hex or binary) in one format, or types a decimal value; every
 format shown then holds the same real number, rounded once to nearest (ties to even) by
-:mod:`widgets.formats`. Python computes everything (value, exact power-of-two form, class,
+:mod:`widgets.formats`. The same view serves FP32/FP16/BF16 (lessons 2–3), FP8 E4M3/E5M2 (lesson 4)
+and E2M1/E8M0 (the FP4 branch); ``overflow`` chooses what a value past the largest finite one becomes
+("default": E4M3FN NaN, E5M2/FP16 ±∞; "saturate": ±max, OFP8 §5.3). Python computes everything (value, exact power-of-two form, class,
 neighbours, spacing, the interval that rounds here); JavaScript only draws the bits and the text.
 """
 from __future__ import annotations
@@ -18,8 +20,11 @@ from .params import ascii_text, shown, with_defaults
 
 WIDGET = "bit-flipper"
 
-DEFAULTS = {"formats": "float16,float32", "source": "value", "code": None, "value": "1"}
+DEFAULTS = {"formats": "float16,float32", "source": "value", "code": None, "value": "1", "overflow": "default"}
 MAX_FORMATS = 4
+OVERFLOW = ("default", "saturate")
+# The formats whose reader gets the saturating / non-saturating choice (OFP8 §5.3 names it for FP8 only).
+OVERFLOW_CHOICE = ("float8_e4m3fn", "float8_e5m2")
 
 SHORT = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "float8_e4m3fn": "FP8 E4M3",
          "float8_e5m2": "FP8 E5M2", "float4_e2m1fn": "FP4 E2M1", "float8_e8m0fnu": "E8M0"}
@@ -123,16 +128,16 @@ def _bits(fmt: F.Format, code: int) -> list[dict]:
     return out
 
 
-def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = None) -> dict:
+def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = None, overflow: str = "default") -> dict:
     """Everything one format's row shows for ``code``; ``typed`` (the reader's real number) adds the
-    rounding error."""
+    rounding error; ``overflow`` decides which reals round to the largest code (the interval)."""
     d = F.fields(fmt, code)
     cls = F.classify(fmt, code)
     v = F.decode(fmt, code)
     up, down = F.next_up(fmt, code), F.next_down(fmt, code)
     finite = not (v != v or math.isinf(v))
     spacing = F.ulp(fmt, v) if finite else None
-    iv = F.interval(fmt, code)
+    iv = F.interval(fmt, code, overflow)
     row = {
         "format": fmt.name, "short": short_name(fmt), "code": code,
         "hex": f"0x{code:0{(fmt.bits + 3) // 4}X}", "bits_text": d["bits"],
@@ -144,11 +149,28 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
         "up": None if up is None or not finite and v != v else exact_short(fmt, up),
         "down": None if down is None or not finite and v != v else exact_short(fmt, down),
         "ulp": spacing, "ulp_text": "—" if spacing is None else _pow2_exp(spacing),
-        "interval": "—" if iv is None else _short_interval(iv, fmt),
+        "interval": "—" if iv is None else _short_interval(iv, fmt), "missing": None,
     }
     if typed is not None:
-        row["error_text"] = _error_text(typed, v)
+        row["error_text"] = _error_text(fmt, typed, v)
     return row
+
+
+def missing_row(fmt: F.Format, why: str) -> dict:
+    """A row whose format cannot hold the value the reader made in another row (a NaN code shown
+    beside E2M1, which has no NaN): every fact "—", all bits off, and ``missing`` says why."""
+    return {"format": fmt.name, "short": short_name(fmt), "code": None, "hex": "—", "bits_text": "—",
+            "bits": [{**b, "on": False} for b in _bits(fmt, 0)], "sign": 0 if fmt.signed else None,
+            "exponent_field": None, "mantissa_field": None, "exponent_bits": fmt.exponent_bits,
+            "mantissa_bits": fmt.mantissa_bits, "bias": fmt.bias, "cls": "none", "cls_zh": "存不下",
+            "value": None, "value_text": "—", "exact": "—", "pow2": "—", "up": None, "down": None,
+            "ulp": None, "ulp_text": "—", "interval": "—", "missing": why}
+
+
+def _no_nan(fmt: F.Format) -> str:
+    """What happens to a NaN in a format without one (E2M1): said, not silently made a number."""
+    return (f"{short_name(fmt)} 没有 NaN（也没有无穷大），NaN 存不进去：这里不把它悄悄换成某个有限数"
+            f"（有的库会把它存成 0，那只是约定，不是舍入的结果）")
 
 
 def _pow2_exp(x: float) -> str:
@@ -159,13 +181,9 @@ def _pow2_exp(x: float) -> str:
 
 
 def _sci(x: float, digits: int, zeros: bool = False) -> str:
-    """``x`` to ``digits`` significant digits, a power of ten written ×10ⁿ: "5.96×10⁻⁸", "0.1", "−3.4×10³⁸".
-    ``zeros`` keeps trailing zeros, so every value shows all ``digits`` ("7.45058060×10⁻⁹")."""
-    text = f"{x:{'#' if zeros else ''}.{digits}g}"
-    if "e" in text:
-        mant, exp = text.split("e")
-        text = f"{mant}×" + units.superscript_powers(f"10^{int(exp)}")
-    return text.replace("-", "−")
+    """``x`` to ``digits`` significant digits in the site's one notation (:func:`widgets.units.sci`):
+    "5.96×10⁻⁸", "0.1", "−3.4×10³⁸"; ``zeros`` keeps trailing zeros ("7.45058060×10⁻⁹")."""
+    return units.sci(x, digits, zeros)
 
 
 def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
@@ -174,15 +192,17 @@ def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
     def s(v):
         if isinstance(v, float):
             return "+∞" if v > 0 else "−∞"
-        return f"{float(v):.{digits}g}" if v else "0"
+        return units.sci(v, digits) if v else "0"        # "−480", "7.62939×10⁻⁶": reader notation
     return f"{'[' if iv.lo_closed else '('}{s(iv.lo)}, {s(iv.hi)}{']' if iv.hi_closed else ')'}"
 
 
-def _error_text(typed, stored: float) -> str:
+def _error_text(fmt: F.Format, typed, stored: float) -> str:
     if isinstance(typed, float) and not math.isfinite(typed):
         return "—"
     if stored != stored:
-        return "变成了 NaN"
+        if not fmt.signed and typed <= 0:
+            return f"变成了 NaN：{short_name(fmt)} 没有 0，也没有负数"
+        return "舍入后超出最大值，变成了 NaN（非饱和）"
     if math.isinf(stored):
         return "溢出成了无穷大"
     t = Fraction(typed)
@@ -193,15 +213,29 @@ def _error_text(typed, stored: float) -> str:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
     rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{_sci(float(rel) * 100, 3)}%"   # 6.08×10⁻⁷%
-    return f"{'+' if err > 0 else '−'}{_sci(abs(float(err)), 3)}（相对 {rel_text}）"
+    clamped = abs(stored) == fmt.max and _past_top(fmt, abs(t))
+    return f"{'+' if err > 0 else '−'}{_sci(abs(float(err)), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
+
+
+def _past_top(fmt: F.Format, a: Fraction) -> bool:
+    """True when |x| = ``a`` rounds (ties to even, unbounded exponent) above the largest finite value:
+    a value the codec then clamped (saturating mode, or E2M1, which has no ∞). 464 is not past E4M3's
+    448 (the tie goes to 448's even significand 1110₂); 465 is."""
+    top, step = Fraction(fmt.max), Fraction(F.ulp(fmt, fmt.max))
+    mid = top + step / 2
+    return a > mid or (a == mid and (top / step) % 2 == 1)
 
 
 def view(params: dict | None = None) -> dict:
     """params: formats ("float16,float32" or a list), source ("value" or a format name), value (a
-    decimal text, when source is "value"), code (an int or a hex/binary text in the source format).
+    decimal text, when source is "value"), code (an int or a hex/binary text in the source format),
+    overflow ("default" or "saturate").
     Raises InputError (Chinese) on bad input."""
     p = with_defaults(params, DEFAULTS, lists=("formats",))
     fmts = _formats(p["formats"])
+    overflow = p["overflow"]
+    if overflow not in OVERFLOW:
+        raise InputError(f"超出最大值时只能选「非饱和」或「饱和」，收到的是{shown(overflow)}")
     typed = None
     if p["source"] == "value":
         typed = parse_value(p["value"])
@@ -230,26 +264,32 @@ def view(params: dict | None = None) -> dict:
     rows = []
     for f in fmts:
         if typed is None and f.name == src.name:   # the row the reader edited keeps its exact bits (NaN payloads too)
-            rows.append(format_view(f, code, typed))
+            rows.append(format_view(f, code, typed, overflow))
             continue
-        try:
-            c = F.encode(f, x)
-        except F.CodecInputError as e:     # e.g. NaN into a format without NaN
-            raise InputError(f"{short_name(f)}：{e.message_zh}") from None
-        rows.append(format_view(f, c, typed))
+        if x != x and not f.has_nan:
+            if typed is not None:                  # the reader typed NaN: say what happens, refuse
+                raise InputError(_no_nan(f))
+            rows.append(missing_row(f, _no_nan(f)))  # a NaN code made in another row: that row stays reachable
+            continue
+        rows.append(format_view(f, F.encode(f, x, overflow), typed, overflow))
     head = rows[0]
+    mode = ""
+    if any(f.name in OVERFLOW_CHOICE for f in fmts):
+        mode = "（饱和模式）" if overflow == "saturate" else "（非饱和模式）"
     if typed is not None:
-        lead = f"输入{shown(p['value'])}{_hex_note(p['value'], typed)}："
+        lead = f"输入{shown(p['value'])}{_hex_note(p['value'], typed)}{mode}："
     else:
-        lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}："
+        lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}{mode}："
     summary = lead + "；".join(
+        f"{r['short']} 存不下" if r["missing"] else
         f"{r['short']} 存成 {r['value_text']}"
         f"（{_approx(r)}{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
         for r in rows) + "。"
     return {"params": {"formats": ",".join(f.name for f in fmts), "source": p["source"],
                        "value": p["value"] if typed is not None else None,
                        # the code as the site writes it (0xFFFF, not the full-width ＦＦＦＦ typed): the address holds this
-                       "code": rows[[r['format'] for r in rows].index(src.name)]["hex"] if typed is None else None},
+                       "code": rows[[r['format'] for r in rows].index(src.name)]["hex"] if typed is None else None,
+                       "overflow": overflow},
             "rows": rows, "summary": summary, "lead_format": head["format"]}
 
 
@@ -276,4 +316,5 @@ def _approx(row: dict) -> str:
 def page_context(**options) -> dict:
     v = view(options or None)
     import zlib
-    return dict(view=v, uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}")
+    choice = any(r["format"] in OVERFLOW_CHOICE for r in v["rows"])
+    return dict(view=v, uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}", overflow_choice=choice)

@@ -738,7 +738,7 @@ def parse_code(fmt, text: str) -> int:
         raise CodecInputError(
             f"cannot read {text!r} as a {f.bits}-bit {f.name} code (use hex 0x.. with at most "
             f"{(f.bits + 3) // 4} digits, or binary 0b.. with at most {f.bits} bits)",
-            f"无法把「{text}」读成 {f.bits} 位的编码：十六进制最多 {(f.bits + 3) // 4} 位（如 {'3C00' if f.bits == 16 else '7E'}），"
+            f"无法把「{text}」读成 {f.bits} 位的编码：十六进制最多 {(f.bits + 3) // 4} 位（如 1 的编码 {encode(f, 1):0{(f.bits + 3) // 4}X}），"
             f"二进制写成 0b… 最多 {f.bits} 位", "bad_code_text") from None
     return _check_code(f, code)
 

@@ -6,6 +6,9 @@ export default function mount(root) {
   const formats = view.params.formats;
   const summary = root.querySelector(".c9-summary");
   const valueForm = root.querySelector(".c9-bf-value");
+  // Saturating or not (FP8 only): a radio pair; where the widget has none, the view's default rides along.
+  const overflowForm = root.querySelector(".c9-bf-overflow");
+  const overflow = () => (overflowForm ? overflowForm.elements.overflow.value : view.params.overflow);
   const rows = new Map([...root.querySelectorAll(".c9-bf-row")].map((el) => [el.dataset.format, el]));
 
   const draw = (v) => {
@@ -16,6 +19,7 @@ export default function mount(root) {
       const edited = v.rows.find((r) => r.format === v.params.source);
       valueForm.elements.value.value = v.params.value ?? (edited ? edited.value_text : "");
     }
+    if (overflowForm) overflowForm.elements.overflow.value = v.params.overflow;
     for (const r of v.rows) {
       const el = rows.get(r.format);
       if (!el) continue;
@@ -30,9 +34,16 @@ export default function mount(root) {
       for (const k of ["exact", "pow2", "cls_zh", "ulp_text", "interval"]) set(k, r[k]);
       set("neighbours", `${r.down ?? "—"} / ${r.up ?? "—"}`);
       set("error_text", r.error_text ?? "—（由编码给出，不是输入的十进制数）");
+      const note = el.querySelector('[data-k="missing"]');
+      note.textContent = r.missing ?? "";
+      note.hidden = !r.missing;
     }
   };
   const { send } = liveView("bit-flipper", root, draw);
+  // The state on screen as the reader made it: a typed value, or a code in one row.
+  const current = () => (view.params.source === "value"
+    ? { source: "value", value: view.params.value }
+    : { source: view.params.source, code: view.params.code });
   // The code the reader now sees in a row: the pressed bits (already flipped before Python answers).
   // Sent as hex text (as the code box would), so that the address reads bf.source=float16&bf.code=0x3C01.
   const codeOf = (el) => {
@@ -50,7 +61,7 @@ export default function mount(root) {
       const on = btn.getAttribute("aria-pressed") === "true";
       btn.setAttribute("aria-pressed", on ? "false" : "true"); // immediate feedback; Python confirms
       btn.querySelector(".c9-bit-v").textContent = on ? "0" : "1";
-      send({ formats, source: fmt, code: codeOf(el) });     // up to 2^32 − 1: plain numbers, no 32-bit ops
+      send({ formats, source: fmt, code: codeOf(el), overflow: overflow() }); // up to 2^32 − 1: plain numbers, no 32-bit ops
     });
     el.querySelector(".c9-bits").addEventListener("keydown", (e) => {
       const i = bits.indexOf(e.target);
@@ -61,15 +72,19 @@ export default function mount(root) {
       bits[i].tabIndex = -1; bits[j].tabIndex = 0; bits[j].focus();
     });
     const hexForm = el.querySelector(".c9-bf-hex");
-    const sendHex = () => send({ formats, source: fmt, code: hexForm.elements.hex.value });
+    const sendHex = () => send({ formats, source: fmt, code: hexForm.elements.hex.value, overflow: overflow() });
     hexForm.addEventListener("submit", (e) => { e.preventDefault(); sendHex(); });
     hexForm.elements.hex.addEventListener("change", sendHex);
   }
-  const sendValue = () => send({ formats, source: "value", value: valueForm.elements.value.value });
+  const sendValue = () => send({ formats, source: "value", value: valueForm.elements.value.value, overflow: overflow() });
+  // A new overflow rule re-stores what is shown: the typed value, or the code the reader made.
+  overflowForm?.addEventListener("change", () => send({ formats, ...current(), overflow: overflow() }));
+  overflowForm?.addEventListener("submit", (e) => e.preventDefault());
   valueForm.addEventListener("submit", (e) => { e.preventDefault(); sendValue(); });
   valueForm.elements.value.addEventListener("change", sendValue);
   // The address holds either the typed value (bf.value=0.1) or a code (bf.source=float16&bf.code=0x3C01);
   // the draw above already shows every control from Python's answer.
-  urlState(root, "bf", ["source", "value", "code"]).restore(send, { formats, source: "value", value: view.params.value });
+  urlState(root, "bf", ["source", "value", "code", "overflow"])
+    .restore(send, { formats, source: "value", value: view.params.value, overflow: view.params.overflow });
   return null;
 }
