@@ -119,15 +119,15 @@ def throughput_figures(d: dict) -> list[dict]:
     bf16_hw = any(f in flags for f in ("avx512_bf16", "amx_bf16"))
     fp16_hw = any(f in flags for f in ("avx512_fp16", "amx_fp16"))
     _fig(out, "lab_tp_bf16_hw", bf16_hw, "有" if bf16_hw else "没有",
-         f"这颗 CPU 有没有 BF16 运算指令（avx512_bf16 或 amx_bf16，{src}.cpu_flags_16bit）", flags=flags)
+         f"测吞吐的 CPU 的指令集标志里有没有 BF16 运算扩展（{src}.cpu_flags_16bit）")
     _fig(out, "lab_tp_fp16_hw", fp16_hw, "有" if fp16_hw else "没有",
-         f"这颗 CPU 有没有 FP16 运算指令（avx512_fp16 或 amx_fp16，{src}.cpu_flags_16bit）", flags=flags)
+         f"测吞吐的 CPU 的指令集标志里有没有 FP16 运算扩展（{src}.cpu_flags_16bit）")
     rows = throughput_rows(d)
     for name in RUN_ORDER:
         r = rows[name]
         _fig(out, f"lab_{name}_tpc", r["median"], units.number(r["median"]),
              f"{_RUN[name]}每 CPU 秒处理的 token 数：{tp['repeats']} 次重复的中位数（{src}.runs.{name}）",
-             tokens_per_repeat=tp["tokens_per_repeat"])
+             **{"每次重复的 token 数": tp["tokens_per_repeat"]})
         _fig(out, f"lab_{name}_tpc_range", (r["min"], r["max"]), f"{units.number(r['min'])}–{units.number(r['max'])}",
              f"{_RUN[name]}{tp['repeats']} 次重复里每 CPU 秒 token 数的最低–最高（{src}.runs.{name}）")
         _fig(out, f"lab_{name}_tpc_cell", r["median"], r["cell"], "中位数（最低–最高），每 CPU 秒 token 数")
@@ -153,7 +153,7 @@ def throughput_figures(d: dict) -> list[dict]:
         r = tp["runs"]["fp32"]
         ratio = r[hi] / r[lo]
         _fig(out, f"lab_fp32_{key}_spread", ratio, f"{units.number(ratio, 2)} 倍",
-             f"FP32 按{what}算，{tp['repeats']} 次重复里最快一次 ÷ 最慢一次", fastest=round(r[hi], 1), slowest=round(r[lo], 1))
+             f"FP32 按 {what} 算，{tp['repeats']} 次重复里最快一次 ÷ 最慢一次", **{"最快一次": round(r[hi], 1), "最慢一次": round(r[lo], 1)})
     return out
 
 
