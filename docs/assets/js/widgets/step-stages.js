@@ -6,6 +6,7 @@ export default function mount(root) {
   const summary = root.querySelector(".c9-summary");
   const buttons = [...root.querySelectorAll("button.c9-stage")];
   const rows = [...root.querySelectorAll("tr[data-stage]")];
+  root.classList.add("c9-stages-live"); // the summary now says what the chosen stage holds: the list of all hides
   const draw = (v) => {
     summary.textContent = v.summary;
     for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.stage === v.params.stage));
