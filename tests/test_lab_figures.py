@@ -129,3 +129,17 @@ def test_throughput_is_the_repeated_cpu_time_measure(data):
     assert figs["lab_tp_order_clean"]["value"] == clean
     ratio = tp["runs"]["bf16"]["tokens_per_cpu_s_median"] / tp["runs"]["fp32"]["tokens_per_cpu_s_median"]
     assert figs["lab_bf16_speed_vs_fp32"]["value"] == pytest.approx(ratio)
+
+
+def test_guide_page_carries_the_comparison_table(built_site, data):
+    """The chapter guide repeats the lab's comparison: per run the throughput cell, the peak memory,
+    the val loss and the skipped steps, as the lab's data file gives them."""
+    import html as html_lib
+
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "|", (built_site / "index.html").read_text(encoding="utf-8")))
+    figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
+    for name in lab_figures.RUN_ORDER:
+        row = [figs[f"lab_{name}_{k}"] for k in ("tpc_cell", "peak_mib_table", "val_loss", "skipped")]
+        assert all(cell in text for cell in row), (name, row)
+    assert figs["lab_fp32_peak_mib_table"] == "56.29 MiB"
+    assert figs["lab_fp16_scaled_skipped"] == str(data["runs"]["fp16_scaled"]["skipped_steps"])
