@@ -314,6 +314,7 @@ FIGURE_MODULES = [
     "widgets.lesson4_fp4_figures",
     "widgets.codec_lab_figures",
     "widgets.lab_figures",
+    "widgets.kv_cache",
 ]
 
 

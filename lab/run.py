@@ -2,10 +2,16 @@
 
     python -m lab.run            # the full run (config.json "full"), writes lab/results/c09-precision.json
     python -m lab.run --smoke    # a few steps, same pipeline (the test suite uses it)
+    python -m lab.run --throughput-only   # re-measure only the throughput section of the existing file
 
 Four runs from the same seed, initial weights and batches: FP32; BF16 autocast; FP16 autocast without
 loss scaling; FP16 autocast with our DynamicLossScaler. Parameters, gradients and AdamW's state stay FP32
 in every run (autocast only runs the operators in 16 bits).
+
+Throughput is measured apart from the training runs: on one thread, in tokens per CPU-second of this
+process (time.process_time), over repeated blocks of training steps with the precisions interleaved, so
+that other load on a shared machine moves neither the measure nor the ranking much; the file keeps
+every repeat, the median and the spread.
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import datetime as dt
 import json
 import math
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -153,6 +160,66 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
             "memory": mem, "peak_bytes": max(m["total"] for m in mem)}, model
 
 
+# Repeated timed blocks of training steps per precision (the throughput section of the data file).
+THROUGHPUT = {"full": {"threads": 1, "repeats": 9, "steps_per_repeat": 10, "warmup_steps": 2},
+              "smoke": {"threads": 1, "repeats": 2, "steps_per_repeat": 1, "warmup_steps": 1}}
+
+
+def throughput(cfg: dict, prof: dict, train_tokens, opts: dict, names, log=print) -> dict:
+    """Tokens per CPU-second of one training step, per precision: `repeats` blocks of `steps_per_repeat`
+    steps each, the precisions taking turns (the starting one rotates), on `threads` threads. CPU time
+    counts only this process's own work, and one thread leaves no OpenMP thread spinning while its partner
+    waits for a core, so the figure hardly moves with other load; wall-clock figures are kept beside it."""
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(opts["threads"])
+    s, b = cfg["model"]["context"], prof["batch_size"]
+    o = cfg["optimizer"]
+    total = opts["warmup_steps"] + opts["repeats"] * opts["steps_per_repeat"]
+    state = {}
+    for name in names:
+        torch.manual_seed(cfg["seed"])
+        model = build(cfg)
+        opt = torch.optim.AdamW(model.parameters(), lr=o["lr"], betas=tuple(o["betas"]), eps=o["eps"],
+                                weight_decay=o["weight_decay"])
+        scaler = DynamicLossScaler(**cfg["scaler"]) if RUNS[name]["scaling"] else None
+        state[name] = (model, opt, scaler, batches(train_tokens, total, b, s, cfg["seed"] + 1))
+
+    def run_steps(name, n):
+        model, opt, scaler, it = state[name]
+        for _ in range(n):
+            loss, logits = loss_of(model, next(it), RUNS[name]["dtype"])
+            (scaler.scale_loss(loss) if scaler else loss).backward()
+            del logits
+            scaler.step(opt) if scaler else opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    for name in names:
+        run_steps(name, opts["warmup_steps"])
+    tokens = opts["steps_per_repeat"] * b * s
+    per = {name: {"cpu_seconds": [], "wall_seconds": []} for name in names}
+    for rep in range(opts["repeats"]):
+        order = names[rep % len(names):] + names[:rep % len(names)]
+        for name in order:
+            t0, c0 = time.perf_counter(), time.process_time()
+            run_steps(name, opts["steps_per_repeat"])
+            per[name]["wall_seconds"].append(time.perf_counter() - t0)
+            per[name]["cpu_seconds"].append(time.process_time() - c0)
+        log(f"[throughput] repeat {rep + 1}/{opts['repeats']}: " + ", ".join(
+            f"{n} {tokens / per[n]['cpu_seconds'][-1]:.1f} tok/cpu-s" for n in names))
+    torch.set_num_threads(threads_before)
+    for name, r in per.items():
+        tpc = sorted(tokens / c for c in r["cpu_seconds"])
+        tpw = sorted(tokens / w for w in r["wall_seconds"])
+        r.update({"tokens_per_cpu_s": [tokens / c for c in r["cpu_seconds"]],
+                  "tokens_per_cpu_s_median": statistics.median(tpc), "tokens_per_cpu_s_min": tpc[0],
+                  "tokens_per_cpu_s_max": tpc[-1], "tokens_per_s_median": statistics.median(tpw),
+                  "tokens_per_s_min": tpw[0], "tokens_per_s_max": tpw[-1]})
+    return {"method": "time.process_time around each block of steps; precisions interleaved, starting one rotated",
+            "cpu": _cpu_name(), "cpu_flags_16bit": _cpu_flags(), "torch": torch.__version__, "threads": opts["threads"], "repeats": opts["repeats"], "steps_per_repeat": opts["steps_per_repeat"],
+            "warmup_steps": opts["warmup_steps"], "tokens_per_repeat": tokens,
+            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "runs": per}
+
+
 def _weight_copies(saved: SavedTensors, params) -> int:
     """Bytes of 16-bit saved tensors shaped like a weight matrix: autocast's casted copies of the weights."""
     shapes = {tuple(p.shape) for p in params if p.dim() == 2}
@@ -200,6 +267,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS_PATH)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", default=",".join(RUNS))
+    ap.add_argument("--throughput-only", action="store_true",
+                    help="re-measure only the throughput section and write it into the existing --out file")
     args = ap.parse_args(argv)
     t_start = time.perf_counter()
     torch.set_num_threads(args.threads)
@@ -218,9 +287,21 @@ def main(argv=None) -> int:
     if n_params != cfg["expected_param_count"]:
         raise SystemExit(f"parameter count {n_params} != {cfg['expected_param_count']}")
 
+    names = args.runs.split(",")
+    tp_opts = THROUGHPUT["smoke" if args.smoke else "full"]
+    if args.throughput_only:
+        t0 = time.perf_counter()
+        out = json.loads(args.out.read_text(encoding="utf-8"))
+        out["throughput"] = throughput(cfg, prof, train_tokens, tp_opts, names, log)
+        out["throughput"]["wall_time_s"] = time.perf_counter() - t0
+        out["throughput"]["command"] = "python -m lab.run --throughput-only"
+        _write(args.out, out)
+        log(f"wrote the throughput section of {args.out}")
+        return 0
+
     probes = [probe(cfg, prof, train_tokens, "initialization")]
     runs = {}
-    for name in args.runs.split(","):
+    for name in names:
         runs[name], model = train_one(name, cfg, prof, train_tokens, val_tokens, log)
         if name == "fp32":
             probes.append(probe(cfg, prof, train_tokens, "after_training_fp32", model))
@@ -244,11 +325,34 @@ def main(argv=None) -> int:
         "probe": probes,
         "accounting": ledger_and_formula(cfg, prof, n_params),
     }
+    t0 = time.perf_counter()
+    out["throughput"] = throughput(cfg, prof, train_tokens, tp_opts, names, log)
+    out["throughput"]["wall_time_s"] = time.perf_counter() - t0
+    out["throughput"]["command"] = out["provenance"]["command"]
     out["provenance"]["wall_time_s"] = time.perf_counter() - t_start
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, ensure_ascii=False, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    _write(args.out, out)
     log(f"wrote {args.out}")
     return 0
+
+
+def _write(path: Path, out: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, ensure_ascii=False, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+
+
+# The CPU's 16-bit arithmetic extensions, as /proc/cpuinfo lists them: which precisions have hardware.
+FLAGS_16BIT = ("avx512_bf16", "amx_bf16", "avx512_fp16", "amx_fp16", "f16c")
+
+
+def _cpu_flags() -> list[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                have = set(line.split(":", 1)[1].split())
+                return [f for f in FLAGS_16BIT if f in have]
+    except OSError:
+        pass
+    return []
 
 
 def _cpu_name() -> str:

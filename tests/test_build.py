@@ -60,7 +60,7 @@ def test_memory_bar_default_state_is_in_the_html(built_site):
     html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
     assert 'data-widget="memory-bar"' in html
     assert "模型状态 444.5 GB，激活 174.5 GB（162.5 GiB）" in html  # the summary, no script needed
-    m = re.search(r'data-default="([^"]+)"', html)
+    m = re.search(r'data-widget="memory-bar" data-default="([^"]+)"', html)  # the memory bar's, not the first widget's
     import html as html_lib
     view = json.loads(html_lib.unescape(m.group(1)))
     assert view["activation_bytes"] == 174_483_046_400

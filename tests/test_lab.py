@@ -130,6 +130,13 @@ def test_smoke_data_file_schema(smoke, cfg):
         assert all("saved_tensors_hooks" in m["method"] for m in r["memory"])
         assert (r["steps"][0]["loss_scale"] is not None) == (name == "fp16_scaled")
     assert [p["when"] for p in smoke["probe"]] == ["initialization", "after_training_fp32"]
+    # the throughput section: every run timed in every repeat, on one thread, in CPU seconds
+    tp = smoke["throughput"]
+    assert tp["threads"] == 1 and set(tp["runs"]) == set(smoke["runs"])
+    for r in tp["runs"].values():
+        assert len(r["cpu_seconds"]) == len(r["tokens_per_cpu_s"]) == tp["repeats"]
+        assert all(c > 0 for c in r["cpu_seconds"])
+        assert r["tokens_per_cpu_s_min"] <= r["tokens_per_cpu_s_median"] <= r["tokens_per_cpu_s_max"]
     for p in smoke["probe"]:
         assert sum(p["counts"]) + p["exact_zero"] == p["elements"] == PSI
         assert p["below_2^-24_after_x65536"] <= p["below_2^-24"]

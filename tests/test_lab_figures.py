@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 
 import plotly.graph_objects as go
 import pytest
@@ -70,7 +71,9 @@ def test_charts_are_valid_plotly_and_whole_without_js(chart):
     if ctx["figure"] is not None:
         go.Figure(ctx["figure"])  # raises on a misspelt property
     if chart == "table":
-        assert ctx["columns"][1:5] == ["tokens/s（墙钟，中位数）", "显存（四个截面的最大值）", "val loss", "跳过步数"]
+        n = lab_figures.load()["throughput"]["repeats"]
+        assert ctx["columns"][1:5] == [lab_charts.THROUGHPUT_COLUMN.format(n=n), "显存（四个截面的最大值）",
+                                       "val loss", "跳过步数"]
         assert len(ctx["rows"]) == 4
 
 
@@ -99,3 +102,44 @@ def test_a_signed_difference_reads_as_chinese():
     text = f["lab_bf16_vs_fp32_val"]["text"]
     assert re.fullmatch(r"(高|低) \d\.\d{4}|相差不到 0\.0001", text), text
     assert f["lab_probe_trained_median_log2"]["text"].startswith("2 的 −")     # not 2^-9.8
+
+
+def test_throughput_is_the_repeated_cpu_time_measure(data):
+    """The comparison table's throughput: tokens per CPU-second over repeated blocks of steps (one thread),
+    median with the lowest and highest; the figures and the table cell are those of the data file."""
+    tp = data["throughput"]
+    assert tp["threads"] == 1 and tp["repeats"] >= 5
+    figs = {r["name"]: r for r in lab_figures.figures(data)}
+    table = {r[0]: r for r in lab_charts.page_context(chart="table")["rows"]}
+    for name in lab_figures.RUN_ORDER:
+        r = tp["runs"][name]
+        per = [tp["tokens_per_repeat"] / c for c in r["cpu_seconds"]]
+        assert len(per) == tp["repeats"] and per == pytest.approx(r["tokens_per_cpu_s"])
+        assert statistics.median(per) == pytest.approx(r["tokens_per_cpu_s_median"])
+        assert (min(per), max(per)) == (pytest.approx(r["tokens_per_cpu_s_min"]), pytest.approx(r["tokens_per_cpu_s_max"]))
+        assert figs[f"lab_{name}_tpc"]["value"] == r["tokens_per_cpu_s_median"]
+        cell = figs[f"lab_{name}_tpc_cell"]["text"]
+        assert table[data["runs"][name]["label"]][1] == cell
+        assert re.fullmatch(r"[\d,]+（[\d,]+–[\d,]+）", cell)
+    # the ranking the pages state is the one every repeat shows (or the pages say it is not)
+    order = figs["lab_tp_order"]["value"]
+    lo = {n: tp["runs"][n]["tokens_per_cpu_s_min"] for n in order}
+    hi = {n: tp["runs"][n]["tokens_per_cpu_s_max"] for n in order}
+    clean = all(lo[a] > hi[b] for a, b in zip(order, order[1:]))
+    assert figs["lab_tp_order_clean"]["value"] == clean
+    ratio = tp["runs"]["bf16"]["tokens_per_cpu_s_median"] / tp["runs"]["fp32"]["tokens_per_cpu_s_median"]
+    assert figs["lab_bf16_speed_vs_fp32"]["value"] == pytest.approx(ratio)
+
+
+def test_guide_page_carries_the_comparison_table(built_site, data):
+    """The chapter guide repeats the lab's comparison: per run the throughput cell, the peak memory,
+    the val loss and the skipped steps, as the lab's data file gives them."""
+    import html as html_lib
+
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "|", (built_site / "index.html").read_text(encoding="utf-8")))
+    figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
+    for name in lab_figures.RUN_ORDER:
+        row = [figs[f"lab_{name}_{k}"] for k in ("tpc_cell", "peak_mib_table", "val_loss", "skipped")]
+        assert all(cell in text for cell in row), (name, row)
+    assert figs["lab_fp32_peak_mib_table"] == "56.29 MiB"
+    assert figs["lab_fp16_scaled_skipped"] == str(data["runs"]["fp16_scaled"]["skipped_steps"])

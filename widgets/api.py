@@ -20,6 +20,7 @@ WIDGETS = {
     "loss-scale": "loss_scale",  # lessons 1–3
     "pattern-table": "pattern_table", "block-lab": "block_lab", "fp4-line": "fp4_line", "mx-nv": "mx_nv",
     "evolution-map": "evolution_map",  # lesson 4, FP4, guide
+    "step-stages": "step_stages",  # lesson 5's opening
     "lab-charts": "lab_charts",  # the lab (build-time charts only)
 }
 

@@ -38,14 +38,18 @@ def _mib(n) -> str:
     return units.size(n, "MiB", 2)
 
 
+COLUMN_NAME = "精度"
+# tokens per CPU-second on one thread, repeated: the measure that ranks the precisions reproducibly here
+THROUGHPUT_COLUMN = "tokens / CPU 秒（单线程，{n} 次重复的中位数；括号里是最低–最高）"
+
+
 def comparison_rows(d: dict) -> list[dict]:
-    from .lab_figures import RUN_ORDER
+    from .lab_figures import RUN_ORDER, throughput_rows
     rows = []
+    tp = throughput_rows(d)
     for name in RUN_ORDER:
         r = d["runs"][name]
-        tpc = r.get("tokens_per_cpu_s_median")
-        rows.append({"key": name, "label": r["label"], "tokens_per_s": units.number(r["tokens_per_s_median"]),
-                     "tokens_per_cpu_s": units.number(tpc) if tpc is not None else "—",
+        rows.append({"key": name, "label": r["label"], "tokens_per_cpu_s": tp[name]["cell"],
                      "peak": _mib(r["peak_bytes"]),
                      "saved": _mib({m["point"]: m for m in r["memory"]}["after_forward"]["parts"]["saved_for_backward"]),
                      "val_loss": units.number(r["val_loss"], 4),
@@ -91,12 +95,13 @@ def page_context(chart: str = "table") -> dict:
     machine = f"{prov['cpu']}，{prov['threads']} 线程，torch {prov['torch']}（CPU）"
 
     if chart == "table":
-        ctx["columns"] = ["精度", "tokens/s（墙钟，中位数）", "显存（四个截面的最大值）", "val loss", "跳过步数",
-                          "tokens / CPU 秒（中位数）", "其中：前向后保存给反向", "平均 0 梯度比例"]
-        ctx["rows"] = [[r["label"], r["tokens_per_s"], r["peak"], r["val_loss"], r["skipped"], r["tokens_per_cpu_s"],
-                        r["saved"], r["zero"]]
+        ctx["columns"] = [COLUMN_NAME, THROUGHPUT_COLUMN.format(n=d["throughput"]["repeats"]),
+                          "显存（四个截面的最大值）", "val loss", "跳过步数", "其中：前向后保存给反向", "平均 0 梯度比例"]
+        ctx["rows"] = [[r["label"], r["tokens_per_cpu_s"], r["peak"], r["val_loss"], r["skipped"], r["saved"], r["zero"]]
                        for r in comparison_rows(d)]
-        ctx["caption"] = f"四种精度的对照（同一种子、同一批数据；{machine}）"
+        tp = d["throughput"]
+        ctx["caption"] = (f"四种精度的对照（同一种子、同一批数据；训练：{machine}；"
+                          f"吞吐在 {tp['date'][:10]} 另测，{tp['threads']} 线程）")
         vals = [runs[n]["val_loss"] for n in RUN_ORDER]
         ctx["summary"] = (f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
                           f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步；"

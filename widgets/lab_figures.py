@@ -90,6 +90,73 @@ def _fig(out, name, value, text, formula, **inputs):
     out.append({"name": name, "value": value, "text": text, "formula": formula, "inputs": inputs})
 
 
+def throughput_rows(d: dict) -> dict:
+    """Per run: tokens per CPU-second of the throughput measurement (python -m lab.run: one thread,
+    repeated blocks of steps with the precisions taking turns) as median, lowest and highest, and the
+    table's cell "median（lowest–highest）"."""
+    tp = d["throughput"]
+    out = {}
+    for name in RUN_ORDER:
+        r = tp["runs"][name]
+        med, lo, hi = (r[f"tokens_per_cpu_s_{k}"] for k in ("median", "min", "max"))
+        out[name] = {"median": med, "min": lo, "max": hi,
+                     "cell": f"{units.number(med)}（{units.number(lo)}–{units.number(hi)}）"}
+    return out
+
+
+def throughput_figures(d: dict) -> list[dict]:
+    out: list[dict] = []
+    tp = d["throughput"]
+    src = f"{SRC}: throughput"
+    _fig(out, "lab_tp_repeats", tp["repeats"], str(tp["repeats"]), f"吞吐测量的重复次数（{src}.repeats）")
+    _fig(out, "lab_tp_steps", tp["steps_per_repeat"], str(tp["steps_per_repeat"]),
+         f"每次重复连跑的训练步数（{src}.steps_per_repeat）")
+    _fig(out, "lab_tp_threads", tp["threads"], str(tp["threads"]), f"吞吐测量用的线程数（{src}.threads）")
+    _fig(out, "lab_tp_date", tp["date"], tp["date"][:10], f"吞吐测量的日期，协调世界时（{src}.date）")
+    _fig(out, "lab_tp_minutes", tp["wall_time_s"] / 60, f"{units.number(Fraction(tp['wall_time_s']) / 60, 1)} 分钟",
+         f"吞吐测量的总耗时（秒）÷ 60（{src}.wall_time_s）", wall_time_s=round(tp["wall_time_s"], 1))
+    flags = tp.get("cpu_flags_16bit") or []
+    bf16_hw = any(f in flags for f in ("avx512_bf16", "amx_bf16"))
+    fp16_hw = any(f in flags for f in ("avx512_fp16", "amx_fp16"))
+    _fig(out, "lab_tp_bf16_hw", bf16_hw, "有" if bf16_hw else "没有",
+         f"测吞吐的 CPU 的指令集标志里有没有 BF16 运算扩展（{src}.cpu_flags_16bit）")
+    _fig(out, "lab_tp_fp16_hw", fp16_hw, "有" if fp16_hw else "没有",
+         f"测吞吐的 CPU 的指令集标志里有没有 FP16 运算扩展（{src}.cpu_flags_16bit）")
+    rows = throughput_rows(d)
+    for name in RUN_ORDER:
+        r = rows[name]
+        _fig(out, f"lab_{name}_tpc", r["median"], units.number(r["median"]),
+             f"{_RUN[name]}每 CPU 秒处理的 token 数：{tp['repeats']} 次重复的中位数（{src}.runs.{name}）",
+             **{"每次重复的 token 数": tp["tokens_per_repeat"]})
+        _fig(out, f"lab_{name}_tpc_range", (r["min"], r["max"]), f"{units.number(r['min'])}–{units.number(r['max'])}",
+             f"{_RUN[name]}{tp['repeats']} 次重复里每 CPU 秒 token 数的最低–最高（{src}.runs.{name}）")
+        _fig(out, f"lab_{name}_tpc_cell", r["median"], r["cell"], "中位数（最低–最高），每 CPU 秒 token 数")
+        w = tp["runs"][name]
+        _fig(out, f"lab_{name}_wall_range", (w["tokens_per_s_min"], w["tokens_per_s_max"]),
+             f"{units.number(w['tokens_per_s_min'])}–{units.number(w['tokens_per_s_max'])}",
+             f"{_RUN[name]}同样 {tp['repeats']} 次重复里每墙钟秒 token 数的最低–最高（{src}.runs.{name}）")
+    for name in RUN_ORDER[1:]:
+        ratio = rows[name]["median"] / rows["fp32"]["median"]
+        _fig(out, f"lab_{name}_speed_vs_fp32", ratio, f"{units.number(ratio, 2 if ratio < 0.1 else 1)} 倍",
+             f"{_RUN[name]}的速度是 FP32 的几倍 = 这一行的每 CPU 秒 token 数 ÷ FP32 的（中位数）",
+             fp32=round(rows["fp32"]["median"], 1), this=round(rows[name]["median"], 1))
+    # the ranking holds across every repeat when the slower run's best is below the faster run's worst
+    order = sorted(RUN_ORDER[:3], key=lambda n: -rows[n]["median"])
+    clean = all(rows[a]["min"] > rows[b]["max"] for a, b in zip(order, order[1:]))
+    _fig(out, "lab_tp_order", order, " > ".join(d["runs"][n]["label"].split("（")[0] for n in order),
+         "FP32、BF16、FP16 按每 CPU 秒 token 数的中位数从快到慢")
+    _fig(out, "lab_tp_order_clean", clean, "每一次重复都是这个顺序" if clean else "并非每一次重复都是这个顺序",
+         "快慢顺序在每一次重复里都成立：慢者的最高值低于快者的最低值",
+         **{n: [round(rows[n]["min"], 1), round(rows[n]["max"], 1)] for n in order})
+    for key, what, lo, hi in (("wall", "墙钟", "tokens_per_s_min", "tokens_per_s_max"),
+                              ("cpu", "CPU 时间", "tokens_per_cpu_s_min", "tokens_per_cpu_s_max")):
+        r = tp["runs"]["fp32"]
+        ratio = r[hi] / r[lo]
+        _fig(out, f"lab_fp32_{key}_spread", ratio, f"{units.number(ratio, 2)} 倍",
+             f"FP32 按 {what} 算，{tp['repeats']} 次重复里最快一次 ÷ 最慢一次", **{"最快一次": round(r[hi], 1), "最慢一次": round(r[lo], 1)})
+    return out
+
+
 def figures(data: dict | None = None) -> list[dict]:
     d = load() if data is None else data
     out: list[dict] = []
@@ -182,15 +249,12 @@ def figures(data: dict | None = None) -> list[dict]:
              "实测「第一次更新后」− 16 B × Ψ", measured=step, ledger=ledger)
         peak = r["peak_bytes"]
         _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{_RUN[name]}实测的显存峰值 ÷ 2²⁰（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
+        # two decimals, as the lab's comparison table shows it (the guide page repeats that table)
+        _fig(out, f"lab_{name}_peak_mib_table", peak / 2**20, mib(peak, 2),
+             f"{_RUN[name]}实测的显存峰值 ÷ 2²⁰，两位小数（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
         _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 4), f"{_RUN[name]}训练完在验证集上的 loss（{SRC}: runs.{name}.val_loss）")
         _fig(out, f"lab_{name}_final_loss", r["final_train_loss"], units.number(r["final_train_loss"], 3),
              f"{_RUN[name]}最后一步的训练 loss（{SRC}: runs.{name}.steps[-1].loss）")
-        tp = r["tokens_per_s_median"]
-        _fig(out, f"lab_{name}_tps", tp, units.number(tp), f"{_RUN[name]}各步每秒处理 token 数的中位数，不含第 1 步（{SRC}: runs.{name}）")
-        tc = r.get("tokens_per_cpu_s_median")
-        if tc is not None:
-            _fig(out, f"lab_{name}_tpc", tc, units.number(tc),
-                 f"{_RUN[name]}各步「token 数 ÷ 本进程 CPU 秒」的中位数，不含第 1 步（{SRC}: runs.{name}）")
         _fig(out, f"lab_{name}_skipped", r["skipped_steps"], str(r["skipped_steps"]), f"{_RUN[name]}因溢出跳过的步数（{SRC}: runs.{name}.skipped_steps）")
         z = r["mean_zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac", z, sci(z) if z else "0",
@@ -206,12 +270,7 @@ def figures(data: dict | None = None) -> list[dict]:
         zl = r["steps"][-1]["zero_grad_fraction"]
         _fig(out, f"lab_{name}_zero_frac_last", zl, sci(zl) if zl else "0",
              f"{_RUN[name]}最后一步恰为 0 的梯度元素比例（{SRC}: runs.{name}.steps[-1].zero_grad_fraction）")
-    key = "tokens_per_cpu_s_median" if runs["fp32"].get("tokens_per_cpu_s_median") else "tokens_per_s_median"
-    tps32 = runs["fp32"][key]
-    for name in RUN_ORDER[1:]:
-        ratio = tps32 / runs[name][key]
-        _fig(out, f"lab_{name}_slowdown", ratio, f"{units.number(ratio, 1)} 倍",
-             f"慢了几倍 = FP32 的{_SPEED[key]} ÷ 这一行的{_SPEED[key]}", fp32=round(tps32, 1), this=round(runs[name][key], 1))
+    out += throughput_figures(d)
     fs = runs["fp16_scaled"]
     _fig(out, "lab_fp16_scaled_final_scale", fs["final_loss_scale"], units.number(fs["final_loss_scale"]),
          f"FP16 + 动态缩放训练结束时的 S（{SRC}: runs.fp16_scaled.final_loss_scale）")

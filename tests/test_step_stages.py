@@ -1,0 +1,91 @@
+"""Lesson 5's opening: the stages of one training step, each chosen to see its size on the anchor.
+Unit tests on widgets/step_stages.py (the memory bar's ledger, grouped by stage) and a browser test:
+choosing a stage by mouse or keyboard shows Python's figure for it."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from conftest import PYTHON_TIMEOUT, new_page, python_view
+from widgets import memory_bar, step_stages
+from widgets.errors import InputError
+from widgets.models import anchor
+
+
+def test_stages_are_the_memory_bars_ledger_grouped_by_stage():
+    v = step_stages.view({"stage": "update"})
+    bar = memory_bar.view()
+    psi = anchor().param_total
+    by = {s["key"]: s["bytes"] for s in v["stages"]}
+    assert by == {"weights": 2 * psi, "forward": bar["activation_bytes"], "backward": 2 * psi, "update": 12 * psi}
+    assert sum(by.values()) == bar["total_bytes"] == v["total_bytes"]
+    # the activations are Korthikanti's eq. 1 on the anchor at s = 4,096, b = 1: L·(34sbh + 5as²b)
+    m = anchor()
+    assert by["forward"] == m.L * (34 * 4096 * m.h + 5 * m.a * 4096**2)
+
+
+def test_shown_figures_add_up_and_match_lesson_1s_table():
+    v = step_stages.view()
+    shown = [Decimal(s["gb_text"].removesuffix(" GB")) for s in v["stages"]]
+    assert sum(shown) == Decimal(v["total_text"].removesuffix(" GB"))
+    upd = next(s for s in v["stages"] if s["key"] == "update")
+    # the same figures as the lesson's model-state table (fig.ledger_master, fig.ledger_mv)
+    assert [p["text"] for p in upd["parts"]] == ["111.13 GB", "222.25 GB"]
+    assert v["stages"][0]["gb_text"] == "55.56 GB"
+    fwd = next(s for s in v["stages"] if s["key"] == "forward")
+    assert fwd["text"].endswith("（162.5 GiB）")
+
+
+@pytest.mark.parametrize("stage", step_stages.KEYS)
+def test_each_stage_says_its_figure_and_what_it_holds(stage):
+    v = step_stages.view({"stage": stage})
+    s = v["stage"]
+    assert v["params"]["stage"] == stage and s["key"] == stage
+    assert s["text"] in v["summary"] and s["holds"] in v["summary"] and s["share"] in v["summary"]
+
+
+@pytest.mark.parametrize("bad", ["nope", "", 3, "FORWARD"])
+def test_unknown_stage_gets_a_chinese_message(bad):
+    with pytest.raises(InputError) as e:
+        step_stages.view({"stage": bad})
+    assert "环节" in e.value.message_zh
+
+
+@pytest.mark.browser
+def test_choosing_a_stage_shows_pythons_figure(browser, site_server):
+    from playwright.sync_api import expect
+
+    ctx, page = new_page(browser)
+    page.goto(site_server.url + "lesson-5/")
+    w = page.locator('[data-widget="step-stages"]')
+    summary = w.locator(".c9-summary")
+    # Before any script: the build-time state is the forward stage, and the table lists every stage.
+    expect(summary).to_have_text(python_view("step-stages")["summary"])
+    expect(w.locator("tr[data-stage]")).to_have_count(4)
+    # A click: the optimizer's update, its figure from Python.
+    w.locator('button[data-stage="update"]').click()
+    want = python_view("step-stages", stage="update")
+    expect(summary).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    assert "333.38 GB" in summary.inner_text()
+    expect(w.locator('button[data-stage="update"]')).to_have_attribute("aria-pressed", "true")
+    expect(w.locator('button[data-stage="forward"]')).to_have_attribute("aria-pressed", "false")
+    expect(w.locator('tr[data-stage="update"]')).to_have_attribute("aria-current", "true")
+    assert "st.stage=update" in page.url
+    # The keyboard: Tab back to the first stage's button, Enter.
+    w.locator('button[data-stage="forward"]').focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    want = python_view("step-stages", stage="weights")
+    expect(summary).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    assert want["stage"]["text"] == "55.56 GB" and want["stage"]["text"] in summary.inner_text()
+    # A shared link reopens the stage; a bad one gets the Chinese message and keeps the default.
+    page.goto(site_server.url + "lesson-5/?st.stage=backward")
+    expect(page.locator('[data-widget="step-stages"] .c9-summary')).to_have_text(
+        python_view("step-stages", stage="backward")["summary"], timeout=PYTHON_TIMEOUT)
+    page.goto(site_server.url + "lesson-5/?st.stage=xyz")
+    w = page.locator('[data-widget="step-stages"]')
+    expect(w.locator(".c9-status")).to_contain_text("训练一步里没有这个环节", timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-summary")).to_have_text(python_view("step-stages")["summary"])
+    assert not page.errors, page.errors
+    ctx.close()
