@@ -313,6 +313,7 @@ FIGURE_MODULES = [
     "widgets.lessons123_figures",
     "widgets.lesson4_fp4_figures",
     "widgets.lab_figures",
+    "widgets.codec_check",
 ]
 
 
