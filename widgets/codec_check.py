@@ -100,18 +100,24 @@ def figures(data: dict | None = None) -> list[dict]:
                 agree = (dec if part == "decode" else enc)[lib]
                 what = "解码结果" if part == "decode" else "编码结果"
                 if agree is None:
-                    fig(f"{key}_{part}_{lib}", "—", "—",
-                        f"PyTorch {torch_version} 的 4 位类型在 CPU 上不能与 FP32 互转，没有可比的结果"
-                        f"（{SRC}: torch_dtypes.float4_e2m1fn_x2）")
+                    for suffix in ("", "_diff"):
+                        fig(f"{key}_{part}_{lib}{suffix}", "—", "—",
+                            f"PyTorch {torch_version} 的 4 位类型在 CPU 上不能与 FP32 互转，没有可比的结果"
+                            f"（{SRC}: torch_dtypes.float4_e2m1fn_x2）")
                     continue
                 fig(f"{key}_{part}_{lib}", agree, units.number(agree),
                     f"{label} 的{what}与{_sp(lib_label)}相同的个数（同一编码，或同号的 NaN）（{at}.{part}.{lib}）",
                     核对总数=total)
+                fig(f"{key}_{part}_{lib}_diff", total - agree, units.number(total - agree),
+                    f"{label} 的{what}与{_sp(lib_label)}不同的个数 = 核对总数 − 相同的个数（{at}.{part}.{lib}）",
+                    核对总数=total, 相同=agree)
         for lib, lib_label in DIFF_LIBS.items():
             for kind, k in enc.get(f"{lib}_differences", {}).items():
                 fig(f"{key}_{lib}_{kind}", k["count"], units.number(k["count"]),
-                    f"{label} 编码时与{_sp(lib_label)}结果不同的{KINDS[kind]}个数（{at}.encode.{lib}_differences.{kind}）")
+                    f"{label} 编码时与{_sp(lib_label)}结果不同的{_lead(KINDS[kind])}个数（{at}.encode.{lib}_differences.{kind}）")
                 ex = k["example"]
+                fig(f"{key}_{lib}_{kind}_input", ex["input"], _input_text(ex["input"]),
+                    f"例子：一个这样的输入（{at}.encode.{lib}_differences.{kind}.example.input）")
                 fig(f"{key}_{lib}_{kind}_ours", ex["ours"] or "—", _code_value(r["format"], ex["ours"]),
                     f"例子：本站编解码的结果（{at}.encode.{lib}_differences.{kind}.example）", 输入=_input_text(ex["input"]))
                 fig(f"{key}_{lib}_{kind}_lib", ex["library"], _code_value(r["format"], ex["library"]),
@@ -120,19 +126,19 @@ def figures(data: dict | None = None) -> list[dict]:
     for c in d["double_rounding"]:
         key, label = FORMATS[c["format"]]
         at = f"{SRC}: double_rounding[{c['format']}]"
-        fig(f"dr_{key}_input", c["input_float64"], f"{label}：{_power_text(c['input'])}",
+        fig(f"dr_{key}_input", c["input_float64"], _power_text(c["input"]),
             f"一个 FP64 数，恰好等于所写的值（{at}.input）", 精确的分数=_fraction_text(c["input_float64"]))
         fig(f"dr_{key}_f32", c["float32_of_input"], _power_text(c["float32_of_input"]),
             f"这个输入先舍入成 FP32 得到的数，恰是 {label} 两个相邻值的正中（{at}.float32_of_input）")
-        fig(f"dr_{key}_exact", c["exact"], _code_value(c["format"], c["exact"]),
-            f"一次舍入：把精确值直接就近舍入到 {label}，测试里用分数逐个比较所有编码复核（{at}.exact）")
-        fig(f"dr_{key}_via32", c["via_float32"], _code_value(c["format"], c["via_float32"]),
-            f"两次舍入：先到 FP32，正中再取偶（{at}.via_float32）")
-        fig(f"dr_{key}_torch", c["torch"] or "—",
-            _code_value(c["format"], c["torch"]) if c["torch"] else "—",
-            f"PyTorch 把 FP64 张量转成 {label} 的结果（{at}.torch）")
-        fig(f"dr_{key}_ref", c["reference_code"], _code_value(c["format"], c["reference_code"]),
-            f"对照库把 FP64 数组转成 {label} 的结果（{at}.reference_code）")
+        for part, what in (("exact", "一次舍入：把精确值直接就近舍入到 {label}，测试里用分数与所有编码逐个比较复核"),
+                           ("via_float32", "两次舍入：先到 FP32，落在正中再取偶，即 PyTorch 的做法")):
+            name = "exact" if part == "exact" else "via32"
+            code = c[part]
+            fig(f"dr_{key}_{name}", code, code, f"{what.format(label=label)}的编码（{at}.{part}）")
+            fig(f"dr_{key}_{name}_value", code, _code_value(c["format"], code).split("（", 1)[1][:-1],
+                f"{what.format(label=label)}的值（{at}.{part}）")
+        fig(f"dr_{key}_decimal", c["input_float64"], _power_text(c["input_float64"]),
+            f"这个输入的 FP64 值按最短的十进制写出（{at}.input_float64）")
     return out
 
 
@@ -151,3 +157,8 @@ def _sp(label: str) -> str:
 def _input_text(x: str) -> str:
     """An example input as the reader writes it: 'inf' → '∞', '-1e-45' → '−1e−45'."""
     return {"inf": "∞", "-inf": "−∞", "-NaN": "−NaN"}.get(x, x.replace("-", "−"))
+
+
+def _lead(text: str) -> str:
+    """' NaN 输入' after Chinese: a space before a Latin start."""
+    return f" {text}" if text[0].isascii() else text
