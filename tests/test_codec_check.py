@@ -2,13 +2,11 @@
 
 Without torch: the data file adds up, its claims hold (the double-rounding rows are re-derived with
 Fraction, the E8M0 and E4M3 differences are what the page says), and the lab page shows the file's
-figures. With torch (the test venv has it): every code of every 8- and 16-bit format, the edge inputs
-and every example and double-rounding row are recomputed and compared with the file.
+figures. tests/test_codec_check_torch.py recomputes the file with torch.
 """
 from __future__ import annotations
 
 import html
-import math
 import re
 from fractions import Fraction
 
@@ -140,60 +138,3 @@ def test_a_file_that_does_not_add_up_is_refused(tmp_path):
     p.write_text(json.dumps(bad))
     with pytest.raises(ValueError):
         codec_check.load(p)
-
-
-# --------------------------------------------------------------------------- with torch: recompute
-torch = pytest.importorskip("torch", reason="re-deriving the file needs torch (pip install .[lab])")
-np = pytest.importorskip("numpy")
-from lab import codec_check as lab_check  # noqa: E402
-
-
-def test_the_file_was_made_with_the_installed_libraries():
-    import ml_dtypes
-    assert (DATA["provenance"]["torch"], DATA["provenance"]["ml_dtypes"]) == (torch.__version__, ml_dtypes.__version__)
-    assert lab_check.torch_dtypes() == DATA["torch_dtypes"]
-
-
-@pytest.mark.parametrize("name", [n for n in codec_check.FORMATS if F.get_format(n).bits <= 16])
-def test_every_code_decodes_as_the_file_says(name):
-    f = F.get_format(name)
-    tname, np_dt, _ = lab_check.FORMATS[name]
-    codes = list(range(f.n_codes))
-    ref, tor = lab_check.lib_decode(f, codes, np_dt, None if name == "float4_e2m1fn" else tname)
-    ours = [F.decode(f, c) for c in codes]
-    dec = ROWS[name]["decode"]
-    assert sum(map(lab_check.same_value, ours, ref)) == dec["reference"]
-    assert (sum(map(lab_check.same_value, ours, tor)) if tor is not None else None) == dec["torch"]
-
-
-@pytest.mark.parametrize("name", list(codec_check.FORMATS))
-def test_edge_inputs_and_examples_encode_as_the_file_says(name):
-    f = F.get_format(name)
-    enc = ROWS[name]["encode"]
-    tname, np_dt, _ = lab_check.FORMATS[name]
-    tname = None if name == "float4_e2m1fn" else tname
-    edges = lab_check.edge_inputs(f)
-    assert len(edges) == enc["edge_inputs"]
-    ref, tor = lab_check.lib_encode(f, edges, np_dt, tname)
-    ours = lab_check.ours_encode(f, edges)
-    _, kinds = lab_check.compare(f, edges, ours, ref)
-    assert set(kinds) <= set(enc["reference_differences"])
-    if tor is not None:
-        _, kinds = lab_check.compare(f, edges, lab_check.ours_encode(f, edges, enc["torch_mode"]), tor)
-        assert set(kinds) <= set(enc["torch_differences"])
-    for lib in ("reference", "torch", "torch_vs_default"):
-        for kind, k in enc.get(f"{lib}_differences", {}).items():
-            ex = k["example"]
-            x = {"NaN": math.nan, "-NaN": -math.nan}.get(ex["input"]) or float(ex["input"])
-            xs = np.array([x], dtype=np.float32)
-            r, t = lab_check.lib_encode(f, xs, np_dt, tname)
-            got = (r if lib == "reference" else t)[0]
-            assert lab_check.code_text(f, got) == ex["library"], (lib, kind)
-            mode = enc["torch_mode"] if lib == "torch" else "default"
-            assert lab_check.code_text(f, lab_check.ours_encode(f, xs, mode)[0]) == ex["ours"], (lib, kind)
-
-
-@pytest.mark.parametrize("row", DATA["double_rounding"], ids=lambda r: r["format"])
-def test_double_rounding_rows_recomputed_by_the_libraries(row):
-    case = next(c for c in lab_check.DOUBLE_ROUNDING if c[0] == row["format"])
-    assert lab_check.double_rounding(*case) == row
