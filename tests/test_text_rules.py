@@ -189,7 +189,7 @@ def test_every_url_shown_is_a_link(built_site):
     assert not bad, "\n".join(bad)
     # the reading list's entries are links that open the source
     index = (built_site / "index.html").read_text(encoding="utf-8")
-    for url in ("https://evanw.github.io/float-toy/", "https://arxiv.org/abs/1710.03740",
+    for url in ("https://float.exposed/", "https://arxiv.org/abs/1710.03740",
                 "https://huggingface.co/spaces/nanotron/ultrascale-playbook"):
         assert f'href="{url}"' in index
 
