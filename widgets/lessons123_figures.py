@@ -127,6 +127,9 @@ def _fp16_bf16() -> list[dict]:
     for f, tag in ((bf16, "bf16"), (fp32, "fp32")):
         out.append(_fig(f"{tag}_values_per_binade", 1 << f.mantissa_bits, f"{1 << f.mantissa_bits:,}",
                         "每个 [2ᵉ, 2ᵉ⁺¹) 区间里有 2^p 个数，p 为尾数位数", format=f.name))
+    moved = fp16.mantissa_bits - bf16.mantissa_bits
+    out.append(_fig("bf16_bits_moved", moved, str(moved), "BF16 从 FP16 的尾数挪给指数的位数 = FP16 尾数位数 − BF16 尾数位数",
+                    fp16=fp16.mantissa_bits, bf16=bf16.mantissa_bits))
     out.append(_fig("bf16_ulp_1000", F.ulp(bf16, 1000), _t(F.ulp(bf16, 1000)), "BF16 在 1,000 附近的间距：[512, 1024) 里相邻两数之差", x=1000))
     out.append(_fig("bf16_of_1001", F.round_value(bf16, 1001), _t(F.round_value(bf16, 1001)), "存成 BF16：BF16(1,001)", x=1001))
     out.append(_fig("bf16_max", bf16.max, f"{bf16.max:.3g}".replace("e+38", "×10^38"), "BF16 的最大有限值", format=bf16.name))
