@@ -35,6 +35,11 @@ def test_shown_figures_add_up_and_match_lesson_1s_table():
     assert v["stages"][0]["gb_text"] == "55.56 GB"
     fwd = next(s for s in v["stages"] if s["key"] == "forward")
     assert fwd["text"].endswith("（162.5 GiB）")
+    # the shares too add up to the table's 100% as shown (issue 13 QA: 9.0% + 28.2% + 9.0% + 53.9% = 100.1%),
+    # each its stage's bytes over the step's, rounded to a whole percent
+    assert [s["share"] for s in v["stages"]] == ["9%", "28%", "9%", "54%"]
+    assert sum(int(s["share"].removesuffix("%")) for s in v["stages"]) == 100
+    assert [round(100 * s["bytes"] / v["total_bytes"]) for s in v["stages"]] == [9, 28, 9, 54]
 
 
 @pytest.mark.parametrize("stage", step_stages.KEYS)
