@@ -3,6 +3,7 @@ Unit tests on widgets/step_stages.py (the memory bar's ledger, grouped by stage)
 choosing a stage by mouse or keyboard shows Python's figure for it."""
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -76,6 +77,9 @@ def test_choosing_a_stage_shows_pythons_figure(browser, site_server):
     expect(w.locator('button[data-stage="update"]')).to_have_attribute("aria-pressed", "true")
     expect(w.locator('button[data-stage="forward"]')).to_have_attribute("aria-pressed", "false")
     expect(w.locator('tr[data-stage="update"]')).to_have_attribute("aria-current", "true")
+    # the whole row is tinted, its pinned (opaque) first cell too (issue 13 QA: only the figures were)
+    expect(w.locator('tr[data-stage="update"] > th')).to_have_css("background-image", re.compile("gradient"))
+    expect(w.locator('tr[data-stage="forward"] > th')).to_have_css("background-image", "none")
     assert "st.stage=update" in page.url
     # The keyboard: Tab back to the first stage's button, Enter.
     w.locator('button[data-stage="forward"]').focus()
