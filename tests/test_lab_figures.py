@@ -143,3 +143,19 @@ def test_guide_page_carries_the_comparison_table(built_site, data):
         assert all(cell in text for cell in row), (name, row)
     assert figs["lab_fp32_peak_mib_table"] == "56.29 MiB"
     assert figs["lab_fp16_scaled_skipped"] == str(data["runs"]["fp16_scaled"]["skipped_steps"])
+
+
+def test_guide_table_is_the_lab_tables_first_columns(built_site, data):
+    """Issue 13 QA: the guide headed its memory column 「显存峰值」 while the lab page (whose data it repeats)
+    says the column is the largest of four snapshots and the true peak lies higher. The guide's table is the
+    lab's, header and cells, column for column."""
+    from page_text import article, tables
+
+    def comparison(page):
+        return next(t for t in tables(article(built_site / page)) if t[0][1].startswith("tokens / CPU 秒"))
+
+    guide, lab = comparison("index.html"), comparison("lab/index.html")
+    assert [r[:len(guide[0])] for r in lab] == guide
+    figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
+    assert guide[0][2] == "显存（四个截面的最大值）"
+    assert guide[1][:3] == ["FP32", figs["lab_fp32_tpc_cell"], figs["lab_fp32_peak_mib_table"]]

@@ -145,6 +145,20 @@ def test_no_sideways_scroll_and_every_widget_control_is_big_enough(phone, site_s
     assert phone.errors == []
 
 
+def test_no_sideways_scroll_with_scripts_off(browser, site_server):
+    """Issue 13 QA: with JavaScript off, lesson 5's long title in the header (its hidden second copy, slid right
+    until Material's script shows it) made the page 3 px wider than a 390 px phone."""
+    ctx, page = new_page(browser, viewport={"width": WIDTH, "height": 812}, java_script_enabled=False)
+    wide = {}
+    for path in PAGES:
+        page.goto(site_server.url + path)
+        width = page.evaluate("() => document.scrollingElement.scrollWidth")
+        if width > WIDTH:
+            wide[path] = width
+    ctx.close()
+    assert wide == {}
+
+
 def test_controls_shown_only_on_a_choice_fit_the_phone_too(phone, site_server):
     """QA: the block lab's 「自己输入」 box (hidden until chosen, cols="40") made lesson 4 410 px wide."""
     _open(phone, site_server.url + "lesson-4/")

@@ -28,9 +28,10 @@ CHAIN = re.compile(rf"\d[\d,]*(?:\.\d+)?\s*{UNIT}(?:\s*[+−=]\s*\d[\d,]*(?:\.\d
 
 
 def cell_amount(text: str) -> tuple[Decimal, str] | None:
-    """A cell's amount and unit: '111.13 GB' → (111.13, 'GB'); '4 + 4 B' → (8, 'B'); None if none."""
+    """A cell's amount and unit: '111.13 GB' → (111.13, 'GB'); '4 + 4 B' → (8, 'B'); '28%' → (28, '%'), so that
+    a column of shares adds up to its total's 100% as shown too; None if none."""
     text = BESIDE.sub("", text.replace("*", ""))
-    m = re.fullmatch(rf"\s*((?:\d[\d,]*(?:\.\d+)?\s*\+\s*)*\d[\d,]*(?:\.\d+)?)\s*({UNIT})\s*", text)
+    m = re.fullmatch(rf"\s*((?:\d[\d,]*(?:\.\d+)?\s*\+\s*)*\d[\d,]*(?:\.\d+)?)\s*({UNIT}|%)\s*", text)
     if not m:
         return None
     return sum(Decimal(x.replace(",", "")) for x in m.group(1).split("+")), m.group(2)
@@ -85,7 +86,7 @@ def check_rows_add_up(name: str, t: list[list[str]]) -> list[str]:
     bad = []
     for r in t[1:]:
         got = cell_amount(r[-1]) if r else None
-        if got is None:
+        if got is None or got[1] == "%":   # a share of a total (「占一步合计」), not the row's sum
             continue
         amounts = [a for c in r[1:-1] if (a := cell_amount(c))]
         if len({u for _, u in amounts} | {got[1]}) > 1:
@@ -101,6 +102,10 @@ def test_the_checker_catches_the_issues_examples():
     assert any("缺少分项" in b for b in check_adds_up("lesson-1", ledger))
     ledger[3][2] = "111.1 GB"
     assert any("≠" in b for b in check_adds_up("lesson-1", ledger))  # 444.6 ≠ 444.5 at one decimal
+    # issue 13 QA: lesson 5's step stages showed shares of 9.0% + 28.2% + 9.0% + 53.9% = 100.1% beside a 100%
+    stages = [["环节", "锚点上（GB）", "占一步合计"], ["① 权重", "55.56 GB", "9.0%"], ["② 前向", "174.49 GB", "28.2%"],
+              ["③ 反向", "55.56 GB", "9.0%"], ["④ 更新", "333.38 GB", "53.9%"], ["合计", "618.99 GB", "100%"]]
+    assert check_adds_up("lesson-5", stages) == ["lesson-5: 「占一步合计」列 9.0% + 28.2% + 9.0% + 53.9% ≠ 100%"]
     layer = [["一层里", "大小"], ["线性项", "713.0 MB"], ["分数项", "2.01 GB"], ["这一层合计", "2.54 GiB"]]
     assert any("混用单位" in b for b in check_adds_up("lesson-5", layer))
 
@@ -109,6 +114,8 @@ def test_every_table_with_a_total_adds_up_as_shown(built_site):
     found = list(total_tables(built_site))
     names = {n for n, _ in found}
     assert {"index", "lesson-1", "lesson-5"} <= names  # the three ledgers and lesson 5's one-layer table
+    stages = next(t for n, t in found if n == "lesson-5" and t[0][-1] == "占一步合计")
+    assert [r[-1] for r in stages[1:]] == ["9%", "28%", "9%", "54%", "100%"]
     bad = [b for name, t in found for b in check_adds_up(name, t)]
     assert not bad, "\n".join(bad)
     # the issue's example, now whole: lesson 1's master-weight row carries its bytes

@@ -38,6 +38,10 @@ NOTATION = [
     ("半角减号当负号（应写 −）", re.compile(r"(?:^|(?<=[\s（(=≈:：，,、]))-(?=\.?\d)")),
     ("程序的内部写法", re.compile(r"\b(Fraction|Decimal|float|int)\(")),
 ]
+# In Chinese text, outside what the reader typed: a comma between digits is a thousands separator only before
+# exactly three digits; 「FP32,8 位」 is a half-width comma the other rules took for one (issue 13 QA).
+# (Not in NOTATION: a chart's colour, rgba(0,0,0,0), is no Chinese text.)
+HAN_NOTATION = [("数字间的半角逗号不是千位分隔符（应写「，」）", re.compile(r"(?<=\d),(?=\d)(?!\d{3}(?!\d))"))]
 # A widget's parameter count in Chinese magnitudes (「100M 参数」 → 「1 亿参数」). Views only: the lessons' prose
 # follows its sources' spelling (「7.5B 参数的模型」, a model's name 「GPT-2 1.5B」).
 VIEW_NOTATION = [("英文数量级后缀（应写 万、亿 或完整数字）", re.compile(r"(?<![\w.-])\d+(\.\d+)?[KMBT]\b(?=\s*参数)"))]
@@ -57,6 +61,9 @@ def violations(text: str, view: bool = False) -> list[str]:
     for name, rule in RULES:
         for m in rule.finditer(text):
             found.append(f"{name}：…{text[max(0, m.start() - 12):m.end() + 12]}…")
+    for name, rule in HAN_NOTATION:
+        for m in rule.finditer(bare):
+            found.append(f"{name}：…{bare[max(0, m.start() - 12):m.end() + 12]}…")
     return found
 
 
@@ -80,6 +87,8 @@ def test_the_rules_catch_the_issues_examples():
     assert violations("16 位的权重和梯度各 2,FP32 的主权重")
     assert violations("Adam m(FP32)的两份")
     assert violations("第1课")
+    assert violations("让每一小块各有缩放，累加回到 FP32,8 位就能训。")  # the guide's takeaway (issue 13 QA)
+    assert not violations("1,000,000 个输入、4,096 token") and not violations("所以「1,5」是 1 和 5 两个数")
     assert not violations("锚点一条 4,096 token 的序列：162.5 GiB（174.5 GB），占 73.8%。")
     assert not violations("每层 sbh(34 + 5as/h) = 2.54 GiB，见 arXiv:2205.05198。")
 

@@ -248,10 +248,10 @@ def figures(data: dict | None = None) -> list[dict]:
         _fig(out, f"lab_{name}_step_minus_ledger", diff, f"{units.number(diff)} B",
              "实测「第一次更新后」− 16 B × Ψ", measured=step, ledger=ledger)
         peak = r["peak_bytes"]
-        _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{_RUN[name]}实测的显存峰值 ÷ 2²⁰（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
+        _fig(out, f"lab_{name}_peak_mib", peak / 2**20, mib(peak), f"{_RUN[name]}实测四个显存截面里最大的那个 ÷ 2²⁰（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
         # two decimals, as the lab's comparison table shows it (the guide page repeats that table)
         _fig(out, f"lab_{name}_peak_mib_table", peak / 2**20, mib(peak, 2),
-             f"{_RUN[name]}实测的显存峰值 ÷ 2²⁰，两位小数（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
+             f"{_RUN[name]}实测四个显存截面里最大的那个 ÷ 2²⁰，两位小数（{SRC}: runs.{name}.peak_bytes）", bytes=peak)
         _fig(out, f"lab_{name}_val_loss", r["val_loss"], units.number(r["val_loss"], 4), f"{_RUN[name]}训练完在验证集上的 loss（{SRC}: runs.{name}.val_loss）")
         _fig(out, f"lab_{name}_final_loss", r["final_train_loss"], units.number(r["final_train_loss"], 3),
              f"{_RUN[name]}最后一步的训练 loss（{SRC}: runs.{name}.steps[-1].loss）")
