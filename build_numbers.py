@@ -315,6 +315,7 @@ FIGURE_MODULES = [
     "widgets.codec_lab_figures",
     "widgets.lab_figures",
     "widgets.kv_cache",
+    "widgets.reported",
     "widgets.codec_check",
 ]
 

@@ -23,6 +23,8 @@ ALLOWED = {
     "FP", "BF", "FP16", "BF16", "FP32", "FP8", "FP4", "E4M3", "E5M2", "E2M1", "E8M0", "MXFP4", "NVFP4", "MX", "NV",
     "MXFP", "NVFP", "autocast", "OCP", "NaN", "Adam", "AdamW", "ZeRO", "Korthikanti", "GPT", "Qwen", "PyTorch", "CPU", "GB", "GiB", "MB",
     "MiB", "TB", "TiB", "amax", "log", "token", "micro", "batch", "loss", "logits", "RMSNorm", "MLP", "L_full", "d_h",
+    # papers and what they name, cited in a reported result's source
+    "arXiv", "Chen", "Dao", "DeepSeek", "FlashAttention", "NVIDIA", "ResNet", "MFU", "MoE", "GPU",
 }
 PAPER_LETTERS = set("sbhaL")  # products such as sbh, 5as²b are the paper's algebra, not words
 
