@@ -237,6 +237,10 @@ def view(params: dict | None = None) -> dict:
     overflow = p["overflow"]
     if overflow not in OVERFLOW:
         raise InputError(f"超出最大值时只能选「非饱和」或「饱和」，收到的是{shown(overflow)}")
+    if not any(f.name in OVERFLOW_CHOICE for f in fmts):
+        # No control for it here (lessons 2–3, the FP4 branch): an address carrying bf.overflow=saturate
+        # must not silently turn FP16's ∞ or E8M0's NaN into the largest finite value.
+        overflow = "default"
     typed = None
     if p["source"] == "value":
         typed = parse_value(p["value"])
