@@ -177,4 +177,6 @@ def test_on_a_phone_an_fp8_row_wraps_between_fields_not_inside_one(browser, site
         return [row.dataset.format, Object.keys(out).sort((a, b) => a - b).map((k) => out[k])];
       })""")
     assert lines == [["float8_e4m3fn", ["seeee", "mmm"]], ["float8_e5m2", ["seeeee", "mm"]]]
+    # and "1 符号位 + 4 指数位 + 3 尾数位，偏置 7" moves under the name whole ("偏置" / "7" was split)
+    assert page.evaluate("[...document.querySelectorAll('.c9-bf-layout')].map((e) => e.getClientRects().length)") == [1, 1]
     ctx.close()
