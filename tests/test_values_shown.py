@@ -206,6 +206,11 @@ def test_block_lab_names_the_outliers_by_the_numbers_its_charts_show():
         assert "第 5 行" not in text and "第 128–255 列" not in text
 
 
+def test_block_lab_magnitude_refusal_writes_the_choices_as_the_list_does():
+    out = json.loads(api.handle(json.dumps({"widget": "block-lab", "params": {"magnitude": 5}})))
+    assert out["error"] == "离群值的量级只能选 100、1,000、10,000"
+
+
 def test_the_bit_flippers_approximations_and_signs_follow_one_rule():
     """≈ with 9 significant digits always (E8M0 2⁻²⁷ showed 8: trailing zero dropped); "−0" with U+2212 in
     the exact field too; relative errors as ×10ⁿ, not "6.08e−07%"; a negative NaN as −NaN."""

@@ -145,7 +145,7 @@ def normalise(params: dict | None) -> dict:
     p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)
     if p["magnitude"] not in MAGNITUDES:
-        raise InputError(f"离群值的量级只能选 {'、'.join(map(str, MAGNITUDES))}")
+        raise InputError(f"离群值的量级只能选 {'、'.join(f'{m:,}' for m in MAGNITUDES)}")   # as the list shows them
     if not isinstance(p["token"], bool):
         raise InputError("「加一个离群 token」只能是开或关")
     if p["preset"] not in PRESETS:
