@@ -92,3 +92,22 @@ def test_predict_task_answer_without_javascript(browser, site_server):
         expect(pg.locator('.c9-bl-panel[data-scheme="deepseek_1x128"] .c9-bl-summary')).to_have_text(want["summary"])
     finally:
         ctx.close()
+
+
+def test_a_typed_tensor_refused_on_a_phone_is_answered_on_screen(browser, site_server):
+    # At 390 px the lab is several screens tall; its status used to sit under the table, ~4,000 px below
+    # the text box, so a tensor that does not parse seemed to do nothing.
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(site_server.url + "lesson-4/")
+    w = page.locator('[data-widget="block-lab"]')
+    w.locator('input[name="source"][value="typed"]').check()
+    text = w.locator("textarea")
+    text.evaluate("e => e.scrollIntoView({block: 'center'})")
+    text.fill("1, 2\n3")
+    w.locator(".c9-bl-typed button").click()
+    status = w.locator(".c9-status")
+    expect(status).to_have_text("输入有误：各行长度不一：第 1 行有 2 个数，第 2 行有 1 个（逗号分隔数：「1,5」是两个数）",
+                                timeout=PYTHON_TIMEOUT)
+    expect(status).to_be_in_viewport()
+    assert page.errors == []
+    ctx.close()

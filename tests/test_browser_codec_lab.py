@@ -126,3 +126,57 @@ def test_flipping_an_e2m1_bit_by_keyboard_and_nan_into_e2m1(page, site_server):
         python_view("bit-flipper", formats=FP4, value="5")["summary"], timeout=PYTHON_TIMEOUT)
     expect(row.locator('[data-k="missing"]')).to_be_hidden()
     assert page.errors == []
+
+
+def test_a_refusal_is_on_screen_beside_the_box_the_reader_used_on_a_phone(browser, site_server):
+    # The rows make the widget two screens tall at 390 px: the status used to sit under the last row,
+    # so "abc" or a 4-digit code got its message far below the screen while the old answer stayed faded.
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(site_server.url + "lesson-4/")
+    widget = page.locator('[data-widget="bit-flipper"]')
+    status = widget.locator(".c9-status")
+    box = widget.locator('input[name="value"]')
+    box.evaluate("e => e.scrollIntoView({block: 'center'})")
+    box.fill("abc")
+    box.press("Enter")
+    expect(status).to_have_text("输入有误：数值看不懂「abc」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」",
+                                timeout=PYTHON_TIMEOUT)
+    expect(status).to_be_in_viewport()
+    assert widget.get_attribute("data-stale") is not None
+
+    hexbox = widget.locator('.c9-bf-row[data-format="float8_e5m2"] input[name="hex"]')
+    hexbox.evaluate("e => e.scrollIntoView({block: 'center'})")
+    hexbox.fill("0x3C00")
+    hexbox.press("Enter")
+    expect(status).to_contain_text("无法把「0x3C00」读成 8 位的编码", timeout=PYTHON_TIMEOUT)
+    expect(status).to_be_in_viewport()
+    hexbox.fill("")
+    hexbox.press("Enter")
+    expect(status).to_have_text("输入有误：编码是空的：请输入 FP8 E5M2 的十六进制编码，例如 1 的编码 0x3C",
+                                timeout=PYTHON_TIMEOUT)
+    hexbox.fill("0x3C")
+    hexbox.press("Enter")
+    expect(widget.locator(".c9-summary")).to_have_text(
+        python_view("bit-flipper", formats=FP8, source="float8_e5m2", code="0x3C")["summary"], timeout=PYTHON_TIMEOUT)
+    assert widget.get_attribute("data-stale") is None
+    assert page.errors == []
+    ctx.close()
+
+
+def test_on_a_phone_an_fp8_row_wraps_between_fields_not_inside_one(browser, site_server):
+    # 8 bits of 44 px do not fit the 336 px a 390 px phone leaves: the row must break between the
+    # exponent and the mantissa, not leave the mantissa's last bit alone on the next line.
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(site_server.url + "lesson-4/")
+    lines = page.evaluate("""() => [...document.querySelectorAll('[data-widget="bit-flipper"] .c9-bf-row')].map((row) => {
+        const out = {};
+        for (const b of row.querySelectorAll('.c9-bit')) {
+          const top = Math.round(b.getBoundingClientRect().top);
+          out[top] = (out[top] || '') + b.className.match(/c9-bit-(\\w)/)[1];
+        }
+        return [row.dataset.format, Object.keys(out).sort((a, b) => a - b).map((k) => out[k])];
+      })""")
+    assert lines == [["float8_e4m3fn", ["seeee", "mmm"]], ["float8_e5m2", ["seeeee", "mm"]]]
+    # and "1 符号位 + 4 指数位 + 3 尾数位，偏置 7" moves under the name whole ("偏置" / "7" was split)
+    assert page.evaluate("[...document.querySelectorAll('.c9-bf-layout')].map((e) => e.getClientRects().length)") == [1, 1]
+    ctx.close()

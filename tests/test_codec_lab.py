@@ -220,6 +220,27 @@ def test_bad_input_gets_a_chinese_message(params, words):
         assert w in out["error"], out["error"]
 
 
+@pytest.mark.parametrize("fmts,overflow", [(FP4, "default"), (FP8, "saturate")])
+@pytest.mark.parametrize("text,error", [("1e400", "−1×10⁴⁰⁰"), ("-1e309", "+1×10³⁰⁹"), ("1.8e308", "−1.8×10³⁰⁸")])
+def test_a_value_beyond_float_range_saturates_with_its_exact_error(fmts, overflow, text, error):
+    # E2M1 always saturates, FP8 when asked: the error is the exact difference, beyond a float's
+    # range too (float(err) overflowed and the reader got the generic "internal error" sentence)
+    out = ask(formats=fmts, value=text, overflow=overflow)
+    assert out["ok"], out
+    first = out["view"]["rows"][0]
+    f = F.get_format(first["format"])
+    assert abs(first["value"]) == f.max and (first["value"] < 0) == text.startswith("-")
+    assert first["error_text"] == f"{error}（相对 > 99.9%；饱和到最大值）"
+
+
+@pytest.mark.parametrize("fmts,src,example", [(FP8, E4, "0x38"), (FP8, E5, "0x3C"), (FP4, E2, "0x2"), (FP4, E8, "0x7F")])
+def test_an_empty_code_box_suggests_a_code_of_that_format(fmts, src, example):
+    out = ask(formats=fmts, source=src, code="  ")
+    assert not out["ok"]
+    assert out["error"].endswith(f"例如 1 的编码 {example}"), out["error"]
+    assert ask(formats=fmts, source=src, code=example)["view"]["rows"][[E4, E5, E2, E8].index(src) % 2]["value"] == 1
+
+
 # ---- the figures the tasks quote are the widget's own answers ----------------------------------------
 
 def test_the_task_figures_are_the_widgets_answers():
@@ -242,3 +263,14 @@ def test_signs_of_zero_and_nan_are_kept_in_every_format_that_has_them():
     assert neg0[E2]["hex"] == "0x8" and neg0[E2]["value_text"] == "−0"
     assert rows(formats=FP8, value="-1e-9")[E4]["hex"] == "0x80"           # underflow keeps the sign: −0
     assert rows(formats=FP4, source=E2, code="0x8")[E2]["exact"] == "−0"
+
+
+@pytest.mark.parametrize("fmts,value,want", [("float16,float32", "70000", "+∞"), (FP4, "1e39", "NaN")])
+def test_saturation_applies_only_where_the_widget_offers_the_choice(fmts, value, want):
+    # lesson 2's FP16 and the FP4 branch's E8M0 have no saturating control: an address asking for it
+    # (bf.overflow=saturate) gave 65,504 and 2¹²⁷ with nothing on screen saying so
+    v = B.view(dict(formats=fmts, value=value, overflow="saturate"))
+    r = {r["format"]: r for r in v["rows"]}
+    shown = r["float16"] if fmts.startswith("float16") else r[E8]
+    assert shown["value_text"] == want and v["params"]["overflow"] == "default"
+    assert rows(formats=FP8, value="465", overflow="saturate")[E4]["value_text"] == "448"      # where it is offered

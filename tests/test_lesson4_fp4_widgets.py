@@ -201,7 +201,7 @@ def test_generator_is_seeded_and_describes_its_outliers():
     big = [j for j in range(block_lab.COLS) if all(abs(t[i][j]) >= 300 for i in range(block_lab.ROWS))]
     assert big == cols and all(c < 128 for c in cols)
     assert all(abs(x) >= 300 for x in t[5])
-    assert "第 1、48、67、83 列" in block_lab.view()["tensor_note"]
+    assert "通道 1、48、67、83" in block_lab.view()["tensor_note"]
 
 
 @pytest.mark.parametrize("params,message", [

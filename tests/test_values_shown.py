@@ -11,6 +11,7 @@ import json
 import random
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -181,11 +182,33 @@ def test_bf16s_slider_says_why_it_changes_nothing(source):
 
 
 @pytest.mark.parametrize("channels, token, words", [
-    (0, False, "没有离群通道，没有离群 token"), (0, True, "没有离群通道，外加第 5 行一个离群 token"),
-    (1, True, "1 个离群通道（第 48 列，在前 128 列里）"), (4, False, "4 个离群通道（第 1、48、67、83 列，都在前 128 列里）")])
+    (0, False, "没有离群通道，没有离群 token"), (0, True, "没有离群通道，外加一个离群 token（token 5）"),
+    (1, True, "1 个离群通道（通道 48，在前 128 个通道里）"), (4, False, "4 个离群通道（通道 1、48、67、83，都在前 128 个通道里）")])
 def test_block_lab_words_every_count_of_outlier_channels(channels, token, words):
     note = block_lab.view({"channels": channels, "token": token})["tensor_note"]
     assert words in note and "无" not in note and "第  列" not in note
+
+
+def test_block_lab_names_the_outliers_by_the_numbers_its_charts_show():
+    """The |x| map numbers tokens and channels from 0 (axes and hover): the text named the outlier token
+    "第 5 行", which a reader counts from 1 and looks for at token 4."""
+    t, cols = block_lab.generate_with_outliers()
+    big_rows = [i for i, row in enumerate(t) if min(abs(v) for v in row) >= 300]
+    big_cols = [j for j in range(len(t[0])) if min(abs(row[j]) for row in t) >= 300]
+    assert big_rows == [5] and big_cols == cols == [1, 48, 67, 83]
+    trace = block_lab.abs_figure(t)["data"][0]
+    assert (trace["y0"], trace["dy"], trace["x0"], trace["dx"]) == (0, 1, 0, 1)       # row i is drawn at token i
+    note = block_lab.view({})["tensor_note"]
+    assert "token 5" in note and "通道 1、48、67、83" in note
+    page = (Path(__file__).parent.parent / "docs" / "lesson-4.md").read_text(encoding="utf-8")
+    template = (Path(__file__).parent.parent / "hooks" / "templates" / "block-lab.html").read_text(encoding="utf-8")
+    for text in (note, page, template):
+        assert "第 5 行" not in text and "第 128–255 列" not in text
+
+
+def test_block_lab_magnitude_refusal_writes_the_choices_as_the_list_does():
+    out = json.loads(api.handle(json.dumps({"widget": "block-lab", "params": {"magnitude": 5}})))
+    assert out["error"] == "离群值的量级只能选 100、1,000、10,000"
 
 
 def test_the_bit_flippers_approximations_and_signs_follow_one_rule():

@@ -214,7 +214,8 @@ def _error_text(fmt: F.Format, typed, stored: float) -> str:
     rel = abs(err) / abs(t)
     rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{_sci(float(rel) * 100, 3)}%"   # 6.08×10⁻⁷%
     clamped = abs(stored) == fmt.max and _past_top(fmt, abs(t))
-    return f"{'+' if err > 0 else '−'}{_sci(abs(float(err)), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
+    # the exact difference, not float(err): a saturated 1e400 is off by more than a float can hold
+    return f"{'+' if err > 0 else '−'}{_sci(abs(err), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
 
 
 def _past_top(fmt: F.Format, a: Fraction) -> bool:
@@ -236,6 +237,10 @@ def view(params: dict | None = None) -> dict:
     overflow = p["overflow"]
     if overflow not in OVERFLOW:
         raise InputError(f"超出最大值时只能选「非饱和」或「饱和」，收到的是{shown(overflow)}")
+    if not any(f.name in OVERFLOW_CHOICE for f in fmts):
+        # No control for it here (lessons 2–3, the FP4 branch): an address carrying bf.overflow=saturate
+        # must not silently turn FP16's ∞ or E8M0's NaN into the largest finite value.
+        overflow = "default"
     typed = None
     if p["source"] == "value":
         typed = parse_value(p["value"])
@@ -251,7 +256,8 @@ def view(params: dict | None = None) -> dict:
         try:
             if isinstance(code, str):
                 if not code.strip():
-                    raise InputError(f"编码是空的：请输入 {short_name(src)} 的十六进制编码，例如 0x3C00")
+                    raise InputError(f"编码是空的：请输入 {short_name(src)} 的十六进制编码，例如 1 的编码 "
+                                     f"0x{F.encode(src, 1):0{-(-src.bits // 4)}X}")
                 code = F.parse_code(src, ascii_text(code))
             elif isinstance(code, bool) or not isinstance(code, int):
                 raise InputError("编码要是整数或十六进制文本")

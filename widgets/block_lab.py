@@ -83,18 +83,20 @@ def generate_with_outliers(seed: int = 9, channels: int = 4, magnitude: int = 10
 
 
 def describe_tensor(p: dict, outlier_cols: "list[int] | None" = None) -> str:
-    """One Chinese sentence on where the tensor came from (shown under the heatmaps)."""
+    """One Chinese sentence on where the tensor came from (shown under the heatmaps). Channels and the
+    token are named as the charts' axes and hover number them, from 0 ("token 5", not "第 5 行",
+    which a reader counts from 1)."""
     if p["source"] == "typed":
         return "当前张量是手动输入的（原值为 0 的格子误差记为 0）。"
     cols = outlier_cols or []
     if not cols:
         channels = "没有离群通道"
     elif len(cols) == 1:
-        channels = f"1 个离群通道（第 {cols[0]} 列，在前 128 列里）"
+        channels = f"1 个离群通道（通道 {cols[0]}，在前 128 个通道里）"
     else:
-        channels = f"{len(cols)} 个离群通道（第 {'、'.join(map(str, cols))} 列，都在前 128 列里）"
+        channels = f"{len(cols)} 个离群通道（通道 {'、'.join(map(str, cols))}，都在前 128 个通道里）"
     size = f"，离群值的量级约 {p['magnitude']:,}" if cols or p["token"] else ""
-    tok = "，外加第 5 行一个离群 token" if p["token"] else "，没有离群 token"
+    tok = "，外加一个离群 token（token 5）" if p["token"] else "，没有离群 token"
     return f"当前张量：种子 {p['seed']}，{channels}{tok}{size}；其余数的绝对值在 0.001 到约 3 之间。"
 
 
@@ -143,7 +145,7 @@ def normalise(params: dict | None) -> dict:
     p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)
     if p["magnitude"] not in MAGNITUDES:
-        raise InputError(f"离群值的量级只能选 {'、'.join(map(str, MAGNITUDES))}")
+        raise InputError(f"离群值的量级只能选 {'、'.join(f'{m:,}' for m in MAGNITUDES)}")   # as the list shows them
     if not isinstance(p["token"], bool):
         raise InputError("「加一个离群 token」只能是开或关")
     if p["preset"] not in PRESETS:

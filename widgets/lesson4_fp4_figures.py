@@ -150,7 +150,7 @@ def _predict_figures() -> list[dict]:
     out = []
     for a in block_lab.predict([block_lab.view({"scheme": s}) for s in keys]):
         k = keys[a["scheme"]]
-        out += [_fig(f"lab_{k}_right_blocks", a["blocks"], f"{a['blocks']:,}", "伸进右半边（第 128–255 列）的缩放块个数",
+        out += [_fig(f"lab_{k}_right_blocks", a["blocks"], f"{a['blocks']:,}", "伸进右半边（通道 128–255）的缩放块个数",
                      scheme=a["label"]),
                 _fig(f"lab_{k}_right_ruined", a["ruined"], f"{a['ruined']:,}",
                      "其中平均相对误差超过 6.25% 的块", scheme=a["label"])]

@@ -5,6 +5,10 @@ export default function mount(root) {
   let view = JSON.parse(root.dataset.default);
   const formats = view.params.formats;
   const summary = root.querySelector(".c9-summary");
+  // The status (and so a refusal) goes under the box the reader just submitted: the rows below make
+  // the widget a screen or two tall, and a message for a code typed in the last row belongs there.
+  const status = root.querySelector(".c9-status");
+  const statusAfter = (el) => { if (status.previousElementSibling !== el) el.after(status); };
   const valueForm = root.querySelector(".c9-bf-value");
   // Saturating or not (FP8 only): a radio pair; where the widget has none, the view's default rides along.
   const overflowForm = root.querySelector(".c9-bf-overflow");
@@ -72,11 +76,11 @@ export default function mount(root) {
       bits[i].tabIndex = -1; bits[j].tabIndex = 0; bits[j].focus();
     });
     const hexForm = el.querySelector(".c9-bf-hex");
-    const sendHex = () => send({ formats, source: fmt, code: hexForm.elements.hex.value, overflow: overflow() });
+    const sendHex = () => { statusAfter(hexForm); send({ formats, source: fmt, code: hexForm.elements.hex.value, overflow: overflow() }); };
     hexForm.addEventListener("submit", (e) => { e.preventDefault(); sendHex(); });
     hexForm.elements.hex.addEventListener("change", sendHex);
   }
-  const sendValue = () => send({ formats, source: "value", value: valueForm.elements.value.value, overflow: overflow() });
+  const sendValue = () => { statusAfter(valueForm); send({ formats, source: "value", value: valueForm.elements.value.value, overflow: overflow() }); };
   // A new overflow rule re-stores what is shown: the typed value, or the code the reader made.
   overflowForm?.addEventListener("change", () => send({ formats, ...current(), overflow: overflow() }));
   overflowForm?.addEventListener("submit", (e) => e.preventDefault());
