@@ -69,6 +69,13 @@ def _value_text(v: float) -> str:
     return "−0" if math.copysign(1.0, v) < 0 else "0"
 
 
+def grouped(decimal: str) -> str:
+    """An exact decimal with thousands separators in its integer part, as every number the site shows:
+    "57344" → "57,344", "65504.5" → "65,504.5"; the fraction digits stay as they are (exact)."""
+    whole, dot, frac = decimal.partition(".")
+    return f"{int(whole):,}{dot}{frac}"
+
+
 def exact_short(fmt: F.Format, code: int) -> str:
     """The value of ``code``, exactly and briefly: its decimal when that has at most SHORT_EXACT
     characters ("128", "0.0001220703125"), else its power-of-two form ("2⁻²⁴", "1.5 × 2⁻¹³⁰").
@@ -77,7 +84,7 @@ def exact_short(fmt: F.Format, code: int) -> str:
     if v != v or math.isinf(v) or v == 0:
         return _value_text(v)
     fr = F.decode_exact(fmt, code)
-    s = ("-" if fr < 0 else "") + F._decimal(abs(fr))
+    s = ("-" if fr < 0 else "") + grouped(F._decimal(abs(fr)))
     if len(s) <= SHORT_EXACT:
         return s.replace("-", "−")
     return pow2_odd(fr)
@@ -98,7 +105,7 @@ def _exact_text(fmt: F.Format, code: int) -> str:
     if v != v or math.isinf(v):
         return _value_text(v)
     fr = F.decode_exact(fmt, code)
-    s = ("−" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + F._decimal(abs(fr))   # U+2212 as in value_text
+    s = ("−" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + grouped(F._decimal(abs(fr)))   # U+2212 as in value_text
     if len(s) > 48:
         digits = sum(ch.isdigit() for ch in s)
         s = s[:44] + f"…（共 {digits} 位数字）"
