@@ -122,7 +122,7 @@ def _widget(name: str, **options) -> Markup:
                   + m.group(3), html, flags=re.S)
     cache = answers.for_widget(name, PAGE_WIDGETS[name], context)
     if cache:  # the root names its answer cache (hooks/answers.py), relative to the page like every link
-        html = html.replace(f'data-widget="{name}"', f'data-widget="{name}" data-answers="{get_relative_url(cache, _state["page"].url)}"', 1)
+        html = re.sub(rf'(<[^>]*\bdata-widget="{name}"[^>]*)>', lambda m: f'{m.group(1)} data-answers="{get_relative_url(cache, _state["page"].url)}">', html, count=1)
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
