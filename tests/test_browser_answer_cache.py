@@ -95,6 +95,14 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
     ledger.locator('select[name="convention"]').select_option(other)
     answered_by_build(ledger, python_view("ledger", model="qwen3.8-27b", log10_params=10, convention=other)["summary"])
 
+    page.goto(site_server.url + "lesson-1/")
+    ledger = page.locator('[data-widget="ledger"]')
+    ledger.locator('input[name="log10_params"]').focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")                                  # 10 → 9.85: the browser's own stop text
+    expect(ledger.locator('input[name="log10_params"]')).to_have_value("9.85")
+    answered_by_build(ledger, python_view("ledger", model="custom", log10_params=9.85, convention="zero")["summary"])
+
     page.goto(site_server.url + "lesson-4/")
     lab = page.locator('[data-widget="block-lab"]')
     lab.locator('input[name="token"]').uncheck()                          # a switch: six schemes, all cached
@@ -170,3 +178,31 @@ def test_save_data_leaves_python_unloaded_until_a_touch(browser, site_server):
         assert page.evaluate("() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state)") != "idle"
     finally:
         ctx.close()
+
+
+def test_the_cache_answers_offline_after_a_first_visit_without_python(browser, site_server):
+    """The service worker keeps a widget's answer cache like the page: offline, a reader who never had
+    Python (here Pyodide could not load) still gets the cached states, and the rest says Python is missing."""
+    from test_offline import wait_cached
+
+    site_server.block("vendor/pyodide/")
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(site_server.url + "lesson-5/")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=30_000)
+        bar = page.locator('[data-widget="memory-bar"]')
+        bar.scroll_into_view_if_needed()                                  # near the screen: its cache is fetched
+        wait_cached(page, bar.get_attribute("data-answers"))
+
+        ctx.set_offline(True)
+        page.reload()
+        bar = page.locator('[data-widget="memory-bar"]')
+        bar.locator('input[name="b"]').focus()
+        page.keyboard.press("ArrowRight")
+        answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
+        bar.get_by_label("全量重计算").check()                             # two steps away: only Python has it
+        expect(bar.locator(".c9-status")).to_contain_text("Python 没能加载", timeout=PYTHON_TIMEOUT)
+    finally:
+        ctx.set_offline(False)
+        ctx.close()
+        site_server.block()
