@@ -76,6 +76,7 @@ def test_every_cached_answer_is_what_python_answers_live(built_site):
         for key, cached in json.loads(f.read_text(encoding="utf-8"))["answers"].items():
             # The key is the request itself, as the worker gets it: the worker's entry point answers it live.
             assert json.loads(api.handle(key)) == cached, (f.name, key)
+            assert cached["ok"], (key, cached)  # a neighbour Python refuses is a wrong declaration
             assert canonical(json.loads(key)) == key
             n += 1
     assert n > 300
