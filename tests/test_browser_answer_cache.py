@@ -161,21 +161,28 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
         ctx.close()
 
 
-def test_save_data_leaves_python_unloaded_until_a_touch(browser, site_server):
-    """With Save-Data, a widget near the screen fetches only its small answer cache, not Python."""
+def test_save_data_fetches_nothing_ahead_and_python_only_for_a_state_the_cache_lacks(browser, site_server):
+    """With Save-Data, a widget near the screen fetches nothing; a touch fetches its answer cache, which
+    answers it without Python; Python starts for the first state outside the cache."""
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     ctx.add_init_script("Object.defineProperty(navigator, 'connection', {value: {saveData: true}})")
+    state = "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state)"
+    fetched = "() => performance.getEntriesByType('resource').filter(e => e.name.includes('/assets/answers/')).length"
     try:
         page.goto(site_server.url + "lesson-5/")
         bar = page.locator('[data-widget="memory-bar"]')
         bar.scroll_into_view_if_needed()
-        page.wait_for_function("() => performance.getEntriesByType('resource').some(e => e.name.includes('/assets/answers/'))")
-        state = page.evaluate("() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state)")
-        assert state == "idle"
-        bar.locator('input[name="b"]').focus()                            # a touch starts Python
+        page.wait_for_timeout(500)
+        assert page.evaluate(fetched) == 0 and page.evaluate(state) == "idle"
+        bar.locator('input[name="b"]').focus()
         page.keyboard.press("ArrowRight")
         answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
-        assert page.evaluate("() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state)") != "idle"
+        assert page.evaluate(fetched) == 1 and page.evaluate(state) == "idle"
+        bar.get_by_label("全量重计算").check()                             # two steps away: Python is needed
+        page.wait_for_function(f"() => ({state})().then(s => s !== 'idle')")
+        expect(bar.locator(".c9-summary")).to_have_text(
+            python_view("memory-bar", **{**MB, "b": 2, "mode": "full_recompute"})["summary"], timeout=PYTHON_TIMEOUT)
+        assert page.errors == [], page.errors
     finally:
         ctx.close()
 

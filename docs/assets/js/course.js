@@ -11,16 +11,18 @@ document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "æ
 
 const mounted = new Map(); // root element â†’ teardown
 // A widget near the screen fetches its answer cache (the build's answers one step from its default, a few
-// KB to a few hundred) and starts Python (about 6 MB the first time). With Save-Data on, Python waits for a
-// first touch: the cache answers that touch, and a reader who only reads downloads no Python at all.
+// KB to a few hundred) and starts Python (about 6 MB the first time). With Save-Data on, nothing is fetched
+// ahead: a touch fetches the widget's cache, which answers it, and Python starts only for a state the cache
+// does not hold (core.js: python.ask), so a reader who only reads or tries one step downloads no Python.
 const saveData = () => Boolean(navigator.connection?.saveData);
 const warmUp = "IntersectionObserver" in window
   ? new IntersectionObserver((entries) => {
+    if (saveData()) return;
     for (const e of entries.filter((x) => x.isIntersecting)) answers.load(e.target);
-    if (entries.some((e) => e.isIntersecting) && !saveData()) python.start();
+    if (entries.some((e) => e.isIntersecting)) python.start();
   }, { rootMargin: "400px" })
   : null;
-const touched = (root) => { answers.load(root); python.start(); };
+const touched = (root) => { answers.load(root); if (!saveData()) python.start(); };
 
 async function mountOne(root, name, usesPython) {
   root.c9Mounted = true;
