@@ -3,9 +3,11 @@
 // - vendor/ (Pyodide, Plotly.js, KaTeX, the web font: copied by the build from pinned npm packages):
 //   cache first, each file cached when a page first uses it. Nothing is fetched ahead: a reader who
 //   never touches a widget never downloads Pyodide (≈ 6 MB gzip).
-// - everything else in the scope (pages, assets/*.js, *.css, course-py.zip, numbers.json, the search
-//   index, sitemap.xml): network first, the cached copy only when the network fails, so a reader online
-//   always gets the fresh page.
+// - everything else in the scope (pages, assets/*.js, *.css, course-py.zip, numbers.json, the widgets'
+//   answer caches in assets/answers/, the search index, sitemap.xml): network first, the cached copy only
+//   when the network fails, so a reader online always gets the fresh page. A widget's answer cache is
+//   fetched when the widget nears the screen and kept here like the rest: offline, a widget used before
+//   answers its first touches from it even if Python was never downloaded.
 // Only same-origin GET requests in the scope are handled. The build (hooks/course.py) writes the line
 // below: the cache versions, one per folder of vendor/ (a new web font does not throw away Pyodide) and
 // one for the rest; and the scripts Material's search worker imports for the site's language. On

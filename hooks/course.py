@@ -7,6 +7,7 @@
   and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the course's
   Python for the Web Worker, writes numbers.json, and renders math to HTML with KaTeX (node), so the
   pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
+- Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 import jinja2
+from mkdocs.utils import get_relative_url
 from markupsafe import Markup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
-from hooks import fonts  # noqa: E402
+from hooks import answers, fonts  # noqa: E402
 from widgets.api import widget_modules  # noqa: E402
 from widgets.models import load_facts  # noqa: E402
 
@@ -77,6 +79,7 @@ def on_config(config):
     # keep answering from its caches behind live reload.
     config["extra"]["offline"] = not _state.get("serving", False)
     _state.update(figures=figures, env=env)
+    answers.reset()
     return config
 
 
@@ -117,6 +120,9 @@ def _widget(name: str, **options) -> Markup:
     # Line breaks inside a <textarea> are content: keep them as character references.
     html = re.sub(r"(<textarea\b[^>]*>)(.*?)(</textarea>)", lambda m: m.group(1) + m.group(2).replace("\n", "&#10;")
                   + m.group(3), html, flags=re.S)
+    cache = answers.for_widget(name, PAGE_WIDGETS[name], context)
+    if cache:  # the root names its answer cache (hooks/answers.py), relative to the page like every link
+        html = re.sub(rf'(<[^>]*\bdata-widget="{name}"[^>]*)>', lambda m: f'{m.group(1)} data-answers="{get_relative_url(cache, _state["page"].url)}">', html, count=1)
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
@@ -125,6 +131,7 @@ PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}
 
 def on_page_markdown(markdown, page, config, files):
     env = _state["env"]
+    _state["page"] = page  # its widgets' answer caches are named relative to it
     out, last = [], 0
     for m in CODE.finditer(markdown):
         out.append(_render(env, markdown[last:m.start()], page))
@@ -155,6 +162,7 @@ def on_post_build(config):
     (site / "assets" / "numbers.json").write_text(build_numbers.to_json(_state["figures"]), encoding="utf-8")
     subprocess.run(["node", str(ROOT / "tools" / "render_math.mjs"), str(site)], check=True)
     fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too
+    answers.write(site)  # before sw.js: the site cache's version counts them
     _service_worker_build(site)
 
 

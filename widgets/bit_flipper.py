@@ -331,3 +331,22 @@ def page_context(**options) -> dict:
     import zlib
     choice = any(r["format"] in OVERFLOW_CHOICE for r in v["rows"])
     return dict(view=v, uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}", overflow_choice=choice)
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what bit-flipper.js sends one control from the
+    default: each bit of each row flipped (the code as the row's hex text, as codeOf writes it), each row's
+    own code (a bit flipped back), and the other overflow rule where the widget offers the choice."""
+    v = context["view"]
+    p = v["params"]
+    base = {"formats": p["formats"], "overflow": p["overflow"]}
+    out = [{**base, "source": "value", "value": p["value"]}]
+    if context["overflow_choice"]:
+        other = "saturate" if p["overflow"] == "default" else "default"
+        out.append({**base, "source": "value", "value": p["value"], "overflow": other})
+    for r in v["rows"]:
+        bits = r.get("bits") or []
+        code = sum(2 ** b["pos"] for b in bits if b["on"])
+        for flip in [0] + [2 ** b["pos"] for b in bits]:
+            out.append({**base, "source": r["format"], "code": f"0x{code ^ flip:0{-(-len(bits) // 4)}X}"})
+    return out

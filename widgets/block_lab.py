@@ -388,3 +388,16 @@ def page_context() -> dict:
                 presets_json=json.dumps(presets), recipe=quant_configs.recipe("deepseek-v3"),
                 predict=predict(views), ticks=colorbar_ticks(), gradient=gradient, ruined_text=_pct(RUINED),
                 rows=ROWS, cols=COLS, magnitudes=MAGNITUDES, max_channels=MAX_CHANNELS, defaults=DEFAULTS)
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what block-lab.js sends one control from the
+    default (seed as the box's text), one request per scheme the preset shows; not the default itself, which
+    the page already holds (data-defaults) and which is the largest answer."""
+    from .nearby import around, one_step
+    d = context["defaults"]
+    base = {k: d[k] for k in ("source", "channels", "magnitude", "token", "text", "preset")} | {"seed": str(d["seed"])}
+    states = one_step(base, channels=around(list(range(context["max_channels"] + 1)), d["channels"], 1),
+                      magnitude=list(context["magnitudes"]), token=[not d["token"]], source=["typed"],
+                      preset=list(PRESETS))[1:]
+    return [{**s, "scheme": scheme} for s in states for scheme in preset_schemes(s["preset"])]

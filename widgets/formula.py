@@ -63,3 +63,15 @@ def view(params: dict | None = None) -> dict:
 def page_context() -> dict:
     """What the page template (hooks/templates/formula.html) needs at build time."""
     return dict(view=view())
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): formula.js follows the memory bar, sending the
+    model, s and b of each bar answer, so its states are those of the bar's neighbours."""
+    from . import memory_bar
+    out = []
+    for q in memory_bar.neighbours(memory_bar.page_context()):
+        p = {"model": q["model"], "s": int(q["s"]), "b": q["b"]}
+        if p not in out:
+            out.append(p)
+    return out

@@ -191,3 +191,16 @@ def page_context(**options) -> dict:
     v = view(options or None)
     return dict(view=v, model_keys=MODELS, lo=LOG10_MIN, hi=LOG10_MAX, step=LOG10_STEP,
                 conventions=CONVENTIONS, colors=COLORS, card_label=load_facts()["card"]["label"])
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what ledger.js sends one control from the default.
+    Moving the slider also picks 「自定义参数量」; every stop (a tap lands anywhere on the track; the answers
+    differ little, so they compress to about 0.5 KB each), as the browser gives the slider's value."""
+    from .nearby import one_step
+    p = context["view"]["params"]
+    base = {"model": p["model"], "log10_params": p["log10_params"], "convention": p["convention"]}
+    stops = [round(LOG10_MIN + i * LOG10_STEP, 2) for i in range(round((LOG10_MAX - LOG10_MIN) / LOG10_STEP) + 1)]
+    custom = {**base, "model": "custom"}
+    return (one_step(base, model=[*context["model_keys"], "custom"], convention=list(context["conventions"]))
+            + one_step(custom, log10_params=stops))

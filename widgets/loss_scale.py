@@ -220,3 +220,13 @@ def page_context(**options) -> dict:
     v = view(options or None)
     sources = {key: SOURCE_NAMES.get(key, key) for key in _SOURCES}
     return dict(view=v, k_min=K_MIN, k_max=K_MAX, sources=sources)
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what loss-scale.js sends one control from the
+    default: every stop of the k slider (each answer is small) and each gradient source."""
+    from .nearby import one_step
+    p = context["view"]["params"]
+    base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
+    sources = list(context["sources"]) if len(context["sources"]) > 1 else []
+    return one_step(base, k=list(range(context["k_min"], context["k_max"] + 1)), source=sources)

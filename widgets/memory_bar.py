@@ -180,3 +180,14 @@ def page_context() -> dict:
     """What the page template (hooks/templates/memory-bar.html) needs at build time."""
     return dict(view=view(), stops=S_STOPS, modes=MODES, b_max=B_MAX, colors=COLORS,
                 lab_label=LAB_LABEL if lab_run() is not None else None)
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what memory-bar.js sends one control from the
+    default: each model, every stop of s (sent as the number box's text), every b, each mode, the s² switch."""
+    from .nearby import model_choices, one_step
+    p = context["view"]["params"]
+    base = {"model": p["model"], "s": str(p["s"]), "b": p["b"], "mode": p["mode"], "s2_full_only": p["s2_full_only"]}
+    return one_step(base, model=model_choices(context["lab_label"]), s=[str(s) for s in context["stops"]],
+                    b=list(range(1, context["b_max"] + 1)), mode=list(context["modes"]),
+                    s2_full_only=[not p["s2_full_only"]])

@@ -178,3 +178,12 @@ def page_context(**options) -> dict:
     v = view(options or None)
     return dict(view=v, low_formats={f: short_name(f) for f in LOW_FORMATS}, steps_max=STEPS_MAX,
                 uid=f"ru-{zlib.crc32(repr(sorted(options.items())).encode()):08x}")
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what repeated-update.js sends one control from the
+    default: each format (the other fields as their boxes hold them, steps as text)."""
+    from .nearby import one_step
+    p = context["view"]["params"]
+    base = {"fmt": p["fmt"], "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": str(p["steps"])}
+    return one_step(base, fmt=list(context["low_formats"]))

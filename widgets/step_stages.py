@@ -92,3 +92,8 @@ def view(params: dict | None = None) -> dict:
 
 def page_context() -> dict:
     return {"view": view()}
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): step-stages.js sends {stage} for each button."""
+    return [{"stage": s["key"]} for s in context["view"]["stages"]]

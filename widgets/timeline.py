@@ -180,3 +180,11 @@ def view(params: dict | None = None) -> dict:
 def page_context() -> dict:
     """What the page template (hooks/templates/timeline.html) needs at build time."""
     return dict(view=view(), modes=TIMELINE_MODES, lab_label=LAB_LABEL if lab_run() is not None else None)
+
+
+def neighbours(context: dict) -> list[dict]:
+    """For the build's answer cache (widgets/nearby.py): what timeline.js sends one control from the default."""
+    from .nearby import model_choices, one_step
+    p = context["view"]["params"]
+    base = {"model": p["model"], "iteration": p["iteration"], "mode": p["mode"]}
+    return one_step(base, model=model_choices(context["lab_label"]), iteration=[1, 2], mode=list(context["modes"]))

@@ -3,16 +3,26 @@
 // Widget contract: one root element .c9-widget[data-widget=NAME] with its default view in data-default
 // (computed at build time, so the page is whole before and without Python), CSS scoped to
 // .c9-widget, no globals, mounted once (guarded by root.c9Mounted), torn down when the page is left.
-import { python } from "./core.js";
+import { answers, python } from "./core.js";
 
 document.documentElement.classList.add("c9-js");
 // Material's search dialog has no accessible name; the dialog only works with scripts, so name it here.
 document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "搜索");
 
 const mounted = new Map(); // root element → teardown
+// A widget near the screen fetches its answer cache (the build's answers one step from its default, a few
+// KB to a few hundred) and starts Python (about 6 MB the first time). With Save-Data on, nothing is fetched
+// ahead: a touch fetches the widget's cache, which answers it, and Python starts only for a state the cache
+// does not hold (core.js: python.ask), so a reader who only reads or tries one step downloads no Python.
+const saveData = () => Boolean(navigator.connection?.saveData);
 const warmUp = "IntersectionObserver" in window
-  ? new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) python.start(); }, { rootMargin: "400px" })
+  ? new IntersectionObserver((entries) => {
+    if (saveData()) return;
+    for (const e of entries.filter((x) => x.isIntersecting)) answers.load(e.target);
+    if (entries.some((e) => e.isIntersecting)) python.start();
+  }, { rootMargin: "400px" })
   : null;
+const touched = (root) => { answers.load(root); if (!saveData()) python.start(); };
 
 async function mountOne(root, name, usesPython) {
   root.c9Mounted = true;
@@ -25,8 +35,8 @@ async function mountOne(root, name, usesPython) {
     performance.measure(`c9:mount:${name}`, { start: t0, end: performance.now() });
     if (usesPython) {
       warmUp?.observe(root);
-      root.addEventListener("pointerdown", () => python.start(), { once: true });
-      root.addEventListener("focusin", () => python.start(), { once: true });
+      root.addEventListener("pointerdown", () => touched(root), { once: true });
+      root.addEventListener("focusin", () => touched(root), { once: true });
     }
   } catch (err) {
     console.error("C9 widget failed to mount:", name, err);

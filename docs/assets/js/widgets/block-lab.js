@@ -1,4 +1,4 @@
-import { python, PythonUnavailable, UNEXPECTED, loadPlotly, plot, restoringFromAddress, showControls, unreadableNumber, urlState } from "../core.js";
+import { ask, python, PythonUnavailable, UNEXPECTED, loadPlotly, plot, restoringFromAddress, showControls, unreadableNumber, urlState } from "../core.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
 // short); the schemes the preset shows are asked for one after another. The latest input wins.
@@ -68,7 +68,7 @@ export default function mount(root) {
     for (const scheme of asked) {
       let answer;
       try {
-        answer = await python.ask({ widget: "block-lab", params: { ...p, scheme } });
+        ({ answer } = await ask({ widget: "block-lab", params: { ...p, scheme } }, root)); // the build's answer if it has it
       } catch (err) {
         if (mine !== run) return;
         root.dataset.state = "no-python";

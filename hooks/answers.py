@@ -1,0 +1,81 @@
+"""The build's answer cache: Python's answers for the states one control step from each widget's default,
+so that a widget answers a reader's first touch before the page's Python worker has booted.
+
+- Each interactive widget module declares ``neighbours(context)`` (see widgets/nearby.py): the parameter
+  sets its page script sends for those states, exactly as the script builds them.
+- The key of an answer is the request the page's script makes, ``{"widget": NAME, "params": {…}}``, as
+  JSON with sorted keys and no spaces (core.js: canonical writes the same text). The build answers each
+  key through widgets.api.handle, the worker's entry point, with that very JSON text.
+- One file per widget instance, named by its content: site/assets/answers/<hash>.json =
+  {"answers": {key: answer}}, where an answer is what the worker would post back ({"ok": true, "view": …}
+  or a refusal in Chinese). The widget's root names it in data-answers; core.js fetches it when the widget
+  nears the screen (or at its first touch) and answers from it whenever it holds the request.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from widgets import api
+
+FOLDER = "assets/answers"
+_files: dict[str, bytes] = {}    # path under the site → content
+_answers: dict[str, dict] = {}   # key → answer (the same request, the same answer, on any page)
+
+
+def reset() -> None:
+    """A new build: widgets may have changed."""
+    _files.clear()
+    _answers.clear()
+
+
+def js_value(x):
+    """``x`` as JSON.parse(JSON.stringify(x)) would leave it in the page: a whole float is a JS integer
+    (10.0 is sent as 10). A float JavaScript writes in exponent form differently from Python is refused."""
+    if isinstance(x, float):
+        if x.is_integer() and abs(x) < 1e21:
+            return int(x)
+        if "e" in repr(x):
+            raise ValueError(f"{x!r}: JavaScript and Python write this number differently; no cache key")
+        return x
+    if isinstance(x, dict):
+        return {k: js_value(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [js_value(v) for v in x]
+    return x
+
+
+def canonical(request: dict) -> str:
+    """The cache key: the request as sorted-key JSON, as core.js writes it from what the script sends."""
+    return json.dumps(js_value(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def answer(key: str) -> dict:
+    """Python's answer to the request ``key``, computed once per build through the worker's entry point."""
+    if key not in _answers:
+        out = json.loads(api.handle(key))
+        if not out["ok"] and out["error"] == api.INTERNAL_ERROR:
+            raise SystemExit(f"answer cache: the widget's Python failed on a neighbour state: {key}")
+        _answers[key] = out
+    return _answers[key]
+
+
+def for_widget(name: str, module, context: dict) -> str | None:
+    """The file (path under the site) holding the answers one step from this widget instance's default,
+    or None for a widget that declares no neighbours."""
+    if not hasattr(module, "neighbours"):
+        return None
+    keys = sorted({canonical({"widget": name, "params": p}) for p in module.neighbours(context)})
+    data = json.dumps({"answers": {k: answer(k) for k in keys}}, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).encode("utf-8")
+    path = f"{FOLDER}/{hashlib.sha256(data).hexdigest()[:12]}.json"  # a new build's answers, a new name
+    _files[path] = data
+    return path
+
+
+def write(site: Path) -> None:
+    for path, data in _files.items():
+        out = site / path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
