@@ -78,6 +78,24 @@ def test_axe_finds_no_serious_or_critical_violation(browser, built_site, site_se
     assert failures == {}, failures
 
 
+def test_text_keeps_its_contrast_on_the_dark_palette_too(browser, built_site, site_server):
+    """The check above sees the light palette only. On slate, Material's indigo buttons (存进去, 检查答案)
+    read 2.3:1 and the evolution map's stage links 3.4:1."""
+    ctx = browser.new_context(bypass_csp=True, color_scheme="dark", viewport={"width": 390, "height": 900})
+    page = ctx.new_page()
+    failures = {}
+    for path in page_paths(built_site):
+        page.goto(site_server.url + path)
+        assert page.get_attribute("body", "data-md-color-scheme") == "slate", path
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("async () => await axe.run(document, {runOnly: ['color-contrast'], resultTypes: ['violations']})")
+        bad = [n["target"] for v in result["violations"] for n in v["nodes"]]
+        if bad:
+            failures[path] = bad
+    ctx.close()
+    assert failures == {}, failures
+
+
 def test_every_page_is_whole_with_javascript_off(browser, built_site, site_server):
     ctx = browser.new_context(java_script_enabled=False)
     page = ctx.new_page()
