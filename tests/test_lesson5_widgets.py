@@ -140,3 +140,13 @@ def test_full_recomputation_says_what_it_saved_against_storing_all(model, iterat
     else:
         assert stored > full["peak_bytes"]
         assert f"压低了 {units.size(stored - full['peak_bytes'], unit)}" in full["summary"]
+
+
+def test_the_zero_faq_does_not_deny_zeros_own_activation_partitioning():
+    """Issue 13 QA: the FAQ answered 「激活也会一起被分掉吗？」 with 「不会」, but the ZeRO paper's Pa (§6.1) splits
+    checkpointed activations across the tensor-parallel cards; the answer now says so and when it applies."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
+    faq = text.split('??? question "ZeRO 把模型状态分到了多张卡上，激活也会一起被分掉吗？"', 1)[1].split("???", 1)[0]
+    assert not faq.lstrip().startswith("不会") and "Pa（§6.1）" in faq and "张量并行" in faq
+    assert "§6.1" in next(line for line in text.splitlines() if line.startswith("[^zero]:"))
