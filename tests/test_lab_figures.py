@@ -170,3 +170,19 @@ def test_the_machine_paragraph_claims_only_what_was_run_or_documented():
     assert "FP32 的出入更小" not in machine
     assert "](https://docs.pytorch.org/docs/2.13/notes/randomness.html)" in machine
     assert "没有在别的 CPU 上核对过" in machine
+
+
+def test_the_memory_task_asks_what_the_table_shows_and_its_answer_holds():
+    """Issue 13 QA: the task asked for the 「显存峰值」 and answered 「四次一样高」, while part four says the real high
+    point (model states plus the saved tensors) differs by precision; it now asks about the table's column, the
+    maximum of the four snapshots, which is the same in all four runs while the saved part is not."""
+    from pathlib import Path
+    import build_numbers
+    figs = build_numbers.compute()
+    peaks = {figs[f"lab_{r}_peak_mib_table"].text for r in ("fp32", "bf16", "fp16", "fp16_scaled")}
+    assert len(peaks) == 1
+    assert figs["lab_fp32_saved_mib"].text != figs["lab_bf16_saved_mib"].text
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lab.md").read_text(encoding="utf-8")
+    task = text.split('!!! task "先猜再看表', 1)[1].split("{{ widget(", 1)[0]
+    assert "四个截面里最大的那个" in task and "{{ fig.lab_bf16_saved_mib }}" in task
+    assert "显存峰值" not in text
