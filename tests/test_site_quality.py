@@ -138,3 +138,38 @@ def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site,
         ctx.close()
     finally:
         site_server.block()
+
+
+BIT_CONTRAST = """() => {
+  // rgb(…) / rgba(…), or color(srgb r g b / a) with channels in 0–1 (what color-mix() computes to)
+  const parse = (c) => { const srgb = c.startsWith('color(srgb');
+                         const p = c.replace(/^[^(]*\\(|\\)$/g, '').replace('srgb', '').split(/[ ,\\/]+/).filter(Boolean).map(Number);
+                         const k = srgb ? 255 : 1;
+                         return [p[0] * k, p[1] * k, p[2] * k, p.length > 3 ? p[3] : 1]; };
+  const over = (t, b) => [0, 1, 2].map((i) => t[i] * t[3] + b[i] * (1 - t[3]));
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                       return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const page = parse(getComputedStyle(document.body).backgroundColor);
+  return [...document.querySelectorAll('.c9-bit-flipper button.c9-bit')].map((b) => {
+    const cs = getComputedStyle(b);
+    const bg = over(parse(cs.backgroundColor), page), fg = over(parse(cs.color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    return {bit: b.getAttribute('title'), on: b.getAttribute('aria-pressed'), opacity: Number(cs.opacity),
+            ratio: (hi + 0.05) / (lo + 0.05)};
+  });
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_bit_flippers_digits_keep_their_contrast(browser, site_server, scheme):
+    """axe skips one-character text. White on the mantissa teal read 3.3:1, and a bit that is off was faded whole
+    (opacity 0.45), its 「0」 near 1.5:1."""
+    ctx = browser.new_context(color_scheme=scheme)
+    page = ctx.new_page()
+    for path in ("lesson-2/", "lesson-3/", "lesson-4/", "fp4/"):
+        page.goto(site_server.url + path)
+        bits = page.evaluate(BIT_CONTRAST)
+        assert {b["on"] for b in bits} == {"true", "false"}, path
+        bad = [b for b in bits if b["opacity"] < 1 or b["ratio"] < 4.5]
+        assert not bad, (path, scheme, bad[:3])
+    ctx.close()
