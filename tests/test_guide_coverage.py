@@ -30,3 +30,16 @@ def test_the_guide_page_names_every_callback_the_chapter_guide_lists(built_site)
     part = text[start:start + 800]
     for chapter in ("C4 岔路课", "C5 第 2、3 课", "C4 第 3 课", "C8 第 4、5 课", "C0 第 4 课", "C6 第 1 课", "C3 第 8、10 课"):
         assert chapter in part, chapter
+
+
+def test_the_guide_gives_the_anchors_activation_in_gib_wherever_it_gives_gb(built_site):
+    """Issue 13 QA: the running-example paragraph read 「激活（174.5 GB）」 just under the table's 「162.5 GiB」 for the
+    same tensors; a paragraph that needs GB (to compare with the weights) names the GiB figure beside it."""
+    from page_text import Node
+
+    root = article(built_site / "index.html")
+    for n in root.iter():
+        if n.tag in ("p", "li", "td") and any(isinstance(c, Node) and c.attrs.get("data-fig") == "act_anchor_gb"
+                                              for c in n.iter()):
+            figs = {c.attrs.get("data-fig") for c in n.iter() if isinstance(c, Node)}
+            assert "act_anchor" in figs, n.text()[:80]

@@ -159,3 +159,30 @@ def test_guide_table_is_the_lab_tables_first_columns(built_site, data):
     figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
     assert guide[0][2] == "显存（四个截面的最大值）"
     assert guide[1][:3] == ["FP32", figs["lab_fp32_tpc_cell"], figs["lab_fp32_peak_mib_table"]]
+
+
+def test_the_machine_paragraph_claims_only_what_was_run_or_documented():
+    """Issue 13 QA: the page told how a rerun on another CPU would differ (「BF16 … 小的出入，FP32 的出入更小」),
+    which nobody had run; it now rests on PyTorch's reproducibility note and says what was not checked."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lab.md").read_text(encoding="utf-8")
+    machine = next(p for p in text.split("\n\n") if p.startswith("**机器**"))
+    assert "FP32 的出入更小" not in machine
+    assert "](https://docs.pytorch.org/docs/2.13/notes/randomness.html)" in machine
+    assert "没有在别的 CPU 上核对过" in machine
+
+
+def test_the_memory_task_asks_what_the_table_shows_and_its_answer_holds():
+    """Issue 13 QA: the task asked for the 「显存峰值」 and answered 「四次一样高」, while part four says the real high
+    point (model states plus the saved tensors) differs by precision; it now asks about the table's column, the
+    maximum of the four snapshots, which is the same in all four runs while the saved part is not."""
+    from pathlib import Path
+    import build_numbers
+    figs = build_numbers.compute()
+    peaks = {figs[f"lab_{r}_peak_mib_table"].text for r in ("fp32", "bf16", "fp16", "fp16_scaled")}
+    assert len(peaks) == 1
+    assert figs["lab_fp32_saved_mib"].text != figs["lab_bf16_saved_mib"].text
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lab.md").read_text(encoding="utf-8")
+    task = text.split('!!! task "先猜再看表', 1)[1].split("{{ widget(", 1)[0]
+    assert "四个截面里最大的那个" in task and "{{ fig.lab_bf16_saved_mib }}" in task
+    assert "显存峰值" not in text

@@ -381,3 +381,12 @@ def test_pattern_table_in_reader_notation():
     e5m2 = pattern_table.page_context("float8_e5m2")
     assert "最大有限值 57,344，最小正规数 2⁻¹⁴ ≈ 6.1×10⁻⁵，最小次正规数 2⁻¹⁶ ≈ 1.53×10⁻⁵" in e5m2["summary"]
     assert e5m2["t"]["rows"][0][1]["short"] == "1.53×10⁻⁵"
+
+
+def test_the_evolution_maps_note_defines_every_byte_unit_the_map_uses(built_site):
+    """The map gives model states in GB and activations in GiB; its note defined only GB (issue 13 QA)."""
+    home = (built_site / "index.html").read_text()
+    evo = re.search(r'<nav class="c9-evo".*?</nav>', home, re.S).group(0)
+    note = re.search(r'<p class="c9-evo-note">(.*?)</p>', evo, re.S).group(1)
+    for unit, definition in (("GB", "1 GB = 10⁹ 字节"), ("GiB", "1 GiB = 2³⁰ 字节")):
+        assert re.search(rf"\d {unit}\b", evo) and definition in note, unit

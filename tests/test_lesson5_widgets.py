@@ -140,3 +140,22 @@ def test_full_recomputation_says_what_it_saved_against_storing_all(model, iterat
     else:
         assert stored > full["peak_bytes"]
         assert f"压低了 {units.size(stored - full['peak_bytes'], unit)}" in full["summary"]
+
+
+def test_the_zero_faq_does_not_deny_zeros_own_activation_partitioning():
+    """Issue 13 QA: the FAQ answered 「激活也会一起被分掉吗？」 with 「不会」, but the ZeRO paper's Pa (§6.1) splits
+    checkpointed activations across the tensor-parallel cards; the answer now says so and when it applies."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
+    faq = text.split('??? question "ZeRO 把模型状态分到了多张卡上，激活也会一起被分掉吗？"', 1)[1].split("???", 1)[0]
+    assert not faq.lstrip().startswith("不会") and "Pa（§6.1）" in faq and "张量并行" in faq
+    assert "§6.1" in next(line for line in text.splitlines() if line.startswith("[^zero]:"))
+
+
+def test_the_measuring_faq_doubles_s_as_the_page_teaches():
+    """「对 s 和 micro-batch 做二分」 finds a limit, not whether growth is linear or quadratic; the FAQ just above
+    teaches doubling s and reading 2× or 4×."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
+    faq = text.split('??? question "公式只是估算，那实际占多少该信什么？"', 1)[1].split("[^k22]:", 1)[0]
+    assert "做二分" not in faq and "翻一倍" in faq and "两倍还是四倍" in faq

@@ -40,7 +40,7 @@ def test_an_unknown_unit_is_refused():
 
 # The typed forms the pages used before these figures existed (each phrase as it was written).
 TYPED = ["0.25%", "48G", "7G", "42.1%", "54.2%", "530B", "2,240 张", "3 倍[^flash]", "12B", "10T",
-         "300B token", "16B 参数", "慢 30% 到 40%"]
+         "300B token", "16B 参数", "慢 30% 到 40%", "大 2048 倍"]
 
 
 @pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
@@ -49,3 +49,22 @@ def test_no_page_types_a_reported_result(page):
     text = re.sub(r"\{\{.*?\}\}", "", text)
     found = [t for t in TYPED if t in text]
     assert not found, f"{page} types {found}: quote the rep_ figure instead"
+
+
+# Figures the build derives that a page typed beside the words that introduce them (issue 13 QA): the guide's
+# pitfall 「少算了 8 倍」 (l1_undercount) and lesson 2's 「到了 2048」 right after the figure 「2,048」 (l2_sum_stops_at).
+DERIVED = ["少算了 8 倍", "到了 2048", "2048 + 1", "回到 2048"]
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
+def test_no_page_types_a_figure_the_build_derives(page):
+    text = re.sub(r"\{\{.*?\}\}", "", (DOCS / page).read_text(encoding="utf-8"))
+    found = [t for t in DERIVED if t in text]
+    assert not found, f"{page} types {found}: quote the figure instead"
+
+
+def test_the_fp16_swallow_ratio_is_the_formats_own():
+    """The paper's 2048 is FP16's 2¹¹: an update below 2⁻¹¹ of the weight rounds away (fp16_swallow_threshold)."""
+    from widgets import formats as F
+    (fig,) = [f for f in reported.figures() if f["name"] == "rep_mp_swallow_ratio"]
+    assert fig["text"] == "2,048" and fig["value"] == 2 ** (F.get_format("float16").mantissa_bits + 1)

@@ -78,6 +78,24 @@ def test_axe_finds_no_serious_or_critical_violation(browser, built_site, site_se
     assert failures == {}, failures
 
 
+def test_text_keeps_its_contrast_on_the_dark_palette_too(browser, built_site, site_server):
+    """The check above sees the light palette only. On slate, Material's indigo buttons (存进去, 检查答案)
+    read 2.3:1 and the evolution map's stage links 3.4:1."""
+    ctx = browser.new_context(bypass_csp=True, color_scheme="dark", viewport={"width": 390, "height": 900})
+    page = ctx.new_page()
+    failures = {}
+    for path in page_paths(built_site):
+        page.goto(site_server.url + path)
+        assert page.get_attribute("body", "data-md-color-scheme") == "slate", path
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("async () => await axe.run(document, {runOnly: ['color-contrast'], resultTypes: ['violations']})")
+        bad = [n["target"] for v in result["violations"] for n in v["nodes"]]
+        if bad:
+            failures[path] = bad
+    ctx.close()
+    assert failures == {}, failures
+
+
 def test_every_page_is_whole_with_javascript_off(browser, built_site, site_server):
     ctx = browser.new_context(java_script_enabled=False)
     page = ctx.new_page()
@@ -120,3 +138,38 @@ def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site,
         ctx.close()
     finally:
         site_server.block()
+
+
+BIT_CONTRAST = """() => {
+  // rgb(…) / rgba(…), or color(srgb r g b / a) with channels in 0–1 (what color-mix() computes to)
+  const parse = (c) => { const srgb = c.startsWith('color(srgb');
+                         const p = c.replace(/^[^(]*\\(|\\)$/g, '').replace('srgb', '').split(/[ ,\\/]+/).filter(Boolean).map(Number);
+                         const k = srgb ? 255 : 1;
+                         return [p[0] * k, p[1] * k, p[2] * k, p.length > 3 ? p[3] : 1]; };
+  const over = (t, b) => [0, 1, 2].map((i) => t[i] * t[3] + b[i] * (1 - t[3]));
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                       return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const page = parse(getComputedStyle(document.body).backgroundColor);
+  return [...document.querySelectorAll('.c9-bit-flipper button.c9-bit')].map((b) => {
+    const cs = getComputedStyle(b);
+    const bg = over(parse(cs.backgroundColor), page), fg = over(parse(cs.color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    return {bit: b.getAttribute('title'), on: b.getAttribute('aria-pressed'), opacity: Number(cs.opacity),
+            ratio: (hi + 0.05) / (lo + 0.05)};
+  });
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_bit_flippers_digits_keep_their_contrast(browser, site_server, scheme):
+    """axe skips one-character text. White on the mantissa teal read 3.3:1, and a bit that is off was faded whole
+    (opacity 0.45), its 「0」 near 1.5:1."""
+    ctx = browser.new_context(color_scheme=scheme)
+    page = ctx.new_page()
+    for path in ("lesson-2/", "lesson-3/", "lesson-4/", "fp4/"):
+        page.goto(site_server.url + path)
+        bits = page.evaluate(BIT_CONTRAST)
+        assert {b["on"] for b in bits} == {"true", "false"}, path
+        bad = [b for b in bits if b["opacity"] < 1 or b["ratio"] < 4.5]
+        assert not bad, (path, scheme, bad[:3])
+    ctx.close()

@@ -169,6 +169,28 @@ def test_the_issue_examples_read_exactly():
     assert (row["value_text"], row["down"], row["up"]) == ("128", "64", "256")
 
 
+# four or more digits in a row before any decimal point, not the odd integer of "16777215 × 2⁴⁰" (kept so it types back)
+UNGROUPED = re.compile(r"(?<![\d.,])\d{4,}(?!\d| × 2)")
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu"])
+def test_the_bit_flipper_groups_every_number_it_shows_the_same_way(fmt):
+    """The value read 「65,504」 while the interval beside it read 「(65488, 65520)」 and the ulp 「2¹³ = 8192」."""
+    f = F.get_format(fmt)
+    rng = random.Random(13)
+    codes = range(f.n_codes) if f.n_codes <= 256 else [rng.randrange(f.n_codes) for _ in range(300)] + [f.max_code]
+    for code in codes:
+        row = bit_flipper.view({"formats": fmt, "source": fmt, "code": code})["rows"][0]
+        for key in ("exact", "value_text", "up", "down", "interval", "ulp_text"):
+            assert not UNGROUPED.search(row[key] or ""), (fmt, code, key, row[key])
+    row = bit_flipper.view({"formats": "float16", "source": "float16", "code": "0x7BFF"})["rows"][0]
+    assert (row["exact"], row["down"], row["interval"], row["ulp_text"]) == ("65,504", "65,472", "(65,488, 65,520)", "2⁵ = 32")
+    row = bit_flipper.view({"formats": "float8_e5m2", "source": "float8_e5m2", "code": "0xFB"})["rows"][0]
+    assert (row["exact"], row["interval"], row["ulp_text"]) == ("−57,344", "(−61,440, −53,248)", "2¹³ = 8,192")
+    for text in ("65,488", "−61,440", "65,503.998"):          # an interval's ends type back too
+        assert typed.parse(text) == Fraction(text.replace(",", "").replace("−", "-"))
+
+
 # ---- kind 13: no inert control without a reason; counts worded for 0, 1, many ---------------------
 
 @pytest.mark.parametrize("source", sorted(loss_scale._SOURCES))

@@ -10,6 +10,7 @@ neighbours, spacing, the interval that rounds here); JavaScript only draws the b
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 from . import formats as F
@@ -74,6 +75,12 @@ def grouped(decimal: str) -> str:
     "57344" → "57,344", "65504.5" → "65,504.5"; the fraction digits stay as they are (exact)."""
     whole, dot, frac = decimal.partition(".")
     return f"{int(whole):,}{dot}{frac}"
+
+
+def _grouped_plain(text: str) -> str:
+    """:func:`grouped` for a plain decimal the page writes ("−65488" → "−65,488"); a ×10ⁿ form is left alone."""
+    sign, body = ("−", text[1:]) if text.startswith("−") else ("", text)
+    return sign + grouped(body) if re.fullmatch(r"\d+(\.\d+)?", body) else text
 
 
 def exact_short(fmt: F.Format, code: int) -> str:
@@ -184,7 +191,7 @@ def _pow2_exp(x: float) -> str:
     """A spacing (a power of two): "2⁻¹ = 0.5", "2⁻²⁴ ≈ 5.96×10⁻⁸" (= only when the decimal is exact and short)."""
     e = math.frexp(x)[1] - 1
     exact = F._decimal(Fraction(x))
-    return f"{units.superscript_powers(f'2^{e}')} " + (f"= {exact}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}")
+    return f"{units.superscript_powers(f'2^{e}')} " + (f"= {grouped(exact)}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}")
 
 
 def _sci(x: float, digits: int, zeros: bool = False) -> str:
@@ -199,7 +206,7 @@ def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
     def s(v):
         if isinstance(v, float):
             return "+∞" if v > 0 else "−∞"
-        return units.sci(v, digits) if v else "0"        # "−480", "7.62939×10⁻⁶": reader notation
+        return _grouped_plain(units.sci(v, digits)) if v else "0"   # "−480", "65,488", "7.62939×10⁻⁶": reader notation
     return f"{'[' if iv.lo_closed else '('}{s(iv.lo)}, {s(iv.hi)}{']' if iv.hi_closed else ')'}"
 
 
