@@ -153,6 +153,7 @@ def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
 
     # The formula: a term explains itself on click and on keyboard focus.
     f = page.locator('[data-widget="formula"]')
+    expect(f).to_have_class(re.compile(r"\bc9-formula-live\b"))   # mounted: a click before that does nothing
     f.locator('button[data-term="5as/h"]').click()
     expect(f.locator('.c9-term-item[data-term="5as/h"]')).to_be_visible()
     expect(f.locator('.c9-term-item[data-term="s"]')).to_be_hidden()

@@ -113,7 +113,9 @@ def test_every_page_is_whole_with_javascript_off(browser, built_site, site_serve
 
 
 def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site, site_server):
-    site_server.block("vendor/pyodide/")
+    # The build's answer cache would answer a first step without Python (tests/test_browser_answer_cache.py):
+    # block it too, so every widget has to fall back to Python and say that Python could not load.
+    site_server.block("vendor/pyodide/", "assets/answers/")
     try:
         ctx = browser.new_context()
         page = ctx.new_page()
