@@ -23,6 +23,7 @@ test: deps chromium
 bench: deps chromium
 	$(PY) bench/bench_codecs.py
 	$(PY) bench/bench_site.py
+	$(PY) bench/bench_first_touch.py
 	$(PY) bench/bench_lighthouse.py
 
 # The site needs only the package's own dependencies; the tests add pytest, Playwright, ml_dtypes and
