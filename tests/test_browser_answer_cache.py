@@ -203,6 +203,9 @@ def test_the_cache_answers_offline_after_a_first_visit_without_python(browser, s
 
         ctx.set_offline(True)
         page.reload()
+        # Keys pressed before the widget's script has mounted change nothing: wait for the mount.
+        page.wait_for_function("() => performance.getEntriesByName('c9:mount:memory-bar').length > 0",
+                               timeout=30_000)
         bar = page.locator('[data-widget="memory-bar"]')
         bar.locator('input[name="b"]').focus()
         page.keyboard.press("ArrowRight")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,13 @@ CACHE_NAMES = "async () => await caches.keys()"
 
 
 def wait_cached(page, *urls):
+    """Until each URL is in one of the page's caches. Polled with evaluate, which awaits CACHED's promise
+    (a wait_for_function predicate that returns a promise can pass at once on the promise itself)."""
     for url in urls:
-        page.wait_for_function(CACHED, arg=url, timeout=PYTHON_TIMEOUT, polling=200)
+        deadline = time.monotonic() + PYTHON_TIMEOUT / 1000
+        while not page.evaluate(CACHED, url):
+            assert time.monotonic() < deadline, f"not cached: {url}"
+            page.wait_for_timeout(200)
 
 
 def move_b(page, presses):
