@@ -103,6 +103,14 @@ def new_page(browser, **context_options):
     return ctx, page
 
 
+@pytest.fixture(scope="module")
+def page(browser):
+    """One desktop-sized page (1280 × 900, light palette) shared by a test module's tests."""
+    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900}, color_scheme="light")
+    yield pg
+    ctx.close()
+
+
 def python_view(widget: str, **params) -> dict:
     """What a widget must show for these controls: the same Python, run here in CPython."""
     from widgets import api

@@ -13,13 +13,6 @@ from widgets import block_lab, quant_configs
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def page(browser, site_server):
-    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900})
-    yield pg
-    ctx.close()
-
-
 def _lab(page, url):
     page.goto(url)
     w = page.locator('[data-widget="block-lab"]')

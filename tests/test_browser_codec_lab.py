@@ -17,13 +17,6 @@ FP8 = "float8_e4m3fn,float8_e5m2"
 FP4 = "float4_e2m1fn,float8_e8m0fnu"
 
 
-@pytest.fixture(scope="module")
-def page(browser, site_server):
-    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900})
-    yield pg
-    ctx.close()
-
-
 def _type(widget, text):
     box = widget.locator('input[name="value"]')
     box.fill(text)

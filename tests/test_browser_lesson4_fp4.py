@@ -5,16 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PYTHON_TIMEOUT, new_page, python_view
+from conftest import PYTHON_TIMEOUT, python_view
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def page(browser, site_server):
-    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900})
-    yield pg
-    ctx.close()
 
 
 def test_mx_nv_table_follows_python_and_reports_bad_input(page, site_server):

@@ -6,16 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PYTHON_TIMEOUT, new_page, python_view
+from conftest import PYTHON_TIMEOUT, python_view
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def page(browser, site_server):
-    ctx, pg = new_page(browser, viewport={"width": 1280, "height": 900})
-    yield pg
-    ctx.close()
 
 
 def test_bit_flip_by_keyboard_and_a_bad_hex_code(page, site_server):

@@ -55,13 +55,6 @@ def _open(page, url):
             page.wait_for_function(CHART_DRAWN, arg=chart.element_handle(), timeout=30_000)
 
 
-@pytest.fixture(scope="module")
-def page(browser):
-    ctx, p = new_page(browser, viewport={"width": 1280, "height": 900}, color_scheme="light")
-    yield p
-    ctx.close()
-
-
 def test_every_trace_of_every_build_time_view_is_drawn(page, site_server):
     seen = []
     for path in PAGES:
