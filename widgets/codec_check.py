@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from . import formats as F
 from . import units
+from .figures import figure
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "lab" / "results" / "codec-check.json"
 SRC = "lab/results/codec-check.json"
@@ -78,7 +79,7 @@ def figures(data: dict | None = None) -> list[dict]:
     out: list[dict] = []
 
     def fig(name, value, text, formula, **inputs):
-        out.append({"name": f"cc_{name}", "value": value, "text": text, "formula": formula, "inputs": inputs})
+        out.append(figure(f"cc_{name}", value, text, formula, **inputs))
 
     torch_version = prov["torch"].split("+")[0]          # "2.13.0+cpu": the CPU build, said in words on the page
     fig("torch", torch_version, torch_version, f"逐值对照用的 PyTorch 版本，CPU 版（{SRC}: provenance.torch）")

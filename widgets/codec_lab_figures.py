@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from . import formats as F
 from .bit_flipper import _past_top, view
+from .figures import figure
 
 __all__ = ["figures"]
 
@@ -30,9 +31,8 @@ def _pair(name: str, formats: str, fmt: str, label: str, x: str, overflow: str, 
     value = r["value"] if r["value"] is not None else r["value_text"]
     # a whole number with thousands separators, as the page writes its own (57,344); else as the widget shows it
     text = f"{int(value):,}" if isinstance(value, float) and value == int(value) else r["value_text"]
-    return [{"name": name, "value": value, "text": text, "formula": how, "inputs": {"x": int(x)}},
-            {"name": name + "_hex", "value": r["code"], "text": r["hex"], "formula": how + "（编码）",
-             "inputs": {"x": int(x)}}]
+    return [figure(name, value, text, how, x=int(x)),
+            figure(name + "_hex", r["code"], r["hex"], how + "（编码）", x=int(x))]
 
 
 def _edges() -> list[dict]:
@@ -43,10 +43,10 @@ def _edges() -> list[dict]:
     mid = Fraction(e5.max) + Fraction(F.ulp(e5, e5.max)) / 2
     assert _past_top(e5, mid) and F.encode(e5, mid) == e5.inf_code     # the tie itself overflows
     return [
-        {"name": "cl_e4m3_beyond_max", "value": int(beyond), "text": f"{int(beyond):,}",
-         "formula": "最大有限值加上那里的间距（指数不设上限时的下一个数）", "inputs": {"max": int(e4.max), "format": e4.name}},
-        {"name": "cl_e5m2_overflow_from", "value": int(mid), "text": f"{int(mid):,}",
-         "formula": "最大有限值加半个间距：从这里起舍入到更大的数，超出范围", "inputs": {"max": int(e5.max), "format": e5.name}},
+        figure("cl_e4m3_beyond_max", int(beyond), f"{int(beyond):,}",
+               "最大有限值加上那里的间距（指数不设上限时的下一个数）", max=int(e4.max), format=e4.name),
+        figure("cl_e5m2_overflow_from", int(mid), f"{int(mid):,}",
+               "最大有限值加半个间距：从这里起舍入到更大的数，超出范围", max=int(e5.max), format=e5.name),
     ]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from . import units
 from .models import LAB_DATA
 from .ledger import model_states
+from .figures import figure
 
 DATA_PATH = LAB_DATA
 SRC = "lab/results/c09-precision.json"
@@ -87,7 +88,7 @@ def frac_text(x: float) -> str:
 def _fig(out, name, value, text, formula, **inputs):
     # The run names end in a space so that Latin meets Chinese spaced; no space is left before 「 or between Chinese.
     formula = re.sub(r"(?<=[\u4e00-\u9fffA-Za-z0-9]) (?=「)|(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", formula)
-    out.append({"name": name, "value": value, "text": text, "formula": formula, "inputs": inputs})
+    out.append(figure(name, value, text, formula, **inputs))
 
 
 def throughput_rows(d: dict) -> dict:

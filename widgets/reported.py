@@ -8,6 +8,7 @@ number as it states it, in the paper's unit. Figure names are ``rep_`` + the fac
 from __future__ import annotations
 
 from . import units
+from .figures import figure
 from .models import load_facts
 
 __all__ = ["text", "figures"]
@@ -29,6 +30,6 @@ def figures() -> list[dict]:
     for key, fact in load_facts()["reported"].items():
         if key == "about":
             continue
-        out.append({"name": f"rep_{key}", "value": fact["value"], "text": text(fact["value"], fact["unit"]),
-                    "formula": f"{fact['what']}，为论文自报，出处：{fact['source']}", "inputs": {}})
+        out.append(figure(f"rep_{key}", fact["value"], text(fact["value"], fact["unit"]),
+                          f"{fact['what']}，为论文自报，出处：{fact['source']}"))
     return out
