@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from widgets import api
+from widgets.nearby import canonical
 
 FOLDER = "assets/answers"
 _files: dict[str, bytes] = {}    # path under the site → content
@@ -28,27 +29,6 @@ def reset() -> None:
     """A new build: widgets may have changed."""
     _files.clear()
     _answers.clear()
-
-
-def js_value(x):
-    """``x`` as JSON.parse(JSON.stringify(x)) would leave it in the page: a whole float is a JS integer
-    (10.0 is sent as 10). A float JavaScript writes in exponent form differently from Python is refused."""
-    if isinstance(x, float):
-        if x.is_integer() and abs(x) < 1e21:
-            return int(x)
-        if "e" in repr(x):
-            raise ValueError(f"{x!r}: JavaScript and Python write this number differently; no cache key")
-        return x
-    if isinstance(x, dict):
-        return {k: js_value(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [js_value(v) for v in x]
-    return x
-
-
-def canonical(request: dict) -> str:
-    """The cache key: the request as sorted-key JSON, as core.js writes it from what the script sends."""
-    return json.dumps(js_value(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def answer(key: str) -> dict:

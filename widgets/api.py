@@ -35,6 +35,9 @@ def widget_modules() -> list:
     return [widget_module(name) for name in WIDGETS]
 
 
+_last: list = []  # [request, view] of the last answer: nearby() around it needs the same view again
+
+
 def handle(request: str) -> str:
     """Answer one request (a JSON string) with a JSON string. Never raises."""
     try:
@@ -47,13 +50,34 @@ def handle(request: str) -> str:
         params = req.get("params") or {}
         if not isinstance(params, dict):
             return _error("参数格式不对")
-        return json.dumps({"ok": True, "view": json_safe(view(params))}, ensure_ascii=False, allow_nan=False)
+        shown = view(params)
+        _last[:] = [request, shown]
+        return json.dumps({"ok": True, "view": json_safe(shown)}, ensure_ascii=False, allow_nan=False)
     except Exception as e:  # the reader sees a message; the page keeps working
         msg = getattr(e, "message_zh", None)
         if msg is None:   # a bug, not the reader's input: no exception text reaches the page
             traceback.print_exc()
             msg = INTERNAL_ERROR
         return _error(msg)
+
+
+def nearby(request: str, limit: int = 64) -> list[str]:
+    """The requests one control step from the state ``request`` asks for, nearest first, as cache keys
+    (widgets.nearby.canonical), at most ``limit``: the worker answers them in its idle time so that the
+    reader's next step is answered at once. [] for a widget without ``nearby``, a refused request or a
+    failure: answering ahead is an optimisation, never an error."""
+    try:
+        req = json.loads(request)
+        module = widget_module(req["widget"])
+        if not hasattr(module, "nearby"):
+            return []
+        view = _last[1] if _last and _last[0] == request else module.view(req.get("params") or {})
+        from .nearby import canonical
+        keys = [canonical({"widget": req["widget"], "params": p}) for p in module.nearby(view)]
+        here = canonical(req)
+        return [k for k in dict.fromkeys(keys) if k != here][:limit]
+    except Exception:  # noqa: BLE001 — a state Python refuses has no neighbours worth computing
+        return []
 
 
 INTERNAL_ERROR = "这组参数没能算出来（程序内部出错，不是你输入的问题）；请换一组参数，或刷新页面再试"

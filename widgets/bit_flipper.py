@@ -357,3 +357,11 @@ def neighbours(context: dict) -> list[dict]:
         for flip in [0] + [2 ** b["pos"] for b in bits]:
             out.append({**base, "source": r["format"], "code": f"0x{code ^ flip:0{-(-len(bits) // 4)}X}"})
     return out
+
+
+def nearby(view: dict) -> list[dict]:
+    """For the worker's answers ahead (widgets.nearby): every bit of every row flipped from the state
+    ``view`` shows, as neighbours() lists them around the default."""
+    choice = any(r["format"] in OVERFLOW_CHOICE for r in view["rows"])
+    # After a code was set, the view has no typed value: there is no "back to the typed value" state.
+    return [p for p in neighbours({"view": view, "overflow_choice": choice}) if p.get("value", "") is not None]

@@ -5,6 +5,8 @@ call runs at build time (the default state, written into the page) and in the br
 """
 from __future__ import annotations
 
+import math
+
 from .activations import MODES, activation_memory
 from .errors import InputError
 from .items import Item
@@ -191,3 +193,17 @@ def neighbours(context: dict) -> list[dict]:
     return one_step(base, model=model_choices(context["lab_label"]), s=[str(s) for s in context["stops"]],
                     b=list(range(1, context["b_max"] + 1)), mode=list(context["modes"]),
                     s2_full_only=[not p["s2_full_only"]])
+
+
+def nearby(view: dict) -> list[dict]:
+    """For the worker's answers ahead (widgets.nearby): what memory-bar.js sends one control from the
+    state ``view`` shows, nearest first: s one slider stop either side (the slider sits on the stop nearest
+    a typed s), b ± 1, then each mode, the s² switch and each model."""
+    from .nearby import model_choices, one_step
+    p = view["params"]
+    base = {"model": p["model"], "s": str(p["s"]), "b": p["b"], "mode": p["mode"], "s2_full_only": p["s2_full_only"]}
+    i = min(range(len(S_STOPS)), key=lambda k: abs(math.log(S_STOPS[k] / p["s"])))
+    s_next = [S_STOPS[k] for k in (i + 1, i - 1, i) if 0 <= k < len(S_STOPS)]
+    return one_step(base, s=[str(s) for s in s_next], b=[b for b in (p["b"] + 1, p["b"] - 1) if B_MIN <= b <= B_MAX],
+                    mode=list(MODES), s2_full_only=[not p["s2_full_only"]],
+                    model=model_choices(LAB_LABEL if lab_run() is not None else None))

@@ -17,6 +17,7 @@ export const python = {
       return;
     }
     this.worker.onmessage = ({ data }) => {
+      if (data.ahead) { answers.keepAhead(data.ahead, data.response); return; }
       if (data.ready) {
         this.state = "ready"; this.bootMs = data.bootMs;
         performance.mark("c9:python-ready", { detail: data.loaded }); // the files it loaded (for sw.js)
@@ -36,13 +37,17 @@ export const python = {
     for (const { reject } of this.waiting.values()) reject(new PythonUnavailable(message));
     this.waiting.clear();
   },
+  // The worker answers ahead around a state the page answered from its cache (no request reached Python).
+  around(request) {
+    if (this.worker && this.state !== "failed" && answers.enabled && answers.aheadEnabled) this.worker.postMessage({ around: request });
+  },
   ask(request) {
     this.start();
     if (this.state === "failed") return Promise.reject(new PythonUnavailable("failed earlier"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, request });
+      this.worker.postMessage({ id, request, ahead: answers.enabled && answers.aheadEnabled });
     });
   },
 };
@@ -58,9 +63,18 @@ export function canonical(value) {
   return JSON.stringify(value, (key, v) => (v && typeof v === "object" && !Array.isArray(v)
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
+// While the reader works, the worker also answers the states one step from the one on screen, in its
+// idle time (py-worker.js, widgets.api.nearby): kept here too, the latest AHEAD_KEPT of them.
+const AHEAD_KEPT = 400;
 export const answers = {
   enabled: true,       // the benchmark turns it off to time Python's own round trip
-  byKey: new Map(), files: new Map(),
+  aheadEnabled: true,  // … or only the answers ahead
+  byKey: new Map(), files: new Map(), ahead: new Map(),
+  keepAhead(key, response) {
+    this.ahead.delete(key);
+    this.ahead.set(key, response); // kept as text: parsed only if the reader goes there
+    if (this.ahead.size > AHEAD_KEPT) this.ahead.delete(this.ahead.keys().next().value);
+  },
   // Fetches a widget's file once (when it nears the screen, or at its first touch); never rejects.
   load(root) {
     const name = root?.dataset.answers;
@@ -73,20 +87,25 @@ export const answers = {
     }
     return this.files.get(url);
   },
-  // The build's answer to this request (a copy: a draw may keep or change it), or null.
+  // An answer computed before the request: {answer, by: "build" | "ahead"} (the answer a copy: a draw may
+  // keep or change it), or null.
   async lookup(request, root) {
     if (!this.enabled) return null;
     const loading = this.load(root);
     if (python.state !== "ready") await loading; // a small file: worth the wait while Python boots
-    const hit = this.byKey.get(canonical(request));
-    return hit === undefined ? null : structuredClone(hit);
+    const key = canonical(request);
+    const hit = this.byKey.get(key);
+    if (hit !== undefined) return { answer: structuredClone(hit), by: "build" };
+    const text = this.ahead.get(key);
+    return text === undefined ? null : { answer: JSON.parse(text), by: "ahead" };
   },
 };
 
-// An answer from the build's cache when it holds the request, else from Python: {answer, built}.
+// An answer from the build's cache or the answers ahead when they hold the request, else from Python:
+// {answer, built} (built: not computed for this request).
 export async function ask(request, root) {
   const hit = await answers.lookup(request, root);
-  return hit ? { answer: hit, built: true } : { answer: await python.ask(request), built: false };
+  return hit ? { answer: hit.answer, built: true } : { answer: await python.ask(request), built: false };
 }
 
 // ---- Plotly, loaded only when a chart comes near the screen ----------------------------------------
@@ -234,8 +253,11 @@ export function liveView(widget, root, draw) {
     const t0 = performance.now();
     const request = { widget, params };
     try {
-      let answer = await answers.lookup(request, root);
-      const built = answer !== null;
+      const hit = await answers.lookup(request, root);
+      const by = hit ? hit.by : "python";
+      let answer = hit?.answer;
+      const built = hit !== null;
+      if (built) python.around(request);
       if (!built) {
         if (restoring) restoringFromAddress(root, say);
         else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
@@ -254,8 +276,10 @@ export function liveView(widget, root, draw) {
         root.dataset.state = "live";
         root.removeAttribute("aria-busy");
         const ms = Math.max(1, Math.round(performance.now() - t0));
-        say(built ? `Python 已算出这一状态（构建时预先算好，取用 ${ms} ms）。` : `Python 已算出这一状态（${ms} ms）。`, "ok");
-        root.dataset.answeredBy = built ? "build" : "python"; // for tests
+        say(by === "build" ? `Python 已算出这一状态（构建时预先算好，取用 ${ms} ms）。`
+          : by === "ahead" ? `Python 已算出这一状态（趁你上一步之后的空闲提前算好，取用 ${ms} ms）。`
+            : `Python 已算出这一状态（${ms} ms）。`, "ok");
+        root.dataset.answeredBy = by; // for tests
         performance.mark("c9:redraw");
         performance.measure(`c9:draw:${widget}`, { start: tAnswer, end: performance.now() });
       } else {

@@ -1,5 +1,6 @@
 // The course's Python in a module Web Worker: Pyodide from the site's own copy, the course's
-// modules from one zip. Messages in: {id, request}; out: {id, response} | {id, bootError}.
+// modules from one zip. Messages in: {id, request, ahead} | {around: request}; out: {id, response} | {id, bootError}, and
+// {ahead: key, response} for the states answered ahead of the reader.
 import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
 
 const booting = (async () => {
@@ -9,12 +10,46 @@ const booting = (async () => {
   if (!zip.ok) throw new Error(`course-py.zip: HTTP ${zip.status}`);
   py.unpackArchive(await zip.arrayBuffer(), "zip");
   const api = py.pyimport("widgets.api");
+  // Everything imported so far lives as long as the page: moved out of the collector's way, a garbage
+  // collection during a slider drag scans only the answer's own objects (a shorter worst case).
+  py.runPython("import gc; gc.collect(); gc.freeze()");
   // What it loaded: the page has the service worker cache these if this worker started before it was in control.
   const loaded = [self.location.href, new URL("../../vendor/pyodide/pyodide.mjs", import.meta.url).href,
     ...performance.getEntriesByType("resource").map((e) => e.name)];
   self.postMessage({ ready: true, bootMs: performance.now() - t0, loaded });
   return api;
 })();
+
+// Answers ahead: after each answer, the states one control step from it (widgets.api.nearby), one per
+// task, so that a new request waits for at most one of them. A new request replaces the list.
+let around = null; // the request whose neighbours come next
+let ahead = [];
+let working = false;
+const nextTask = () => new Promise((resolve) => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = resolve;
+  channel.port2.postMessage(0);
+});
+async function answerAhead(api) {
+  if (working) return;
+  working = true;
+  try {
+    for (;;) {
+      await nextTask(); // let a waiting request in first
+      if (around) {
+        const keys = api.nearby(around);
+        around = null;
+        ahead = keys.toJs();
+        keys.destroy();
+      } else if (ahead.length) {
+        const key = ahead.shift();
+        self.postMessage({ ahead: key, response: api.handle(key) });
+      } else break;
+    }
+  } finally {
+    working = false;
+  }
+}
 
 self.onmessage = async ({ data }) => {
   let api;
@@ -24,5 +59,13 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id: data.id, bootError: String(err && err.message || err) });
     return;
   }
-  self.postMessage({ id: data.id, response: api.handle(JSON.stringify(data.request)) });
+  ahead = [];
+  if (data.around) { // a state the page answered from its cache: only its neighbours are wanted
+    around = JSON.stringify(data.around);
+  } else {
+    const request = JSON.stringify(data.request);
+    self.postMessage({ id: data.id, response: api.handle(request) });
+    around = data.ahead ? request : null;
+  }
+  if (around) answerAhead(api);
 };
