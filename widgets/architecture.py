@@ -226,3 +226,22 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
         tied_embeddings=r.bool("tie_word_embeddings"), positions="rotary", n_positions=0,
         embd_dropout=0.0, attn_dropout=r.prob("attention_dropout"), resid_dropout=0.0, name=name, **moe,
     )
+
+
+def lab_architecture(cfg: dict) -> Architecture:
+    """Our lab model (lab/model.py, TinyGPT) from the "model" part of lab/config.json: pre-norm RMSNorm,
+    no biases, a fused q/k/v projection (counted here as q, k, v), a GELU MLP of ffn_mult·h, learned positions,
+    tied embeddings, no dropout (the module has none)."""
+    r = _Reader(cfg)
+    h, a = r.int("d_model", limit=LIMITS["h"]), r.int("n_heads", limit=LIMITS["a"])
+    if h % a:
+        raise InputError(f"「d_model」= {h} 不能被「n_heads」= {a} 整除")
+    return Architecture(
+        family="lab", h=h, a=a, L=r.int("n_layers", limit=LIMITS["L"]), kv_heads=a, head_dim=h // a,
+        intermediate=r.int("ffn_mult", limit=64) * h, V=r.int("vocab_size", limit=LIMITS["V"]), gated_mlp=False,
+        activation="gelu", norm="rmsnorm" if r.str("norm") == "rmsnorm" else "layernorm", qk_norm=False,
+        qkv_bias=r.bool("bias"), o_bias=r.bool("bias"), mlp_bias=r.bool("bias"),
+        tied_embeddings=r.bool("tied_embeddings"), positions=r.str("positional"),
+        n_positions=r.int("context", limit=LIMITS["n_positions"]), embd_dropout=0.0, attn_dropout=0.0,
+        resid_dropout=0.0, name="lab",
+    )
