@@ -185,6 +185,8 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
     L = r.int("num_hidden_layers", limit=LIMITS["L"])
     # num_key_value_heads None → num_attention_heads (every family's __post_init__).
     kv = a if r.d.get("num_key_value_heads") is None else r.int("num_key_value_heads", limit=LIMITS["a"])
+    if kv > a:
+        raise InputError(f"「num_key_value_heads」= {kv} 不能多于「num_attention_heads」= {a}")
     if a % kv:
         raise InputError(f"「num_attention_heads」= {a} 不能被「num_key_value_heads」= {kv} 整除")
     # head_dim None or absent → hidden_size // num_attention_heads (llama, mistral, mixtral __post_init__;
@@ -245,3 +247,20 @@ def lab_architecture(cfg: dict) -> Architecture:
         n_positions=r.int("context", limit=LIMITS["n_positions"]), embd_dropout=0.0, attn_dropout=0.0,
         resid_dropout=0.0, name="lab",
     )
+
+
+def shipped(key: str) -> Architecture:
+    """The architecture of a model shipped with the course: a key of anchor-model.json's models (from its
+    ``config``) or "lab" (our lab model, from the lab's data file). InputError when the model has no config."""
+    from .models import LAB, LAB_DATA, load_facts
+
+    if key == LAB:
+        if not LAB_DATA.exists():
+            raise InputError("没有实验课的数据文件，无法读出小模型的结构")
+        return lab_architecture(json.loads(LAB_DATA.read_text(encoding="utf-8"))["model"]["config"])
+    models = load_facts()["models"]
+    if key not in models:
+        raise InputError(f"没有这个模型：「{str(key)[:20]}」")
+    if not models[key].get("config"):
+        raise InputError(f"「{models[key]['label']}」没有可引用的公开 config.json，不能逐项计数")
+    return parse_config(models[key]["config"])
