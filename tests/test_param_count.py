@@ -119,6 +119,37 @@ def test_term_by_term_against_transformers(key):
     assert param_total(arch) == sum(named.values())
 
 
+# Small made-up configs, one or more per supported family, for the structures no shipped model has
+# (mistral, mixtral, qwen2's q/k/v biases, an untied GPT-2 with its own n_inner, head_dim ≠ h/a, tied Qwen3).
+SMALL = [
+    {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "n_inner": 96, "n_positions": 32,
+     "vocab_size": 300, "tie_word_embeddings": False},
+    {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 24,
+     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300, "attention_bias": True, "mlp_bias": True},
+    {"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
+     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300},
+    {"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300, "tie_word_embeddings": True},
+    {"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
+     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300, "tie_word_embeddings": True},
+    {"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+     "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": 300, "num_local_experts": 4,
+     "num_experts_per_tok": 2},
+    {"model_type": "qwen3_moe", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+     "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 48, "moe_intermediate_size": 24,
+     "num_experts": 6, "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [3],
+     "vocab_size": 300},
+]
+
+
+@pytest.mark.parametrize("config", SMALL, ids=[c["model_type"] for c in SMALL])
+def test_each_family_against_transformers(config):
+    named = {n: p.numel() for n, p in _hf_model(config).named_parameters()}
+    arch = parse_config(config)
+    ours, theirs = _by_pattern(arch, named)
+    assert ours == theirs and param_total(arch) == sum(named.values())
+
+
 def test_lab_model_against_its_code():
     torch = pytest.importorskip("torch")
     from lab.model import TinyGPT
