@@ -234,15 +234,22 @@ def test_parse_errors_name_the_key():
 
 def test_defaults_are_the_config_classes():
     # GPT2Config: n_inner None → 4h; tie_word_embeddings True; dropouts 0.1.
-    g = parse_config({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2})
-    assert (g.intermediate, g.tied_embeddings, g.resid_dropout, g.V, g.n_positions) == (256, True, 0.1, 50257, 1024)
+    g = parse_config({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100})
+    assert (g.intermediate, g.tied_embeddings, g.resid_dropout, g.activation, g.n_positions) == \
+        (256, True, 0.1, "gelu_new", 1024)
     # LlamaConfig: head_dim None → h / a, num_key_value_heads None → a; Qwen3Config head_dim defaults to 128.
-    ll = parse_config({"model_type": "llama", "hidden_size": 256, "num_attention_heads": 8})
-    assert (ll.head_dim, ll.kv_heads, ll.tied_embeddings) == (32, 8, False)
-    assert parse_config({"model_type": "qwen3", "hidden_size": 256, "num_attention_heads": 8,
-                         "num_key_value_heads": 8}).head_dim == 128
-    assert "num_key_value_heads" in _zh({"model_type": "qwen3", "hidden_size": 256, "num_attention_heads": 8})
-    assert parse_config({"model_type": "qwen2"}).qkv_bias is True  # qwen2 hard-codes q/k/v biases
+    sizes = {"hidden_size": 256, "num_attention_heads": 8, "num_hidden_layers": 2, "intermediate_size": 512,
+             "vocab_size": 1000}
+    ll = parse_config({"model_type": "llama", **sizes})
+    assert (ll.head_dim, ll.kv_heads, ll.tied_embeddings, ll.mlp_bias) == (32, 8, False, False)
+    assert parse_config({"model_type": "qwen3", **sizes, "num_key_value_heads": 8}).head_dim == 128
+    assert "num_key_value_heads" in _zh({"model_type": "qwen3", **sizes})  # Qwen3Config's default is 32 > 8
+    assert parse_config({"model_type": "qwen2", **sizes, "num_key_value_heads": 8}).qkv_bias is True  # hard-coded
+    # The sizes have no silent default: a config cut short names what is missing.
+    for key in sizes:
+        assert key in _zh({"model_type": "llama", **{k: v for k, v in sizes.items() if k != key}})
+    assert "n_layer" in _zh({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "vocab_size": 100})
+    assert "num_local_experts" in _zh({"model_type": "mixtral", **sizes, "num_experts_per_tok": 2})
     assert set(FAMILIES) == {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe"}
     assert parse_config(json.dumps(MODELS["qwen3-8b"]["config"])) == parse_config(MODELS["qwen3-8b"]["config"])
 
