@@ -25,6 +25,7 @@ bench: deps chromium
 	$(PY) bench/bench_site.py
 	$(PY) bench/bench_first_touch.py
 	$(PY) bench/bench_lighthouse.py
+	node bench/bench_snapshot.mjs
 
 # The site needs only the package's own dependencies; the tests add pytest, Playwright, ml_dtypes and
 # torch (the lab's smoke test).

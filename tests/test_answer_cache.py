@@ -177,3 +177,50 @@ def test_a_key_writes_numbers_as_javascript_does(value):
 def test_a_number_javascript_writes_otherwise_is_refused():
     with pytest.raises(ValueError):
         canonical({"x": 1e-7})
+
+
+# ---- Answers ahead (widgets.api.nearby): the worker's idle-time answers around the state on screen ------
+AHEAD_STATES = [
+    ("memory-bar", {"model": "qwen3.8-27b", "s": "5000", "b": 3, "mode": "flash", "s2_full_only": False}),
+    ("memory-bar", {"model": "qwen3-8b", "s": "131072", "b": 8, "mode": "store_all", "s2_full_only": True}),
+    ("bit-flipper", {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"}),
+    ("bit-flipper", {"formats": "e4m3,e5m2", "source": "value", "value": "464", "overflow": "saturate"}),
+]
+
+
+@pytest.mark.parametrize("widget,params", AHEAD_STATES, ids=lambda x: x if isinstance(x, str) else "")
+def test_the_states_answered_ahead_are_one_control_step_away_and_answered_like_any_request(widget, params):
+    here = canonical({"widget": widget, "params": params})
+    keys = api.nearby(here)
+    assert keys and here not in keys and len(keys) == len(set(keys))
+    for key in keys:
+        req = json.loads(key)
+        assert canonical(req) == key and req["widget"] == widget
+        out = json.loads(api.handle(key))
+        assert out["ok"], (key, out)
+        if widget == "memory-bar":  # exactly one control moved (s is the number box's text)
+            assert sum(req["params"][k] != params[k] for k in params) == 1, key
+
+
+def test_memory_bar_answers_ahead_the_next_slider_stops_first():
+    from widgets.memory_bar import S_STOPS
+    p = {"model": "qwen3.8-27b", "s": "5000", "b": 3, "mode": "store_all", "s2_full_only": False}
+    first = [json.loads(k)["params"] for k in api.nearby(canonical({"widget": "memory-bar", "params": p}))[:5]]
+    i = S_STOPS.index(4096)  # the stop nearest 5,000 on the slider's log scale: where the slider sits
+    assert [q["s"] for q in first[:3]] == [str(S_STOPS[i + 1]), str(S_STOPS[i - 1]), "4096"]
+    assert [q["b"] for q in first[3:5]] == [4, 2]
+
+
+def test_a_bit_flippers_states_ahead_are_each_bit_of_each_row_flipped():
+    p = {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"}
+    codes = {json.loads(k)["params"].get("code") for k in api.nearby(canonical({"widget": "bit-flipper", "params": p}))}
+    assert {f"0x{0x3C03 ^ (1 << b):04X}" for b in range(16)} <= codes
+
+
+@pytest.mark.parametrize("request_text", [
+    '{"widget": "memory-bar", "params": {"b": 99}}',          # refused: nothing around it
+    '{"widget": "timeline", "params": {}}',                    # a widget that declares no nearby
+    '{"widget": "nope"}', "not json", '{"widget": "memory-bar", "params": [1]}',
+])
+def test_nearby_is_empty_rather_than_an_error(request_text):
+    assert api.nearby(request_text) == []

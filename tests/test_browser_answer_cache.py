@@ -216,3 +216,45 @@ def test_the_cache_answers_offline_after_a_first_visit_without_python(browser, s
         ctx.set_offline(False)
         ctx.close()
         site_server.block()
+
+
+AHEAD_SAME_AS_LIVE = """async () => {
+  const core = await import(new URL('../assets/js/core.js', location.href));
+  const out = [];
+  for (const [key, text] of [...core.answers.ahead.entries()]) {
+    const live = await core.python.ask(JSON.parse(key));
+    if (core.canonical(live) !== core.canonical(JSON.parse(text))) out.push(key);
+  }
+  return [out, core.answers.ahead.size];
+}"""
+AHEAD_HAS = """async (key) => (await import(new URL('../assets/js/core.js', location.href))).answers.ahead.has(key)"""
+
+
+def test_once_python_is_ready_the_next_bit_flip_is_answered_ahead_and_equals_the_live_answer(browser, site_server):
+    """After each answer the worker answers the states one flip away in its idle time: the next flip is
+    drawn from those (data-answered-by="ahead"), and every such answer is what Python answers live."""
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(site_server.url + "lesson-2/")
+        flipper = page.locator('[data-widget="bit-flipper"]').first
+        row = flipper.locator('.c9-bf-row[data-format="float16"]')
+        row.locator('.c9-bit[data-pos="0"]').focus()
+        page.wait_for_function("() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=PYTHON_TIMEOUT)
+        base = {"formats": "float16,float32", "overflow": "default", "source": "float16"}
+        row.locator('.c9-bit[data-pos="0"]').click()                     # 1.0 → 0x3C01, from the build's cache
+        expect(flipper).to_have_attribute("data-answered-by", "build")
+        nxt = json.dumps({"params": {**base, "code": "0x3C03"}, "widget": "bit-flipper"}, separators=(",", ":"),
+                         sort_keys=True)
+        for _ in range(100):                                             # the worker's idle time (evaluate polling:
+            if page.evaluate(AHEAD_HAS, nxt):                            # an async wait_for_function passes at once)
+                break
+            page.wait_for_timeout(100)
+        row.locator('.c9-bit[data-pos="1"]').click()                     # → 0x3C03, answered ahead
+        expect(flipper).to_have_attribute("data-answered-by", "ahead")
+        expect(flipper.locator(".c9-summary")).to_have_text(python_view("bit-flipper", **base, code="0x3C03")["summary"])
+        expect(flipper.locator(".c9-status")).to_contain_text("提前算好")
+        mismatched, kept = page.evaluate(AHEAD_SAME_AS_LIVE)
+        assert mismatched == [] and kept >= 16, (mismatched[:3], kept)
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()
