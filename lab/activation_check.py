@@ -35,7 +35,7 @@ from .memory import SavedTensors, _storage_bytes, _storage_key, unique_bytes
 SCHEMA = "activation-check/1"
 OUT_PATH = Path(__file__).resolve().parent / "results" / "activation-check.json"
 SEED = 20261130
-DTYPE = torch.float32
+DTYPES = (torch.float32, torch.bfloat16)  # FP32 training, and BF16 weights and activations
 IMPLEMENTATIONS = ("eager", "sdpa")
 POINTS = [(16, 1), (16, 2), (32, 1), (32, 2), (64, 1)]  # (s, b)
 
@@ -57,6 +57,11 @@ FAMILIES: dict[str, dict] = {
     "mixtral": {"model_type": "mixtral", **_DECODER, "intermediate_size": 96, "num_local_experts": 4,
                 "num_experts_per_tok": 2, "router_jitter_noise": 0.0, "attention_dropout": 0.0,
                 "tie_word_embeddings": False},
+    # GPT-2 with its dropout set to 0 (as fine-tuning recipes often do): torch's CPU sdpa then takes the flash
+    # kernel, which it does not with dropout > 0 (it falls back to the math backend that writes the scores).
+    "gpt2_no_dropout": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
+                        "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
+                        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": True},
     "qwen3_moe": {"model_type": "qwen3_moe", **_DECODER, "intermediate_size": 192, "head_dim": 32,
                   "moe_intermediate_size": 48, "num_experts": 4, "num_experts_per_tok": 2,
                   "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": True,
@@ -124,14 +129,14 @@ def _holders(root) -> dict:
     return out
 
 
-def build(family: str, attn: str) -> torch.nn.Module:
+def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
     cfg = dict(FAMILIES[family])
     config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
     kw = {"attn_implementation": attn}
     if family in ("mixtral", "qwen3_moe"):
         kw["experts_implementation"] = "eager"  # the per-expert loop of the modelling file
     torch.manual_seed(SEED)
-    model = AutoModelForCausalLM.from_config(config, dtype=DTYPE, **kw)
+    model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
     return model.train()
 
 
@@ -153,8 +158,11 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
          "by_dtype": rec.by_dtype()}
     if model.config.model_type in ("mixtral", "qwen3_moe"):
         m["tokens_routed"] = s * b * model.config.num_experts_per_tok
+    holders = _holders(out.loss.grad_fn)
+    nodes = {n.split(".")[0] for v in holders.values() for n in v}
+    m["sdpa_backend"] = ("flash" if any("FlashAttention" in n for n in nodes)
+                         else "math" if any("SafeSoftmax" in n for n in nodes) else None)
     if detail:
-        holders = _holders(out.loss.grad_fn)
         m["tensors"] = [{**d, "saved_by": sorted(holders.get(k, ()))} for k, d in rec.detail.items()]
     del out
     return m
@@ -163,23 +171,25 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
 def run(log=print) -> dict:
     torch.set_num_threads(min(2, torch.get_num_threads()))
     cases = []
-    for family in FAMILIES:
-        for attn in IMPLEMENTATIONS:
-            model = build(family, attn)
-            n_params = sum(p.numel() for p in model.parameters())
-            points = [measure(model, s, b, detail=True) for i, (s, b) in enumerate(POINTS)]
-            log(f"{family:10s} {attn:5s} " + " ".join(f"{p['saved_activation_bytes']:>9d}" for p in points))
-            cases.append({"family": family, "attn_implementation": attn,
-                          "model_class": type(model).__name__, "parameters": n_params,
-                          "parameter_bytes": unique_bytes(model.parameters()),
-                          "points": points})
+    for dtype, family, attn in ((d, f, a) for d in DTYPES for f in FAMILIES for a in IMPLEMENTATIONS):
+        model = build(family, attn, dtype)
+        n_params = sum(p.numel() for p in model.parameters())
+        points = [measure(model, s, b, detail=(i == 0)) for i, (s, b) in enumerate(POINTS)]
+        log(f"{str(dtype)[6:]:8s} {family:15s} {attn:5s} " + " ".join(f"{p['saved_activation_bytes']:>9d}" for p in points))
+        backend = {p.pop("sdpa_backend") for p in points}
+        assert len(backend) == 1, backend
+        cases.append({"family": family, "attn_implementation": attn, "dtype": str(dtype).replace("torch.", ""),
+                      "sdpa_backend": backend.pop(),
+                      "model_class": type(model).__name__, "parameters": n_params,
+                      "parameter_bytes": unique_bytes(model.parameters()),
+                      "points": points})
     return {
         "schema": SCHEMA,
         "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "command": "python -m lab.activation_check",
         "versions": {"python": platform.python_version(), "torch": torch.__version__,
                      "transformers": transformers.__version__},
-        "dtype": str(DTYPE).replace("torch.", ""),
+        "dtypes": [str(d).replace("torch.", "") for d in DTYPES],
         "device": "cpu",
         "method": "one forward with labels (model loss) in train mode under "
                   "torch.autograd.graph.saved_tensors_hooks; each saved storage counted once by "
@@ -191,12 +201,25 @@ def run(log=print) -> dict:
     }
 
 
+def dumps(data: dict) -> str:
+    """JSON with one line per case point and per saved tensor (short, and diffs stay readable)."""
+    def enc(v, depth):
+        if isinstance(v, dict) and depth < 3 and "saved_by" not in v:
+            inner = ",\n".join(" " * (depth + 1) + json.dumps(k) + ": " + enc(x, depth + 1) for k, x in v.items())
+            return "{\n" + inner + "\n" + " " * depth + "}"
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            inner = ",\n".join(" " * (depth + 1) + enc(x, depth + 1) for x in v)
+            return "[\n" + inner + "\n" + " " * depth + "]"
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return enc(data, 0) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=OUT_PATH)
     args = ap.parse_args(argv)
     data = run()
-    args.out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    args.out.write_text(dumps(data), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 

@@ -20,11 +20,13 @@ Modes (the same meaning for every family; keys of ``widgets.activations.MODES``)
     full_recompute  each layer keeps only its input (gradient checkpointing of every layer; the paper's
                     table 2); the embedding, final norm and loss tensors outside the layers stay.
 
-Precision: ``act_bytes`` is the bytes of an activation (2 for BF16/FP16 training, 4 for FP32);
-``mask_bytes`` of one dropout-mask element (1 with CUDA's fused dropout, which keeps a bool mask;
-torch's CPU dropout keeps a float mask of ``act_bytes``). A few tensors are float32 or int64 whatever the
-precision, because the code makes them so (RMSNorm's upcast, the eager softmax of the Llama family, the
-loss's log-probabilities, the router, token ids); each term says its own bytes per element.
+Precision (``PRECISIONS``): the model's weights and activations in one dtype (BF16, FP16 or FP32, no
+autocast), on a GPU or, for the lab's check, the CPU. Three sizes follow from it: an activation (2 or 4
+bytes); a dropout-mask element (GPU: a bool mask, 1 byte, as torch's ``native_dropout`` keeps; CPU:
+``_dropout_impl`` multiplies by a float noise tensor of the activation's dtype); LayerNorm's mean and
+1/std (GPU: float32; CPU: the input's dtype — torch/_refs ``native_layer_norm``). A few tensors are float32
+or int64 whatever the precision, because the code makes them so (RMSNorm's upcast, the Llama family's
+eager softmax, the loss's log-probabilities, the router, token ids); each term says its own bytes.
 """
 from __future__ import annotations
 
@@ -38,8 +40,11 @@ from .items import Item
 PAPER = eq1.SOURCE
 HF = "Hugging Face transformers 5.24.0"
 MODES = eq1.MODES
-#: transformers' attn_implementation → our mode (what the lab measures)
-IMPLEMENTATION_MODE = {"eager": "store_all", "sdpa": "flash"}
+#: the attention code the lab ran → (our mode, ``scores_by``). transformers' "eager" writes the scores;
+#: "sdpa" runs torch's scaled_dot_product_attention, whose CPU flash kernel never writes them, but which falls
+#: back to its "math" backend (scores written, like eager) when the attention has dropout (GPT-2 on the CPU).
+IMPLEMENTATION_MODE = {"eager": ("store_all", "eager"), "sdpa": ("flash", "eager"),
+                       "sdpa_math": ("store_all", "sdpa_math")}
 
 # The paper's per-layer terms (§4.1, 16-bit activations, 1-byte masks), in bytes: key → (label, sbh factor,
 # as²b factor). Their sum is eq. 1. Each of our tensors names the one it corresponds to (or None: beyond eq. 1).
@@ -58,6 +63,28 @@ EQ1_TERMS: dict[str, tuple[str, int, int]] = {
     "resid_mask2": ("MLP 后 dropout 掩码", 1, 0),
     "norms": ("两个 LayerNorm 的输入", 4, 0),
 }
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Bytes of an activation, of a dropout-mask element, of LayerNorm's per-row statistics."""
+
+    key: str
+    label: str
+    act: int
+    mask: int
+    stats: int
+
+
+PRECISIONS: dict[str, Precision] = {p.key: p for p in (
+    Precision("bf16", "BF16（GPU）", 2, 1, 4),
+    Precision("fp16", "FP16（GPU）", 2, 1, 4),
+    Precision("fp32", "FP32（GPU）", 4, 1, 4),
+    Precision("cpu_bf16", "BF16（CPU，实验课）", 2, 2, 2),
+    Precision("cpu_fp32", "FP32（CPU，实验课）", 4, 4, 4),
+)}
+#: the lab's torch dtype → precision key
+LAB_PRECISION = {"float32": "cpu_fp32", "bfloat16": "cpu_bf16"}
 
 
 @dataclass(frozen=True)
@@ -88,7 +115,7 @@ class Tensor:
                 "source": self.source, "eq1": self.eq1, "note": self.note, "saved": self.saved}
 
 
-def _check(arch, s, b, mode, act_bytes, mask_bytes):
+def _check(arch, s, b, mode, precision) -> Precision:
     if not isinstance(arch, Architecture):
         raise InputError("没有模型结构：请先选一个模型或粘贴 config.json")
     if arch.family == "lab":
@@ -98,18 +125,19 @@ def _check(arch, s, b, mode, act_bytes, mask_bytes):
             raise InputError(f"{name} 应当是正整数")
     if mode not in MODES:
         raise InputError(f"不认识的存储方式：「{str(mode)[:20]}」")
-    if act_bytes not in (2, 4) or mask_bytes not in (1, 2, 4):
-        raise InputError("每个元素的字节数只能是 1、2 或 4")
+    if precision not in PRECISIONS:
+        raise InputError(f"不认识的精度：「{str(precision)[:20]}」")
+    return PRECISIONS[precision]
 
 
-def _norm(p: str, label: str, arch: Architecture, n: int, act: int, count: int, what: str) -> list[Tensor]:
+def _norm(p: str, label: str, arch: Architecture, n: int, pr: Precision, count: int, what: str) -> list[Tensor]:
     """The tensors one norm keeps over ``n`` rows of ``arch.h`` (per layer, or once for the final norm)."""
-    h = arch.h
+    h, act = arch.h, pr.act
     if arch.norm == "layernorm":
         src = HF + " nn.LayerNorm（native_layer_norm 的反向）"
         return [Tensor(p + "_in", f"{label}的输入", f"{what}×h", n * h, act, count, src, "norms"),
-                Tensor(p + "_stats", f"{label}的均值和 1/标准差", f"2×{what}", 2 * n, 4, count, src, None,
-                       "每行两个 FP32 数")]
+                Tensor(p + "_stats", f"{label}的均值和 1/标准差", f"2×{what}", 2 * n, pr.stats, count, src, None,
+                       "每行两个数：GPU 上是 FP32，CPU 上和输入同精度")]
     src = HF + " LlamaRMSNorm.forward"
     return [Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×h", n * h, 4, count, src, "norms",
                    "先转成 FP32 再求平方均值；FP32 训练时就是输入本身"),
@@ -118,12 +146,18 @@ def _norm(p: str, label: str, arch: Architecture, n: int, act: int, count: int, 
                    "乘权重那一步要用它求权重的梯度")]
 
 
-def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", act_bytes: int = 2,
-            mask_bytes: int = 1) -> list[Tensor]:
+def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16",
+            scores_by: str = "eager") -> list[Tensor]:
     """Every tensor one training step of ``arch`` keeps for backward at sequence length ``s`` and micro-batch
-    ``b``, plus the logits buffer (``saved`` False), in forward order. Raises InputError on bad input."""
-    _check(arch, s, b, mode, act_bytes, mask_bytes)
-    A, act, mk = arch, act_bytes, mask_bytes
+    ``b``, plus the logits buffer (``saved`` False), in forward order. Raises InputError on bad input.
+
+    ``scores_by`` (store_all only) names the code that writes the scores: "eager" (transformers'
+    eager_attention_forward) or "sdpa_math" (torch's math backend on the CPU, which the lab's GPT-2 with
+    attention dropout falls back to: it scales a copy of Q first, and runs the attention of 16-bit inputs
+    in float32, so Q, K, V, the scores and the mask are 4 bytes each; the lab measures it, a GPU run does
+    not use it). Only GPT-2 is modelled with it."""
+    pr = _check(arch, s, b, mode, precision)
+    A, act, mk = arch, pr.act, pr.mask
     N, h, d, L = s * b, A.h, A.head_dim, A.L
     out: list[Tensor] = []
     add = out.append
@@ -142,9 +176,9 @@ def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", act_byt
         add(Tensor("layer_in", "每层的输入", "s×b×h", N * h, act, L, PAPER + "; table 2（全量重计算）", "qkv_in",
                    "反向时从它把这一层重算一遍"))
     else:
-        out += _layer(A, s, b, mode, act, mk)
+        out += _layer(A, s, b, mode, pr, scores_by)
     # ---- after the last layer
-    out += _norm("final_norm", "最后一个归一化", A, N, act, 1, "s×b")
+    out += _norm("final_norm", "最后一个归一化", A, N, pr, 1, "s×b")
     add(Tensor("lm_head_in", "输出层的输入", "s×b×h", N * h, act, 1, HF + " lm_head（nn.Linear）", None))
     add(Tensor("log_probs", "对数概率（交叉熵）", "s×b×V", N * A.V, 4, 1,
                HF + " ForCausalLMLoss（logits.float() 后 log_softmax）", None,
@@ -158,12 +192,15 @@ def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", act_byt
     return out
 
 
-def _layer(A: Architecture, s: int, b: int, mode: str, act: int, mk: int) -> list[Tensor]:
+def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by: str) -> list[Tensor]:
     N, h, a, kv, d, L = s * b, A.h, A.a, A.kv_heads, A.head_dim, A.L
+    act, mk = pr.act, pr.mask
     gpt2 = A.family == "gpt2"
+    math = scores_by == "sdpa_math" and mode == "store_all"
+    att = 4 if math else act  # bytes of Q, K, V and the scores (the CPU math backend upcasts)
     flash = mode == "flash"
     scores = mode == "store_all"
-    out = _norm("norm1", "注意力前的归一化", A, N, act, L, "s×b")
+    out = _norm("norm1", "注意力前的归一化", A, N, pr, L, "s×b")
     add = out.append
     if gpt2:
         add(Tensor("qkv_in", "c_attn 的输入", "s×b×h", N * h, act, L, HF + " GPT2Attention.c_attn", "qkv_in"))
@@ -180,17 +217,15 @@ def _layer(A: Architecture, s: int, b: int, mode: str, act: int, mk: int) -> lis
                        src, None))
     if gpt2:
         src = HF + " GPT2Attention + eager_attention_forward（modeling_gpt2.py）"
-        if flash:
-            add(Tensor("qkv", "Q、K、V（c_attn 的整块输出）", "s×b×3h", N * 3 * h, act, L, src, "qk",
-                       "融合内核直接读 c_attn 输出的三个视图，整块留着"))
-        elif mode == "store_all" and b == 1:
+        # Q stays a view of the whole c_attn output (3h wide) when nothing copies it: in the fused kernel,
+        # and in eager at b = 1 (matmul can fold the heads into the batch without a copy); K and V are copies.
+        if flash or (mode == "store_all" and b == 1 and scores_by == "eager"):
             add(Tensor("q", "Q（c_attn 整块输出的视图）", "s×b×3h", N * 3 * h, act, L, src, "qk",
-                       "b = 1 时 Q 不复制，整块 QKV 输出因此留着"))
+                       "Q 没有被复制，c_attn 的整块 QKV 输出因此一直留着"))
         else:
-            add(Tensor("q", "Q", "s×b×h", N * h, act, L, src, "qk"))
-        if not flash:
-            add(Tensor("k", "K", "s×b×h", N * h, act, L, src, "qk"))
-            add(Tensor("v", "V", "s×b×h", N * h, act, L, src, "v"))
+            add(Tensor("q", "Q", "s×b×h", N * h, att, L, src, "qk"))
+        add(Tensor("k", "K", "s×b×h", N * h, att, L, src, "qk"))
+        add(Tensor("v", "V", "s×b×h", N * h, att, L, src, "v"))
     else:
         src = HF + (" sdpa_attention_forward（enable_gqa）" if flash else " eager_attention_forward（repeat_kv）")
         kh, kname = (kv, "k_h") if flash else (a, "a")
@@ -201,16 +236,18 @@ def _layer(A: Architecture, s: int, b: int, mode: str, act: int, mk: int) -> lis
                    L, src, "v"))
     if scores:
         src = HF + (" eager_attention_forward（modeling_gpt2.py）" if gpt2 else " eager_attention_forward")
+        if math:
+            src = "torch 2.13 scaled_dot_product_attention（CPU 的 math 后端）"
         n2 = a * s * s * b
-        sm_bytes = act if gpt2 else 4  # the Llama family's eager softmax runs in float32
+        sm_bytes = att if gpt2 else 4  # the Llama family's eager softmax runs in float32
         add(Tensor("softmax", "softmax 输出" + ("" if gpt2 else "（FP32）"), "a×s×s×b", n2, sm_bytes, L, src,
                    "softmax"))
-        if sm_bytes != act:
+        if sm_bytes != att:
             add(Tensor("softmax_cast", "softmax 输出转回训练精度", "a×s×s×b", n2, act, L, src, "softmax",
                        "和 V 相乘前的副本"))
         if A.attn_dropout > 0:
-            add(Tensor("attn_mask", "注意力 dropout 掩码", "a×s×s×b", n2, mk, L, src, "attn_mask"))
-            add(Tensor("attn_drop", "注意力 dropout 输出", "a×s×s×b", n2, act, L, src, "attn_drop"))
+            add(Tensor("attn_mask", "注意力 dropout 掩码", "a×s×s×b", n2, 4 if math else mk, L, src, "attn_mask"))
+            add(Tensor("attn_drop", "注意力 dropout 输出", "a×s×s×b", n2, att, L, src, "attn_drop"))
     if flash:
         add(Tensor("lse", "每个查询的 log-sum-exp", "a×s×b", a * N, 4, L, HF + " scaled_dot_product_attention",
                    None, "FP32；反向用它重算分数"))
@@ -224,7 +261,7 @@ def _layer(A: Architecture, s: int, b: int, mode: str, act: int, mk: int) -> lis
     if A.resid_dropout > 0:
         add(Tensor("resid_mask1", "注意力后 dropout 掩码", "s×b×h", N * h, mk, L, HF + " GPT2Attention.resid_dropout",
                    "resid_mask1"))
-    out += _norm("norm2", "MLP 前的归一化", A, N, act, L, "s×b")
+    out += _norm("norm2", "MLP 前的归一化", A, N, pr, L, "s×b")
     add(Tensor("mlp_in", "MLP 的输入", "s×b×h", N * h, act, L, HF + " MLP 第一个投影", "mlp_in"))
     dense = L - A.moe_layers
     if dense:
@@ -297,12 +334,11 @@ def eq1_item(arch: Architecture, s: int, b: int, mode: str = "store_all") -> Ite
     return eq1.activation_memory(s, b, arch.h, arch.a, arch.L, mode)
 
 
-def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", act_bytes: int = 2,
-             mask_bytes: int = 1) -> list[dict]:
+def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16") -> list[dict]:
     """Eq. 1 against this model, term by term: for each of the paper's per-layer terms (§4.1) its bytes
     over L layers and the bytes of our tensors that play its part; then our tensors eq. 1 has no term for
     (``paper`` None). Rows of the paper's terms that a mode drops are 0 on both sides."""
-    ts = tensors(arch, s, b, mode, act_bytes, mask_bytes)
+    ts = tensors(arch, s, b, mode, precision)
     L = arch.L
     rows = []
     if mode == "full_recompute":
@@ -321,11 +357,10 @@ def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", act_by
     return rows
 
 
-def model_activations(arch: Architecture, s: int, b: int, mode: str = "store_all", act_bytes: int = 2,
-                      mask_bytes: int = 1) -> Item:
+def model_activations(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16") -> Item:
     """This model's own tensors as an Item tree: ``model_act`` → ``model_act_saved`` (one leaf per tensor)
     and ``model_act_logits``. Leaves carry the tensor's shape and bytes per element in ``formula``."""
-    ts = tensors(arch, s, b, mode, act_bytes, mask_bytes)
+    ts = tensors(arch, s, b, mode, precision)
     leaves = [Item("t_" + t.key, t.label, t.bytes,
                    f"{t.shape} × {t.bytes_per_element} B" + (f" × {t.count} 层" if t.count > 1 else ""),
                    t.source, t.note) for t in ts]
