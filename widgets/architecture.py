@@ -83,7 +83,7 @@ class _Reader:
     def int(self, key: str, default=None, *, limit: int | None = None, zero_ok: bool = False) -> int:
         v = self.d.get(key, default)
         if v is None:
-            raise InputError(f"配置里缺少「{key}」：这个模型的大小要用到它")
+            raise InputError(f"配置里缺少「{key}」：算这个模型的大小要用到它")
         if isinstance(v, bool) or not isinstance(v, int):
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
@@ -134,17 +134,17 @@ def parse_config(text_or_dict) -> Architecture:
 
 
 def _gpt2(r: _Reader, family: str, name: str) -> Architecture:
-    # GPT2Config defaults: vocab_size 50257, n_positions 1024, n_embd 768, n_layer 12, n_head 12,
-    # n_inner None (→ 4 × n_embd in GPT2Block), pdrops 0.1, tie_word_embeddings True.
-    h = r.int("n_embd", 768, limit=LIMITS["h"])
-    a = r.int("n_head", 12, limit=LIMITS["a"])
+    # GPT2Config defaults used: n_positions 1024, n_inner None (→ 4 × n_embd in GPT2Block), activation gelu_new,
+    # dropouts 0.1, tie_word_embeddings True. The sizes (n_embd, n_head, n_layer, vocab_size) are required.
+    h = r.int("n_embd", limit=LIMITS["h"])
+    a = r.int("n_head", limit=LIMITS["a"])
     if h % a:
         raise InputError(f"「n_embd」= {h} 不能被「n_head」= {a} 整除")
     inner = r.d.get("n_inner")
     return Architecture(
-        family=family, h=h, a=a, L=r.int("n_layer", 12, limit=LIMITS["L"]), kv_heads=a, head_dim=h // a,
+        family=family, h=h, a=a, L=r.int("n_layer", limit=LIMITS["L"]), kv_heads=a, head_dim=h // a,
         intermediate=4 * h if inner is None else r.int("n_inner", limit=LIMITS["intermediate"]),
-        V=r.int("vocab_size", 50257, limit=LIMITS["V"]), gated_mlp=False,
+        V=r.int("vocab_size", limit=LIMITS["V"]), gated_mlp=False,
         activation=r.str("activation_function", "gelu_new"), norm="layernorm", qk_norm=False,
         qkv_bias=True, o_bias=True, mlp_bias=True,  # GPT-2's Conv1D layers always carry a bias
         tied_embeddings=r.bool("tie_word_embeddings", True), positions="learned",
@@ -155,26 +155,19 @@ def _gpt2(r: _Reader, family: str, name: str) -> Architecture:
 
 
 # Per-family defaults of the configuration classes (transformers 5.24.0), only for keys a count needs.
+# The sizes themselves (hidden_size, num_attention_heads, num_hidden_layers, intermediate_size, vocab_size,
+# and the MoE sizes) are required even though the classes default them: save_pretrained always writes them,
+# so a config.json without one is cut short, and a silent 7B-sized default would mislead.
 _DEFAULTS = {
-    "llama": dict(vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
-                  num_attention_heads=32, hidden_act="silu", tie_word_embeddings=False, attention_bias=False,
-                  mlp_bias=False, attention_dropout=0.0),
-    "mistral": dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                    num_attention_heads=32, num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False,
-                    attention_dropout=0.0),
-    "qwen2": dict(vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
-                  num_attention_heads=32, num_key_value_heads=32, hidden_act="silu", tie_word_embeddings=False,
+    "llama": dict(hidden_act="silu", tie_word_embeddings=False, attention_bias=False, mlp_bias=False,
                   attention_dropout=0.0),
-    "qwen3": dict(vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
-                  num_attention_heads=32, num_key_value_heads=32, head_dim=128, hidden_act="silu",
-                  tie_word_embeddings=False, attention_bias=False, attention_dropout=0.0),
-    "mixtral": dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                    num_attention_heads=32, num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False,
-                    attention_dropout=0.0, num_local_experts=8, num_experts_per_tok=2),
-    "qwen3_moe": dict(vocab_size=151936, hidden_size=2048, intermediate_size=6144, num_hidden_layers=24,
-                      num_attention_heads=32, num_key_value_heads=4, hidden_act="silu", tie_word_embeddings=False,
-                      attention_bias=False, attention_dropout=0.0, decoder_sparse_step=1,
-                      moe_intermediate_size=768, num_experts_per_tok=8, num_experts=128),
+    "mistral": dict(num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0),
+    "qwen2": dict(num_key_value_heads=32, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0),
+    "qwen3": dict(num_key_value_heads=32, head_dim=128, hidden_act="silu", tie_word_embeddings=False,
+                  attention_bias=False, attention_dropout=0.0),
+    "mixtral": dict(num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0),
+    "qwen3_moe": dict(num_key_value_heads=4, hidden_act="silu", tie_word_embeddings=False, attention_bias=False,
+                      attention_dropout=0.0, decoder_sparse_step=1),
 }
 
 
@@ -186,6 +179,8 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
     L = r.int("num_hidden_layers", limit=LIMITS["L"])
     # num_key_value_heads None → num_attention_heads (every family's __post_init__).
     kv = a if r.d.get("num_key_value_heads") is None else r.int("num_key_value_heads", limit=LIMITS["a"])
+    if kv > a:
+        raise InputError(f"「num_key_value_heads」= {kv} 不能多于「num_attention_heads」= {a}")
     if a % kv:
         raise InputError(f"「num_attention_heads」= {a} 不能被「num_key_value_heads」= {kv} 整除")
     # head_dim None or absent → hidden_size // num_attention_heads (llama, mistral, mixtral __post_init__;
@@ -248,3 +243,20 @@ def lab_architecture(cfg: dict) -> Architecture:
         n_positions=r.int("context", limit=LIMITS["n_positions"]), embd_dropout=0.0, attn_dropout=0.0,
         resid_dropout=0.0, name="lab",
     )
+
+
+def shipped(key: str) -> Architecture:
+    """The architecture of a model shipped with the course: a key of anchor-model.json's models (from its
+    ``config``) or "lab" (our lab model, from the lab's data file). InputError when the model has no config."""
+    from .models import LAB, LAB_DATA, load_facts
+
+    if key == LAB:
+        if not LAB_DATA.exists():
+            raise InputError("没有实验课的数据文件，无法读出小模型的结构")
+        return lab_architecture(json.loads(LAB_DATA.read_text(encoding="utf-8"))["model"]["config"])
+    models = load_facts()["models"]
+    if key not in models:
+        raise InputError(f"没有这个模型：「{str(key)[:20]}」")
+    if not models[key].get("config"):
+        raise InputError(f"「{models[key]['label']}」没有可引用的公开 config.json，不能逐项计数")
+    return parse_config(models[key]["config"])

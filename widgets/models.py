@@ -45,10 +45,19 @@ def model(key: str) -> ModelConfig:
         raise KeyError(f"unknown model {key!r}; known: {', '.join(models)}")
     m = models[key]
     return ModelConfig(
-        key=key, name=m["name"], label=m["label"], param_total=m["param_total"],
+        key=key, name=m["name"], label=m["label"], param_total=_param_total(m),
         L=m["num_hidden_layers"], full_attention_layers=m["full_attention_layers"],
         h=m["hidden_size"], a=m["num_attention_heads"], head_dim=m["head_dim"], source=m["source"],
     )
+
+
+def _param_total(m: dict) -> int:
+    """The published total; where no source gives one, the count from the shipped config (widgets/param_count)."""
+    if m["param_total"] is not None:
+        return m["param_total"]
+    from .architecture import parse_config
+    from .param_count import param_total
+    return param_total(parse_config(m["config"]))
 
 
 def model_keys() -> list[str]:
