@@ -131,15 +131,17 @@ def _check(arch, s, b, mode, precision) -> Precision:
 
 
 def _norm(p: str, label: str, arch: Architecture, n: int, pr: Precision, count: int, what: str) -> list[Tensor]:
-    """The tensors one norm keeps over ``n`` rows of ``arch.h`` (per layer, or once for the final norm)."""
+    """The tensors one norm keeps over ``n`` rows of ``arch.h`` (per layer, or once for the final norm,
+    which eq. 1 leaves out: it counts the layers only)."""
     h, act = arch.h, pr.act
+    in_eq1 = "norms" if p != "final_norm" else None
     if arch.norm == "layernorm":
         src = HF + " nn.LayerNorm（native_layer_norm 的反向）"
-        return [Tensor(p + "_in", f"{label}的输入", f"{what}×h", n * h, act, count, src, "norms"),
+        return [Tensor(p + "_in", f"{label}的输入", f"{what}×h", n * h, act, count, src, in_eq1),
                 Tensor(p + "_stats", f"{label}的均值和 1/标准差", f"2×{what}", 2 * n, pr.stats, count, src, None,
                        "每行两个数：GPU 上是 FP32，CPU 上和输入同精度")]
     src = HF + " LlamaRMSNorm.forward"
-    return [Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×h", n * h, 4, count, src, "norms",
+    return [Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×h", n * h, 4, count, src, in_eq1,
                    "先转成 FP32 再求平方均值；FP32 训练时就是输入本身"),
             Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
             Tensor(p + "_normed", f"{label}归一化后、乘权重前", f"{what}×h", n * h, act, count, src, None,
