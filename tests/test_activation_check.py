@@ -159,12 +159,16 @@ def test_the_score_term_is_quadratic_in_s_and_only_store_all_keeps_it(family, pr
 
 
 @settings(max_examples=40, deadline=None)
-@given(FAMILY, st.integers(1, 1 << 20), st.integers(1, 1024))
-def test_parameters_do_not_depend_on_s_or_b(family, s, b):
+@given(FAMILY, MODE, st.integers(1, 1 << 20), st.integers(1, 1024))
+def test_activations_hold_no_parameters(family, mode, s, b):
+    """Weights do not grow with s or b, activations do: every tensor of the count shrinks to nothing
+    per token, only the loss's one scalar is fixed (the measured side: the parameter test above)."""
     arch = parse_config(CONFIGS[family])
-    M.tensors(arch, s, b)  # the activation count takes s and b; the parameter count has no way to
+    one, more = M.tensors(arch, s, b, mode), M.tensors(arch, 2 * s, b, mode)
+    fixed = {t.key for t, u in zip(one, more) if t.bytes == u.bytes}
+    assert fixed == {"loss_weight"}
     assert P.param_total(arch) == P.param_total(parse_config(CONFIGS[family]))
-    assert all(t.bytes >= 0 for t in M.tensors(arch, s, b, "full_recompute"))
+    assert M.compare(arch, s, b, mode)["saved_bytes"] == M.saved_bytes(one)
 
 
 @settings(max_examples=60, deadline=None)
@@ -237,3 +241,18 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
     mode, scores_by, prec = C.setting(case)
     ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by)
     assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
+
+
+def test_every_string_a_reader_sees_follows_the_text_rules():
+    from test_text_rules import HAN, NOTATION, RULES
+
+    texts = set()
+    for family in CONFIGS:
+        for mode in M.MODES:
+            for t in M.tensors(parse_config(CONFIGS[family]), 64, 2, mode, "bf16"):
+                texts |= {t.label, t.note, t.shape}
+            texts |= {r["label"] for r in M.eq1_rows(parse_config(CONFIGS[family]), 64, 2, mode)}
+    texts |= {r[k] for r in ROWS for k in ("label", "impl_label", "mode_label", "dtype_label")}
+    texts |= {p.label for p in M.PRECISIONS.values()}
+    bad = [(name, t) for t in texts if HAN.search(t) for name, rx in RULES + NOTATION if rx.search(t)]
+    assert bad == []

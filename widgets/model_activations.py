@@ -370,3 +370,13 @@ def model_activations(arch: Architecture, s: int, b: int, mode: str = "store_all
                        "逐个张量相加", PAPER + " 的方法；张量清单按 " + HF)
     logits = Item.group("model_act_logits", "logits", [x for x, t in zip(leaves, ts) if not t.saved])
     return Item.group("model_act", "激活（这个模型自己的张量）", [saved, logits], "", saved.source)
+
+
+def compare(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16") -> dict:
+    """Both counts for one model, JSON-ready (what a view sends the page): ``eq1`` and ``model`` as Item
+    trees, ``tensors`` one dict per tensor, ``rows`` from :func:`eq1_rows`, and the three totals in bytes."""
+    ts = tensors(arch, s, b, mode, precision)
+    e = eq1_item(arch, s, b, mode)
+    return {"eq1": e.to_dict(), "model": model_activations(arch, s, b, mode, precision).to_dict(),
+            "tensors": [t.to_dict() for t in ts], "rows": eq1_rows(arch, s, b, mode, precision),
+            "eq1_bytes": e.bytes, "saved_bytes": saved_bytes(ts), "logits_bytes": logits_bytes(ts)}
