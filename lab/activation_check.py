@@ -47,7 +47,7 @@ _DECODER = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
 FAMILIES: dict[str, dict] = {
     "gpt2": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
              "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
-             "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1, "tie_word_embeddings": True},
+             "bos_token_id": 0, "eos_token_id": 0, "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1, "tie_word_embeddings": True},
     "llama": {"model_type": "llama", **_DECODER, "intermediate_size": 176, "attention_bias": False,
               "mlp_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
     "qwen3": {"model_type": "qwen3", **_DECODER, "intermediate_size": 192, "head_dim": 32,
@@ -61,7 +61,7 @@ FAMILIES: dict[str, dict] = {
     # kernel, which it does not with dropout > 0 (it falls back to the math backend that writes the scores).
     "gpt2_no_dropout": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
                         "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
-                        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": True},
+                        "bos_token_id": 0, "eos_token_id": 0, "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": True},
     "qwen3_moe": {"model_type": "qwen3_moe", **_DECODER, "intermediate_size": 192, "head_dim": 32,
                   "moe_intermediate_size": 48, "num_experts": 4, "num_experts_per_tok": 2,
                   "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": True,

@@ -20,6 +20,10 @@ Modes (the same meaning for every family; keys of ``widgets.activations.MODES``)
     full_recompute  each layer keeps only its input (gradient checkpointing of every layer; the paper's
                     table 2); the embedding, final norm and loss tensors outside the layers stay.
 
+Shapes use the paper's letters and these: a heads, k_h KV heads, d head_dim, I the MLP's inner size, E
+experts, k experts per token, I_e one expert's inner size, V vocabulary. A tensor kept as a view of a
+larger one keeps that one alive: it is counted at the size of what it keeps (GPT-2's Q, the labels).
+
 Precision (``PRECISIONS``): the model's weights and activations in one dtype (BF16, FP16 or FP32, no
 autocast), on a GPU or, for the lab's check, the CPU. Three sizes follow from it: an activation (2 or 4
 bytes); a dropout-mask element (GPU: a bool mask, 1 byte, as torch's ``native_dropout`` keeps; CPU:
@@ -115,7 +119,7 @@ class Tensor:
                 "source": self.source, "eq1": self.eq1, "note": self.note, "saved": self.saved}
 
 
-def _check(arch, s, b, mode, precision) -> Precision:
+def _check(arch, s, b, mode, precision, scores_by) -> Precision:
     if not isinstance(arch, Architecture):
         raise InputError("没有模型结构：请先选一个模型或粘贴 config.json")
     if arch.family == "lab":
@@ -127,6 +131,8 @@ def _check(arch, s, b, mode, precision) -> Precision:
         raise InputError(f"不认识的存储方式：「{str(mode)[:20]}」")
     if precision not in PRECISIONS:
         raise InputError(f"不认识的精度：「{str(precision)[:20]}」")
+    if scores_by not in ("eager", "sdpa_math"):
+        raise InputError(f"不认识的注意力实现：「{str(scores_by)[:20]}」")
     return PRECISIONS[precision]
 
 
@@ -158,7 +164,7 @@ def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", precisi
     attention dropout falls back to: it scales a copy of Q first, and runs the attention of 16-bit inputs
     in float32, so Q, K, V, the scores and the mask are 4 bytes each; the lab measures it, a GPU run does
     not use it). Only GPT-2 is modelled with it."""
-    pr = _check(arch, s, b, mode, precision)
+    pr = _check(arch, s, b, mode, precision, scores_by)
     A, act, mk = arch, pr.act, pr.mask
     N, h, d, L = s * b, A.h, A.head_dim, A.L
     out: list[Tensor] = []
@@ -253,13 +259,9 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
     if flash:
         add(Tensor("lse", "每个查询的 log-sum-exp", "a×s×b", a * N, 4, L, HF + " scaled_dot_product_attention",
                    None, "FP32；反向用它重算分数"))
-    if mode == "store_all" or flash:
-        add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L,
-                   HF + (" o_proj" if not gpt2 else " GPT2Attention.c_proj"), "proj_in",
-                   "融合内核的输出就是它，只存一份" if flash else ""))
-    else:  # selective: the attention output is kept like every non-s² tensor
-        add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L, HF + " o_proj",
-                   "proj_in"))
+    add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L,
+               HF + (" GPT2Attention.c_proj" if gpt2 else " o_proj"), "proj_in",
+               "融合内核的输出就是它，只存一份" if flash else ""))
     if A.resid_dropout > 0:
         add(Tensor("resid_mask1", "注意力后 dropout 掩码", "s×b×h", N * h, mk, L, HF + " GPT2Attention.resid_dropout",
                    "resid_mask1"))
