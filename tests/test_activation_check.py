@@ -7,6 +7,8 @@ re-measures new points with torch and transformers and is skipped only when they
 from __future__ import annotations
 
 import dataclasses
+import json
+import textwrap
 import importlib.util
 
 import pytest
@@ -256,3 +258,22 @@ def test_every_string_a_reader_sees_follows_the_text_rules():
     texts |= {p.label for p in M.PRECISIONS.values()}
     bad = [(name, t) for t in texts if HAN.search(t) for name, rx in RULES + NOTATION if rx.search(t)]
     assert bad == []
+
+
+# ---- the same count inside Pyodide (the page's Python) --------------------------------------------------
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None, reason="node is not installed")
+def test_pyodide_counts_the_same_tensors(tmp_path):
+    from test_codec_pyodide import run_in_pyodide
+
+    cases = [(CONFIGS[f], s, b, mode, prec) for f in ("gpt2", "llama", "qwen3_moe")
+             for s, b, mode, prec in ((4096, 1, "store_all", "bf16"), (1 << 20, 1024, "flash", "fp32"),
+                                      (7, 3, "selective", "cpu_bf16"), (512, 8, "full_recompute", "fp16"))]
+    script = (f"CASES = {json.dumps(json.dumps(cases))}\n" + textwrap.dedent('''
+        import json
+        from widgets import model_activations as M
+        from widgets.architecture import parse_config
+        RESULT = json.dumps([M.compare(parse_config(c), s, b, m, p) for c, s, b, m, p in json.loads(CASES)])
+    '''))
+    got = run_in_pyodide(script, tmp_path)
+    assert got == [json.loads(json.dumps(M.compare(parse_config(c), s, b, m, p))) for c, s, b, m, p in cases]
