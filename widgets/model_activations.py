@@ -16,7 +16,8 @@ Modes (the same meaning for every family; keys of ``widgets.activations.MODES``)
                     (Korthikanti et al. §5's selective recomputation): nothing of size s² is kept.
     flash           a fused attention kernel that never writes the scores (FlashAttention; transformers'
                     ``"sdpa"`` when torch picks a flash kernel, ``"flash_attention_2"``): it keeps q, k, v
-                    (K and V at the KV heads), its output and one float32 log-sum-exp per query and head.
+                    (K and V at the KV heads), its output and one float32 log-sum-exp per query and head
+                    (with dropout, a GPU kernel also keeps its random-number seed: a few bytes, left out).
     full_recompute  each layer keeps only its input (gradient checkpointing of every layer; the paper's
                     table 2); the embedding, final norm and loss tensors outside the layers stay.
 
@@ -330,6 +331,7 @@ def saved_bytes(ts: list[Tensor]) -> int:
 
 
 def logits_bytes(ts: list[Tensor]) -> int:
+    """Bytes of the logits the forward pass returns (held through the loss, not saved for backward)."""
     return sum(t.bytes for t in ts if not t.saved)
 
 
@@ -348,9 +350,9 @@ def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", precis
     if mode == "full_recompute":
         paper = {"qkv_in": ("每层的输入", 2 * s * b * arch.h * L)}
     else:
-        kept = dict(EQ1_TERMS)
-        paper = {k: (lab, L * (f_sbh * s * b * arch.h + (f_s2 * arch.a * s * s * b if mode == "store_all" else 0)))
-                 for k, (lab, f_sbh, f_s2) in kept.items()}
+        s2 = mode == "store_all"  # the other modes drop the as²b terms
+        paper = {k: (lab, L * (f_sbh * s * b * arch.h + f_s2 * arch.a * s * s * b * s2))
+                 for k, (lab, f_sbh, f_s2) in EQ1_TERMS.items()}
     for k, (lab, pb) in paper.items():
         mine = [t for t in ts if t.eq1 == k]
         rows.append({"key": k, "label": lab, "paper": pb, "model": sum(t.bytes for t in mine),
