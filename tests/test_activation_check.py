@@ -217,6 +217,14 @@ def test_bad_input_gets_a_chinese_message(args, needle):
         M.tensors(*args)
 
 
+def test_our_lab_model_is_refused_in_chinese():
+    from lab import load_config
+    from widgets.architecture import lab_architecture
+
+    with pytest.raises(InputError, match="小模型"):
+        M.tensors(lab_architecture(load_config()["model"]), 64, 1)
+
+
 def test_eq1_figures_of_lesson_5_are_untouched():
     tree = eq1.activation_memory(4096, 1, 5120, 24, 64)
     assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/test_activations.py pins
