@@ -185,6 +185,9 @@ AHEAD_STATES = [
     ("memory-bar", {"model": "qwen3-8b", "s": "131072", "b": 8, "mode": "store_all", "s2_full_only": True}),
     ("bit-flipper", {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"}),
     ("bit-flipper", {"formats": "e4m3,e5m2", "source": "value", "value": "464", "overflow": "saturate"}),
+    ("ledger", {"model": "custom", "log10_params": 9.85, "convention": "zero"}),
+    ("loss-scale", {"k": 12, "source": "stand-in", "fmt": "float16"}),
+    ("timeline", {"model": "qwen3-8b", "iteration": 2, "mode": "full_recompute"}),
 ]
 
 
@@ -198,7 +201,7 @@ def test_the_states_answered_ahead_are_one_control_step_away_and_answered_like_a
         assert canonical(req) == key and req["widget"] == widget
         out = json.loads(api.handle(key))
         assert out["ok"], (key, out)
-        if widget == "memory-bar":  # exactly one control moved (s is the number box's text)
+        if widget in ("memory-bar", "loss-scale", "timeline"):  # exactly one control moved
             assert sum(req["params"][k] != params[k] for k in params) == 1, key
 
 
@@ -219,7 +222,7 @@ def test_a_bit_flippers_states_ahead_are_each_bit_of_each_row_flipped():
 
 @pytest.mark.parametrize("request_text", [
     '{"widget": "memory-bar", "params": {"b": 99}}',          # refused: nothing around it
-    '{"widget": "timeline", "params": {}}',                    # a widget that declares no nearby
+    '{"widget": "step-stages", "params": {}}',                 # a widget that declares no nearby
     '{"widget": "nope"}', "not json", '{"widget": "memory-bar", "params": [1]}',
 ])
 def test_nearby_is_empty_rather_than_an_error(request_text):

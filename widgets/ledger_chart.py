@@ -204,3 +204,15 @@ def neighbours(context: dict) -> list[dict]:
     custom = {**base, "model": "custom"}
     return (one_step(base, model=[*context["model_keys"], "custom"], convention=list(context["conventions"]))
             + one_step(custom, log10_params=stops))
+
+
+def nearby(view: dict) -> list[dict]:
+    """For the worker's answers ahead (widgets.nearby): the slider one stop either side of the state
+    ``view`` shows (which picks 「自定义参数量」), then each convention and each model."""
+    from .nearby import one_step
+    p = view["params"]
+    base = {"model": p["model"], "log10_params": p["log10_params"], "convention": p["convention"]}
+    i = round((p["log10_params"] - LOG10_MIN) / LOG10_STEP)
+    stops = [round(LOG10_MIN + k * LOG10_STEP, 2) for k in (i + 1, i - 1) if LOG10_MIN <= LOG10_MIN + k * LOG10_STEP <= LOG10_MAX + 1e-9]
+    return ([{**base, "model": "custom", "log10_params": x} for x in stops]
+            + one_step(base, convention=list(CONVENTIONS), model=[*MODELS, "custom"])[1:])

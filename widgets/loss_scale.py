@@ -230,3 +230,12 @@ def neighbours(context: dict) -> list[dict]:
     base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
     sources = list(context["sources"]) if len(context["sources"]) > 1 else []
     return one_step(base, k=list(range(context["k_min"], context["k_max"] + 1)), source=sources)
+
+
+def nearby(view: dict) -> list[dict]:
+    """For the worker's answers ahead (widgets.nearby): k one stop either side of the state ``view``
+    shows, then each gradient source."""
+    from .nearby import one_step
+    p = view["params"]
+    base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
+    return one_step(base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(_SOURCES))

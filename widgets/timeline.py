@@ -188,3 +188,8 @@ def neighbours(context: dict) -> list[dict]:
     p = context["view"]["params"]
     base = {"model": p["model"], "iteration": p["iteration"], "mode": p["mode"]}
     return one_step(base, model=model_choices(context["lab_label"]), iteration=[1, 2], mode=list(context["modes"]))
+
+
+def nearby(view: dict) -> list[dict]:
+    """For the worker's answers ahead (widgets.nearby): each option one step from the state ``view`` shows."""
+    return neighbours({"view": view, "modes": TIMELINE_MODES, "lab_label": LAB_LABEL if lab_run() is not None else None})
