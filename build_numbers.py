@@ -317,6 +317,7 @@ FIGURE_MODULES = [
     "widgets.kv_cache",
     "widgets.reported",
     "widgets.codec_check",
+    "widgets.activation_check",
 ]
 
 

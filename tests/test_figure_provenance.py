@@ -24,6 +24,8 @@ ALLOWED = {
     "MXFP", "NVFP", "autocast", "OCP", "NaN", "Adam", "AdamW", "ZeRO", "Korthikanti", "GPT", "Qwen", "PyTorch", "CPU", "GB", "GiB", "MB",
     "MiB", "TB", "TiB", "amax", "log", "token", "micro", "batch", "loss", "logits", "RMSNorm", "MLP", "L_full", "d_h",
     # papers and what they name, cited in a reported result's source
+    # the model code the lab measures with (lab/activation_check.py): its families and attention paths
+    "transformers", "eager", "sdpa", "math", "dropout", "head_dim", "Llama", "Mistral", "Mixtral",
     "arXiv", "Chen", "Dao", "DeepSeek", "FlashAttention", "NVIDIA", "ResNet", "MFU", "MoE", "GPU", "Micikevicius",
 }
 PAPER_LETTERS = set("sbhaL")  # products such as sbh, 5as²b are the paper's algebra, not words

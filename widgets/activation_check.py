@@ -78,3 +78,37 @@ def summary(data: dict | None = None) -> dict:
     return {"rows": len(rs), "within": sum(abs(r["relative"]) <= TOLERANCE for r in rs),
             "exact": sum(r["difference"] == 0 and r["logits_measured"] == r["logits_predicted"] for r in rs),
             "worst_relative": abs(worst["relative"]), "tolerance": TOLERANCE}
+
+
+#: the lab page's table: BF16 (the training precision), the largest recorded point, per family and code path
+PAGE_DTYPE = "bfloat16"
+
+
+def figures(data: dict | None = None) -> list[dict]:
+    """Figures for build_numbers.py (the lab page's appendix #activation-check): the summary (points,
+    exact, within 5%), the versions measured with, and for each family in BF16 at its largest (s, b) the
+    measured and predicted bytes saved for backward for eager and sdpa. Names: ac_<family>_<eager|sdpa>_
+    <measured|predicted>."""
+    from . import units
+    from .figures import figure
+    data = data or load()
+    sm = summary(data)
+    v = data["versions"]
+    out = [
+        figure("ac_points", sm["rows"], units.number(sm["rows"]), "核对的组数（模型、注意力实现、精度、s、b 各不相同的组合）"),
+        figure("ac_exact", sm["exact"], units.number(sm["exact"]), "预测与实测逐字节相同的组数（存给反向的字节和 logits 都相同）"),
+        figure("ac_within", sm["within"], units.number(sm["within"]), "相差不超过 5% 的组数"),
+        figure("ac_torch", v["torch"].split("+")[0], v["torch"].split("+")[0], f"量测用的 PyTorch 版本，CPU 版（{SRC}: versions.torch）"),
+        figure("ac_transformers", v["transformers"], v["transformers"], f"量测用的 transformers 版本（{SRC}: versions.transformers）"),
+    ]
+    last = {}
+    for r in rows(data):
+        if r["dtype"] == PAGE_DTYPE:
+            last[(r["family"], "sdpa" if r["implementation"].startswith("sdpa") else "eager")] = r  # points grow in s·b
+    for (family, impl), r in last.items():
+        for what in ("measured", "predicted"):
+            out.append(figure(f"ac_{family}_{impl}_{what}", r[what], units.number(r[what]),
+                              f"{'实测' if what == 'measured' else '预测'}：存给反向的字节（{r['label']}，{r['impl_label']}，BF16）",
+                              s=r["s"], b=r["b"]))
+        out.append(figure(f"ac_{family}_{impl}_sb", r["s"] * r["b"], f"{r['s']}×{r['b']}", "s × b", s=r["s"], b=r["b"]))
+    return out
