@@ -52,6 +52,7 @@ class Architecture:
     shared_experts: int = 0     # always-on experts beside the routed ones (none in the families supported)
     shared_intermediate: int = 0
     router_bias: bool = False   # the router is a linear h → experts; biased or not
+    norm_topk_prob: bool = False  # the top-k routing weights are renormalised to sum 1 (Mixtral always)
     name: str = ""              # a display name, if the config names the model
 
     @property
@@ -194,7 +195,8 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
     if family == "mixtral":  # every layer is MoE; experts are SwiGLU MLPs of intermediate_size
         moe = dict(experts=r.int("num_local_experts", limit=LIMITS["experts"]),
                    experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
-                   expert_intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]), moe_layers=L)
+                   expert_intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]), moe_layers=L,
+                   norm_topk_prob=True)  # MixtralTopKRouter always divides by the top-k sum
     elif family == "qwen3_moe":
         E = r.int("num_experts", limit=LIMITS["experts"], zero_ok=True)
         step = r.int("decoder_sparse_step", limit=LIMITS["L"])
@@ -204,7 +206,8 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
         # Qwen3MoeDecoderLayer: MoE where the layer is not in mlp_only_layers and (i + 1) % step == 0.
         n = sum(1 for i in range(L) if i not in only and E > 0 and (i + 1) % step == 0)
         moe = dict(experts=E, experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
-                   expert_intermediate=r.int("moe_intermediate_size", limit=LIMITS["intermediate"]), moe_layers=n)
+                   expert_intermediate=r.int("moe_intermediate_size", limit=LIMITS["intermediate"]), moe_layers=n,
+                   norm_topk_prob=r.bool("norm_topk_prob", False))  # Qwen3MoeConfig's default
     if moe and moe["experts_per_token"] > max(moe["experts"], 1):
         raise InputError(f"「num_experts_per_tok」= {moe['experts_per_token']} 比专家总数还多")
     # Attention biases: qwen2 hard-codes bias=True on q, k, v (not o); mistral and mixtral none;

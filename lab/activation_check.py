@@ -1,0 +1,228 @@
+"""What the real model code keeps for backward: activation bytes measured tensor by tensor.
+
+    python -m lab.activation_check          # writes lab/results/activation-check.json (< 1 min on 2 cores)
+
+For each family the site supports (GPT-2, Llama with grouped-query attention, Qwen3 with q/k norms and
+head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral and Qwen3-MoE), a tiny random-initialised model is built
+with Hugging Face transformers from a config dict of the family's real structure (the config keys of the
+family's config.json, small sizes), dropout as the family's config has it, in train mode. One forward
+with the loss runs under ``torch.autograd.graph.saved_tensors_hooks`` (lab/memory.SavedTensors):
+every storage saved for backward counts once, parameters saved by the matmuls are kept apart (they
+are weights, not activations), and the logits the model returns are counted as a buffer of their own.
+Two attention implementations: "eager" (writes and keeps the score matrix) and "sdpa"
+(torch's scaled_dot_product_attention; on the CPU its flash kernel keeps no s×s matrix).
+Several (s, b) points show the linear growth in b and the s² term.
+
+Per saved storage the file keeps its shape, dtype, bytes, the module that was running when it was
+saved and the autograd nodes that hold it (for the smallest point of each case): the tensor-by-tensor
+model in widgets/model_activations.py is checked against these (tests/test_activation_check.py).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import sys
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM
+
+from .memory import SavedTensors, _storage_bytes, _storage_key, unique_bytes
+
+SCHEMA = "activation-check/1"
+OUT_PATH = Path(__file__).resolve().parent / "results" / "activation-check.json"
+SEED = 20261130
+DTYPES = (torch.float32, torch.bfloat16)  # FP32 training, and BF16 weights and activations
+IMPLEMENTATIONS = ("eager", "sdpa")
+POINTS = [(16, 1), (16, 2), (32, 1), (32, 2), (64, 1)]  # (s, b)
+
+# Tiny configs with each family's real structure. The keys are those of the family's config.json on the
+# Hugging Face Hub (transformers' configuration_<family>.py); the sizes are ours, small enough to run
+# in seconds. Dropout is left at the family's default (GPT-2: 0.1 everywhere; the others: 0).
+_DECODER = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "vocab_size": 512, "max_position_embeddings": 256, "hidden_act": "silu", "rms_norm_eps": 1e-6}
+FAMILIES: dict[str, dict] = {
+    "gpt2": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
+             "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
+             "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1, "tie_word_embeddings": True},
+    "llama": {"model_type": "llama", **_DECODER, "intermediate_size": 176, "attention_bias": False,
+              "mlp_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
+    "qwen3": {"model_type": "qwen3", **_DECODER, "intermediate_size": 192, "head_dim": 32,
+              "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
+    "qwen3_tied": {"model_type": "qwen3", **_DECODER, "intermediate_size": 192, "head_dim": 32,
+                   "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": True},
+    "mixtral": {"model_type": "mixtral", **_DECODER, "intermediate_size": 96, "num_local_experts": 4,
+                "num_experts_per_tok": 2, "router_jitter_noise": 0.0, "attention_dropout": 0.0,
+                "tie_word_embeddings": False},
+    # GPT-2 with its dropout set to 0 (as fine-tuning recipes often do): torch's CPU sdpa then takes the flash
+    # kernel, which it does not with dropout > 0 (it falls back to the math backend that writes the scores).
+    "gpt2_no_dropout": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
+                        "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
+                        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": True},
+    "qwen3_moe": {"model_type": "qwen3_moe", **_DECODER, "intermediate_size": 192, "head_dim": 32,
+                  "moe_intermediate_size": 48, "num_experts": 4, "num_experts_per_tok": 2,
+                  "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": True,
+                  "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
+}
+
+
+class _Recorder(SavedTensors):
+    """SavedTensors that also notes, per storage, the module running when it was saved, and the bytes
+    of parameters saved (weights kept by the matmuls: not activations, reported apart)."""
+
+    def __init__(self, model: torch.nn.Module):
+        self._params = {_storage_key(p): _storage_bytes(p) for p in model.parameters()}
+        super().__init__()
+        self.param_hits: dict = {}
+        self.detail: dict = {}
+        self.stack: list[str] = []
+        self._handles = []
+        for name, mod in model.named_modules():
+            self._handles.append(mod.register_forward_pre_hook(lambda m, a, n=name: self._enter(n)))
+            self._handles.append(mod.register_forward_hook(lambda m, a, o: self._leave()))
+
+    # hooks must return None (a returned value would replace the module's input or output)
+    def _enter(self, name: str) -> None:
+        self.stack.append(name)
+
+    def _leave(self) -> None:
+        self.stack.pop()
+
+    def _pack(self, t: torch.Tensor):
+        key = _storage_key(t)
+        if key in self._params:
+            self.param_hits[key] = self._params[key]
+            return t
+        if key not in self.storages:
+            self.detail[key] = {"module": self.stack[-1] if self.stack else "", "shape": list(t.shape),
+                                "dtype": str(t.dtype).replace("torch.", ""), "bytes": _storage_bytes(t),
+                                "storage_elements": _storage_bytes(t) // t.element_size()}
+        return super()._pack(t)
+
+    def close(self):
+        for h in self._handles:
+            h.remove()
+
+
+def _holders(root) -> dict:
+    """storage key → names of the autograd nodes that saved it (walks the graph from the loss)."""
+    out: dict = {}
+    seen, todo = set(), [root]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                try:
+                    v = getattr(node, attr)
+                except RuntimeError:
+                    continue
+                for t in (v if isinstance(v, (tuple, list)) else [v]):
+                    if isinstance(t, torch.Tensor):
+                        out.setdefault(_storage_key(t), set()).add(f"{type(node).__name__}.{attr[7:]}")
+        todo.extend(fn for fn, _ in node.next_functions)
+    return out
+
+
+def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
+    cfg = dict(FAMILIES[family])
+    config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
+    kw = {"attn_implementation": attn}
+    if family in ("mixtral", "qwen3_moe"):
+        kw["experts_implementation"] = "eager"  # the per-expert loop of the modelling file
+    torch.manual_seed(SEED)
+    model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
+    return model.train()
+
+
+def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
+    g = torch.Generator().manual_seed(SEED + s * 1000 + b)
+    ids = torch.randint(0, model.config.vocab_size, (b, s), generator=g)
+    rec = _Recorder(model)
+    try:
+        with rec:
+            out = model(input_ids=ids, labels=ids)
+    finally:
+        rec.close()
+    logits_key = _storage_key(out.logits)
+    m = {"s": s, "b": b, "saved_activation_bytes": rec.nbytes,
+         "saved_parameter_bytes": sum(rec.param_hits.values()),
+         "logits_bytes": unique_bytes([out.logits]),
+         "logits_also_saved": logits_key in rec.storages,
+         "loss_bytes": unique_bytes([out.loss]),
+         "by_dtype": rec.by_dtype()}
+    if model.config.model_type in ("mixtral", "qwen3_moe"):
+        m["tokens_routed"] = s * b * model.config.num_experts_per_tok
+    holders = _holders(out.loss.grad_fn)
+    nodes = {n.split(".")[0] for v in holders.values() for n in v}
+    m["sdpa_backend"] = ("flash" if any("FlashAttention" in n for n in nodes)
+                         else "math" if any("SafeSoftmax" in n for n in nodes) else None)
+    if detail:
+        m["tensors"] = [{**d, "saved_by": sorted(holders.get(k, ()))} for k, d in rec.detail.items()]
+    del out
+    return m
+
+
+def run(log=print) -> dict:
+    torch.set_num_threads(min(2, torch.get_num_threads()))
+    cases = []
+    for dtype, family, attn in ((d, f, a) for d in DTYPES for f in FAMILIES for a in IMPLEMENTATIONS):
+        model = build(family, attn, dtype)
+        n_params = sum(p.numel() for p in model.parameters())
+        points = [measure(model, s, b, detail=(i == 0)) for i, (s, b) in enumerate(POINTS)]
+        log(f"{str(dtype)[6:]:8s} {family:15s} {attn:5s} " + " ".join(f"{p['saved_activation_bytes']:>9d}" for p in points))
+        backend = {p.pop("sdpa_backend") for p in points}
+        assert len(backend) == 1, backend
+        cases.append({"family": family, "attn_implementation": attn, "dtype": str(dtype).replace("torch.", ""),
+                      "sdpa_backend": backend.pop(),
+                      "model_class": type(model).__name__, "parameters": n_params,
+                      "parameter_bytes": unique_bytes(model.parameters()),
+                      "points": points})
+    return {
+        "schema": SCHEMA,
+        "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": "python -m lab.activation_check",
+        "versions": {"python": platform.python_version(), "torch": torch.__version__,
+                     "transformers": transformers.__version__},
+        "dtypes": [str(d).replace("torch.", "") for d in DTYPES],
+        "device": "cpu",
+        "method": "one forward with labels (model loss) in train mode under "
+                  "torch.autograd.graph.saved_tensors_hooks; each saved storage counted once by "
+                  "untyped_storage().nbytes(); parameter storages counted apart; logits = the returned "
+                  "logits tensor",
+        "configs": FAMILIES,
+        "points": [list(p) for p in POINTS],
+        "cases": cases,
+    }
+
+
+def dumps(data: dict) -> str:
+    """JSON with one line per case point and per saved tensor (short, and diffs stay readable)."""
+    def enc(v, depth):
+        if isinstance(v, dict) and depth < 3 and "saved_by" not in v:
+            inner = ",\n".join(" " * (depth + 1) + json.dumps(k) + ": " + enc(x, depth + 1) for k, x in v.items())
+            return "{\n" + inner + "\n" + " " * depth + "}"
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            inner = ",\n".join(" " * (depth + 1) + enc(x, depth + 1) for x in v)
+            return "[\n" + inner + "\n" + " " * depth + "]"
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return enc(data, 0) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=OUT_PATH)
+    args = ap.parse_args(argv)
+    data = run()
+    args.out.write_text(dumps(data), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

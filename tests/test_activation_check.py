@@ -1,0 +1,239 @@
+"""Issue 15: the tensor-by-tensor activation count (widgets/model_activations.py) against the real model code.
+
+The measurements are lab/results/activation-check.json (``python -m lab.activation_check``: tiny Hugging Face
+models of each family, saved-tensor hooks, eager and sdpa, FP32 and BF16, several s and b). The live test
+re-measures new points with torch and transformers and is skipped only when they are not installed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from widgets import activation_check as C
+from widgets import activations as eq1
+from widgets import model_activations as M
+from widgets import param_count as P
+from widgets.architecture import parse_config
+from widgets.errors import InputError
+
+DATA = C.load()
+ROWS = C.rows(DATA)
+CONFIGS = DATA["configs"]
+
+
+def _id(r):
+    return f"{r['family']}-{r['implementation']}-{r['dtype']}-s{r['s']}-b{r['b']}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=_id)
+def test_predicted_within_five_percent_of_measured(row):
+    assert abs(row["predicted"] - row["measured"]) <= C.TOLERANCE * row["measured"]
+    assert row["logits_predicted"] == row["logits_measured"]
+
+
+def test_predicted_equals_measured_byte_for_byte():
+    off = [(_id(r), r["predicted"] - r["measured"]) for r in ROWS if r["predicted"] != r["measured"]]
+    assert off == []
+    assert C.summary(DATA) == {"rows": len(ROWS), "within": len(ROWS), "exact": len(ROWS),
+                               "worst_relative": 0.0, "tolerance": C.TOLERANCE}
+
+
+def test_the_file_covers_every_family_mode_and_the_s_and_b_it_needs():
+    assert DATA["versions"]["transformers"] == "5.24.0" and DATA["versions"]["torch"].startswith("2.13")
+    cases = {(c["family"], c["attn_implementation"], c["dtype"]) for c in DATA["cases"]}
+    assert cases == {(f, i, d) for f in CONFIGS for i in ("eager", "sdpa") for d in ("float32", "bfloat16")}
+    assert {r["mode"] for r in ROWS} == {"store_all", "flash"}
+    pts = {(r["s"], r["b"]) for r in ROWS}
+    assert {(16, 1), (16, 2), (32, 1), (64, 1)} <= pts  # b doubles at fixed s; s doubles twice at b = 1
+    # the real structures: GQA, head_dim ≠ h/a with q/k norms, tied embeddings, MoE, GPT-2's dropout
+    arch = {f: parse_config(c) for f, c in CONFIGS.items()}
+    assert arch["llama"].kv_heads < arch["llama"].a
+    assert arch["qwen3"].qk_norm and arch["qwen3"].head_dim != arch["qwen3"].h // arch["qwen3"].a
+    assert arch["qwen3_tied"].tied_embeddings and not arch["qwen3"].tied_embeddings
+    assert arch["mixtral"].is_moe and arch["qwen3_moe"].is_moe and arch["gpt2"].attn_dropout > 0
+    # torch's CPU sdpa takes its flash kernel except for GPT-2 with attention dropout (math backend)
+    for c in DATA["cases"]:
+        if c["attn_implementation"] == "sdpa":
+            assert c["sdpa_backend"] == ("math" if arch[c["family"]].attn_dropout > 0 else "flash")
+
+
+def test_eager_keeps_the_scores_and_the_flash_kernel_does_not():
+    """What eager keeps beyond the flash kernel grows like s²; at s = 16 it can even be less (GPT-2's
+    kernel keeps the whole c_attn output alive), by s = 64 eager keeps more in every family."""
+    by = {(r["family"], r["implementation"], r["dtype"], r["s"], r["b"]): r["measured"] for r in ROWS}
+    for (f, impl, dt, s, b), meas in by.items():
+        if impl == "sdpa" and (s, b) == (64, 1):
+            extra = {s2: by[(f, "eager", dt, s2, 1)] - by[(f, "sdpa", dt, s2, 1)] for s2 in (16, 32, 64)}
+            assert extra[64] > 0
+            assert extra[64] - 2 * extra[32] > 2 * (extra[32] - 2 * extra[16]) > 0  # the s² part doubles twice
+
+
+@pytest.mark.parametrize("case", DATA["cases"], ids=lambda c: f"{c['family']}-{c['attn_implementation']}-{c['dtype']}")
+def test_parameters_saved_do_not_depend_on_s_or_b_and_match_the_parameter_count(case):
+    # matmuls save their weights: the same storages at every (s, b); they are not counted as activations
+    assert len({p["saved_parameter_bytes"] for p in case["points"]}) == 1
+    assert 0 < case["points"][0]["saved_parameter_bytes"] <= case["parameter_bytes"]
+    assert P.param_total(parse_config(CONFIGS[case["family"]])) == case["parameters"]
+
+
+def test_the_per_tensor_record_adds_up_and_names_the_code():
+    for c in DATA["cases"]:
+        p = c["points"][0]
+        assert sum(t["bytes"] for t in p["tensors"]) == p["saved_activation_bytes"]
+        assert all(t["saved_by"] for t in p["tensors"])
+
+
+# ---- the model against the paper's eq. 1 ----------------------------------------------------------------
+
+GPT2_XL = {"model_type": "gpt2", "n_embd": 1600, "n_layer": 48, "n_head": 25, "vocab_size": 50257,
+           "n_positions": 1024}
+
+
+@pytest.mark.parametrize("mode", list(M.MODES))
+def test_the_paper_column_is_eq1(mode):
+    arch = parse_config(GPT2_XL)
+    rows = M.eq1_rows(arch, 1024, 2, mode)
+    assert sum(r["paper"] for r in rows if r["paper"] is not None) == M.eq1_item(arch, 1024, 2, mode).bytes
+    assert sum(r["model"] for r in rows) == M.saved_bytes(M.tensors(arch, 1024, 2, mode)) \
+        + M.logits_bytes(M.tensors(arch, 1024, 2, mode))
+
+
+def test_gpt2_in_bf16_on_a_gpu_matches_every_term_of_the_paper_and_adds_only_what_it_leaves_out():
+    """GPT-2 is the paper's model (MHA, 4h GeLU MLP, dropout, LayerNorm): each of eq. 1's terms is one of
+    the code's tensors, byte for byte; what the code keeps beyond them is listed, not folded in."""
+    arch = parse_config(GPT2_XL)
+    rows = M.eq1_rows(arch, 1024, 2, "store_all", "bf16")
+    assert all(r["model"] == r["paper"] for r in rows if r["paper"] is not None)
+    extra = {r["key"] for r in rows if r["paper"] is None}
+    assert {"gelu_tanh", "gelu_half", "gelu_one_plus", "norm1_stats", "log_probs", "logits"} <= extra
+
+
+def test_llama_differs_from_eq1_where_its_architecture_does():
+    llama = parse_config(CONFIGS["llama"] | {"hidden_size": 4096, "num_attention_heads": 32,
+                                             "num_key_value_heads": 8, "intermediate_size": 14336,
+                                             "num_hidden_layers": 32, "vocab_size": 128256})
+    r = {x["key"]: x for x in M.eq1_rows(llama, 4096, 1, "flash", "bf16")}
+    sbh = 4096 * 4096 * 32
+    assert r["qk"]["model"] == 2 * sbh + 2 * sbh // 4  # Q at 32 heads, K at 8 KV heads
+    assert r["act_in"]["model"] == 2 * 2 * 4096 * 14336 * 32  # gate and up outputs, not 4h
+    assert r["norms"]["model"] == 2 * 4 * sbh  # RMSNorm keeps an FP32 copy of its input
+    assert r["attn_mask"]["model"] == 0 == r["resid_mask1"]["model"]  # no dropout in the config
+
+
+# ---- properties ---------------------------------------------------------------------------------------
+
+FAMILY = st.sampled_from(sorted(CONFIGS))
+MODE = st.sampled_from(list(M.MODES))
+PREC = st.sampled_from(list(M.PRECISIONS))
+S2_KEYS = {"softmax", "softmax_cast", "attn_mask", "attn_drop"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(FAMILY, MODE, PREC, st.integers(1, 4096), st.integers(2, 512))
+def test_bytes_grow_linearly_in_b(family, mode, prec, s, b):
+    arch = parse_config(CONFIGS[family])
+    f = [M.saved_bytes(M.tensors(arch, s, b + k, mode, prec)) for k in range(3)]
+    assert f[2] - f[1] == f[1] - f[0] > 0
+    # b = 1 breaks the line only where the code keeps a view instead of a copy (the labels; GPT-2's Q)
+    t1, t2, t3 = (M.tensors(arch, s, b, mode, prec) for b in (1, 2, 3))
+    bent = {x.key for x, y, z in zip(t1, t2, t3) if z.bytes - y.bytes != y.bytes - x.bytes}
+    assert bent <= {"labels", "q"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(FAMILY, PREC, st.integers(1, 2048), st.integers(1, 64))
+def test_the_score_term_is_quadratic_in_s_and_only_store_all_keeps_it(family, prec, s, b):
+    arch = parse_config(CONFIGS[family])
+
+    def scores(s, mode):
+        return sum(t.bytes for t in M.tensors(arch, s, b, mode, prec) if t.key in S2_KEYS)
+
+    assert scores(2 * s, "store_all") == 4 * scores(s, "store_all") > 0
+    assert scores(3 * s, "store_all") == 9 * scores(s, "store_all")
+    assert all(scores(s, m) == 0 for m in ("selective", "flash", "full_recompute"))
+    assert all("s×s" in t.shape for t in M.tensors(arch, s, b, "store_all", prec) if t.key in S2_KEYS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(FAMILY, st.integers(1, 1 << 20), st.integers(1, 1024))
+def test_parameters_do_not_depend_on_s_or_b(family, s, b):
+    arch = parse_config(CONFIGS[family])
+    M.tensors(arch, s, b)  # the activation count takes s and b; the parameter count has no way to
+    assert P.param_total(arch) == P.param_total(parse_config(CONFIGS[family]))
+    assert all(t.bytes >= 0 for t in M.tensors(arch, s, b, "full_recompute"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["llama", "qwen3", "mixtral", "qwen3_moe"]), MODE, PREC, st.integers(1, 2048),
+       st.integers(1, 64))
+def test_gqa_with_as_many_kv_heads_as_heads_is_multi_head_attention(family, mode, prec, s, b):
+    cfg = dict(CONFIGS[family])
+    mha = cfg | {"num_key_value_heads": None}  # None → num_attention_heads (the config classes)
+    gqa = cfg | {"num_key_value_heads": cfg["num_attention_heads"]}
+    assert M.tensors(parse_config(gqa), s, b, mode, prec) == M.tensors(parse_config(mha), s, b, mode, prec)
+    # with fewer KV heads only K and V shrink, and only where the code keeps them at the KV heads (flash)
+    small = {t.key: t.bytes for t in M.tensors(parse_config(cfg), s, b, mode, prec)}
+    full = {t.key: t.bytes for t in M.tensors(parse_config(gqa), s, b, mode, prec)}
+    changed = {k for k in full if full[k] != small[k]}
+    assert changed == ({"k", "v", "k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full) if mode == "flash"
+                       else {"k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full))
+
+
+def test_mixture_of_experts_counts_s_b_k_token_rows():
+    arch = parse_config(CONFIGS["mixtral"])
+    one = {t.key: t for t in M.tensors(arch, 100, 3, "flash")}
+    two = {t.key: t for t in M.tensors(dataclasses.replace(arch, experts_per_token=1), 100, 3, "flash")}
+    assert one["expert_in"].elements == 100 * 3 * 2 * arch.h == 2 * two["expert_in"].elements
+    assert one["expert_gate_up"].elements == 100 * 3 * 2 * 2 * arch.expert_intermediate
+
+
+def test_the_tree_adds_up_and_every_leaf_says_where_it_comes_from():
+    arch = parse_config(CONFIGS["qwen3_moe"])
+    tree = M.model_activations(arch, 512, 4, "store_all")
+    ts = M.tensors(arch, 512, 4, "store_all")
+    assert tree.bytes == M.saved_bytes(ts) + M.logits_bytes(ts)
+    assert tree.find("model_act_saved").bytes == M.saved_bytes(ts)
+    assert all(leaf.source and leaf.label for leaf in tree.leaves())
+
+
+@pytest.mark.parametrize("args,needle", [
+    ((None, 8, 1), "模型结构"), (("cfg", 0, 1), "正整数"), (("cfg", 8, 1.5), "正整数"),
+    (("cfg", 8, 1, "fast"), "存储方式"), (("cfg", 8, 1, "flash", "int4"), "精度"),
+])
+def test_bad_input_gets_a_chinese_message(args, needle):
+    arch = parse_config(CONFIGS["llama"])
+    args = tuple(arch if a == "cfg" else a for a in args)
+    with pytest.raises(InputError, match=needle):
+        M.tensors(*args)
+
+
+def test_eq1_figures_of_lesson_5_are_untouched():
+    tree = eq1.activation_memory(4096, 1, 5120, 24, 64)
+    assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/test_activations.py pins
+
+
+# ---- live: measure new points with the real code ------------------------------------------------------
+
+HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
+
+
+@pytest.mark.skipif(not HAVE_LAB, reason="re-measuring needs torch and transformers (pip install .[lab])")
+@pytest.mark.parametrize("family,attn,dtype,s,b", [
+    ("llama", "eager", "float32", 24, 3), ("qwen3_moe", "sdpa", "bfloat16", 40, 2),
+    ("gpt2", "sdpa", "float32", 20, 1), ("qwen3", "eager", "bfloat16", 8, 5),
+])
+def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
+    import torch
+
+    from lab import activation_check as lab
+
+    model = lab.build(family, attn, getattr(torch, dtype))
+    m = lab.measure(model, s, b, detail=False)
+    case = {"attn_implementation": attn, "dtype": dtype, "sdpa_backend": m["sdpa_backend"]}
+    mode, scores_by, prec = C.setting(case)
+    ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by)
+    assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])

@@ -1,0 +1,79 @@
+"""Predicted vs measured activation bytes: widgets/model_activations.py against the real model code.
+
+Reads lab/results/activation-check.json (written by ``python -m lab.activation_check``; the build never runs
+torch): for each tiny model (its config is in the file), attention implementation, dtype and (s, b), the
+bytes the forward pass saved for backward and the logits it returned, measured with saved-tensor hooks.
+Each is predicted here from the same config by ``model_activations.tensors`` with the mode the
+implementation stands for (``IMPLEMENTATION_MODE``: eager → store_all, sdpa → flash; sdpa on the CPU
+with attention dropout runs torch's math backend, which the file records, → store_all). Standard library.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import model_activations as M
+from .architecture import parse_config
+
+DATA_PATH = Path(__file__).resolve().parent.parent / "lab" / "results" / "activation-check.json"
+SRC = "lab/results/activation-check.json"
+TOLERANCE = 0.05  # the issue's bound; the model aims at (and today reaches) equality
+
+#: case → what the page calls it
+FAMILY_LABELS = {
+    "gpt2": "GPT-2", "gpt2_no_dropout": "GPT-2（dropout 设为 0）", "llama": "Llama（分组查询注意力）",
+    "qwen3": "Qwen3（q/k 归一化，head_dim ≠ h/a）", "qwen3_tied": "Qwen3（输出层共享嵌入）",
+    "mixtral": "Mixtral（混合专家）", "qwen3_moe": "Qwen3-MoE（混合专家）",
+}
+IMPL_LABELS = {"eager": "eager（写出分数表）", "sdpa": "sdpa（融合内核，不写分数表）",
+               "sdpa_math": "sdpa（CPU 上因 dropout 退回 math 后端，写出分数表）"}
+DTYPE_LABELS = {"float32": "FP32", "bfloat16": "BF16"}
+
+
+def load(path: Path | str = DATA_PATH) -> dict:
+    """The measurement file. Raises FileNotFoundError naming the command that writes it."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `python -m lab.activation_check` (pip install .[lab])")
+    d = json.loads(path.read_text(encoding="utf-8"))
+    if d.get("schema") != "activation-check/1":
+        raise ValueError(f"{path}: unknown schema {d.get('schema')!r}")
+    return d
+
+
+def setting(case: dict) -> tuple[str, str, str]:
+    """(mode, scores_by, precision) that predict ``case``: the attention code it ran, the dtype it ran in."""
+    impl = "sdpa_math" if case["attn_implementation"] == "sdpa" and case["sdpa_backend"] == "math" \
+        else case["attn_implementation"]
+    mode, scores_by = M.IMPLEMENTATION_MODE[impl]
+    return mode, scores_by, M.LAB_PRECISION[case["dtype"]]
+
+
+def rows(data: dict | None = None) -> list[dict]:
+    """One row per case and (s, b): measured and predicted bytes saved for backward and of the logits."""
+    data = data or load()
+    out = []
+    for c in data["cases"]:
+        arch = parse_config(data["configs"][c["family"]])
+        mode, scores_by, precision = setting(c)
+        impl = "sdpa_math" if scores_by == "sdpa_math" else c["attn_implementation"]
+        for p in c["points"]:
+            ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by)
+            pred, meas = M.saved_bytes(ts), p["saved_activation_bytes"]
+            out.append({"family": c["family"], "label": FAMILY_LABELS.get(c["family"], c["family"]),
+                        "implementation": impl, "impl_label": IMPL_LABELS[impl], "mode": mode,
+                        "mode_label": M.MODES[mode], "dtype": c["dtype"], "dtype_label": DTYPE_LABELS[c["dtype"]],
+                        "precision": precision, "s": p["s"], "b": p["b"],
+                        "measured": meas, "predicted": pred, "difference": pred - meas,
+                        "relative": (pred - meas) / meas,
+                        "logits_measured": p["logits_bytes"], "logits_predicted": M.logits_bytes(ts)})
+    return out
+
+
+def summary(data: dict | None = None) -> dict:
+    """How many rows, how many within TOLERANCE, how many exact, and the largest relative difference."""
+    rs = rows(data)
+    worst = max(rs, key=lambda r: abs(r["relative"]))
+    return {"rows": len(rs), "within": sum(abs(r["relative"]) <= TOLERANCE for r in rs),
+            "exact": sum(r["difference"] == 0 and r["logits_measured"] == r["logits_predicted"] for r in rs),
+            "worst_relative": abs(worst["relative"]), "tolerance": TOLERANCE}
