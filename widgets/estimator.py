@@ -166,6 +166,13 @@ def eq1_rows(sub: Subject, s: int, b: int, mode: str) -> list[dict]:
     return rows
 
 
+def _code_place(source: str) -> str:
+    """A tensor's source as its table shows it: the place in the code, without the library's name, which the
+    table's caption gives once (and a call written as code said in words)."""
+    from .model_activations import HF
+    return source.removeprefix(HF + " ").replace("logits.float() 后", "logits 转成 FP32 后")
+
+
 def own_rows(sub: Subject, s: int, b: int, mode: str) -> list[dict] | None:
     """The model's own tensors (widgets/model_activations.py), or None where it has none to count."""
     if sub.arch is None or sub.arch.family == "lab":
@@ -174,7 +181,7 @@ def own_rows(sub: Subject, s: int, b: int, mode: str) -> list[dict] | None:
     return [{"key": t.key, "label": t.label + ("" if t.saved else "（不为反向保存）"),
              "shape": t.shape + (f" × {t.count} 层" if t.count > 1 else ""), "bpe": t.bytes_per_element,
              # a call written as code reads as code: the site writes what it does
-             "bytes": t.bytes, "source": t.source.replace("logits.float() 后", "logits 转成 FP32 后"), "note": t.note, "eq1": t.eq1, "saved": t.saved}
+             "bytes": t.bytes, "source": _code_place(t.source), "note": t.note, "eq1": t.eq1, "saved": t.saved}
             for t in tensors(sub.arch, s, b, mode, PRECISION)]
 
 
@@ -267,10 +274,14 @@ def detail_html(sub: Subject, pt: dict | None, acts: dict, mode: str, label: str
     out["eq1"] = _table("c9-act-eq1", f"激活·按式 1（{mode}）", head, rows_of(acts["eq1"]),
                         ["合计", "", "", acts["eq1"]["total"], ""])
     if acts["own"]:
-        out["own"] = _table("c9-act-own", f"激活·按这个模型自己的张量（{mode}，BF16）", head, rows_of(acts["own"]),
-                            ["合计", "", "", acts["own"]["total"], ""])
-        note = acts["eq1"]["note"] or acts["own"]["note"]
-        out["act_note"] = _span(note) if note else ""
+        from .model_activations import HF
+        out["own"] = _table("c9-act-own", f"激活·按这个模型自己的张量（{mode}，BF16；出处是 {HF} 里的代码位置）",
+                            head, rows_of(acts["own"]), ["合计", "", "", acts["own"]["total"], ""])
+        e, o = acts["eq1"]["total_bytes"], acts["own"]["total_bytes"]
+        more = f"多 {units.percent(o - e, e)}" if o >= e else f"少 {units.percent(e - o, e)}"
+        note = (f"两种算法：按式 1 共 {acts['eq1']['total']}，按这个模型自己的张量共 {acts['own']['total']}，"
+                f"比式 1 {more}。式 1 只数了 16 位的 Transformer 层；模型自己的代码还有 FP32 的副本、词表上的 logits 和损失等。")
+        out["act_note"] = _span(note + (acts["eq1"]["note"] or acts["own"]["note"]))
     else:
         out["act_note"] = _span(acts["own_missing"] + "。")
     return out
