@@ -7,6 +7,8 @@ re-measures new points with torch and transformers and is skipped only when they
 from __future__ import annotations
 
 import dataclasses
+import json
+import textwrap
 import importlib.util
 
 import pytest
@@ -159,12 +161,16 @@ def test_the_score_term_is_quadratic_in_s_and_only_store_all_keeps_it(family, pr
 
 
 @settings(max_examples=40, deadline=None)
-@given(FAMILY, st.integers(1, 1 << 20), st.integers(1, 1024))
-def test_parameters_do_not_depend_on_s_or_b(family, s, b):
+@given(FAMILY, MODE, st.integers(1, 1 << 20), st.integers(1, 1024))
+def test_activations_hold_no_parameters(family, mode, s, b):
+    """Weights do not grow with s or b, activations do: every tensor of the count shrinks to nothing
+    per token, only the loss's one scalar is fixed (the measured side: the parameter test above)."""
     arch = parse_config(CONFIGS[family])
-    M.tensors(arch, s, b)  # the activation count takes s and b; the parameter count has no way to
+    one, more = M.tensors(arch, s, b, mode), M.tensors(arch, 2 * s, b, mode)
+    fixed = {t.key for t, u in zip(one, more) if t.bytes == u.bytes}
+    assert fixed == {"loss_weight"}
     assert P.param_total(arch) == P.param_total(parse_config(CONFIGS[family]))
-    assert all(t.bytes >= 0 for t in M.tensors(arch, s, b, "full_recompute"))
+    assert M.compare(arch, s, b, mode)["saved_bytes"] == M.saved_bytes(one)
 
 
 @settings(max_examples=60, deadline=None)
@@ -211,6 +217,14 @@ def test_bad_input_gets_a_chinese_message(args, needle):
         M.tensors(*args)
 
 
+def test_our_lab_model_is_refused_in_chinese():
+    from lab import load_config
+    from widgets.architecture import lab_architecture
+
+    with pytest.raises(InputError, match="小模型"):
+        M.tensors(lab_architecture(load_config()["model"]), 64, 1)
+
+
 def test_eq1_figures_of_lesson_5_are_untouched():
     tree = eq1.activation_memory(4096, 1, 5120, 24, 64)
     assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/test_activations.py pins
@@ -237,3 +251,37 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
     mode, scores_by, prec = C.setting(case)
     ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by)
     assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
+
+
+def test_every_string_a_reader_sees_follows_the_text_rules():
+    from test_text_rules import HAN, NOTATION, RULES
+
+    texts = set()
+    for family in CONFIGS:
+        for mode in M.MODES:
+            for t in M.tensors(parse_config(CONFIGS[family]), 64, 2, mode, "bf16"):
+                texts |= {t.label, t.note, t.shape}
+            texts |= {r["label"] for r in M.eq1_rows(parse_config(CONFIGS[family]), 64, 2, mode)}
+    texts |= {r[k] for r in ROWS for k in ("label", "impl_label", "mode_label", "dtype_label")}
+    texts |= {p.label for p in M.PRECISIONS.values()}
+    bad = [(name, t) for t in texts if HAN.search(t) for name, rx in RULES + NOTATION if rx.search(t)]
+    assert bad == []
+
+
+# ---- the same count inside Pyodide (the page's Python) --------------------------------------------------
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None, reason="node is not installed")
+def test_pyodide_counts_the_same_tensors(tmp_path):
+    from test_codec_pyodide import run_in_pyodide
+
+    cases = [(CONFIGS[f], s, b, mode, prec) for f in ("gpt2", "llama", "qwen3_moe")
+             for s, b, mode, prec in ((4096, 1, "store_all", "bf16"), (1 << 20, 1024, "flash", "fp32"),
+                                      (7, 3, "selective", "cpu_bf16"), (512, 8, "full_recompute", "fp16"))]
+    script = (f"CASES = {json.dumps(json.dumps(cases))}\n" + textwrap.dedent('''
+        import json
+        from widgets import model_activations as M
+        from widgets.architecture import parse_config
+        RESULT = json.dumps([M.compare(parse_config(c), s, b, m, p) for c, s, b, m, p in json.loads(CASES)])
+    '''))
+    got = run_in_pyodide(script, tmp_path)
+    assert got == [json.loads(json.dumps(M.compare(parse_config(c), s, b, m, p))) for c, s, b, m, p in cases]

@@ -22,6 +22,7 @@ TOLERANCE = 0.05  # the issue's bound; the model aims at (and today reaches) equ
 #: case → what the page calls it
 FAMILY_LABELS = {
     "gpt2": "GPT-2", "gpt2_no_dropout": "GPT-2（dropout 设为 0）", "llama": "Llama（分组查询注意力）",
+    "mistral": "Mistral（分组查询注意力，滑动窗口）", "qwen2": "Qwen2（q、k、v 带偏置）",
     "qwen3": "Qwen3（q/k 归一化，head_dim ≠ h/a）", "qwen3_tied": "Qwen3（输出层共享嵌入）",
     "mixtral": "Mixtral（混合专家）", "qwen3_moe": "Qwen3-MoE（混合专家）",
 }

@@ -16,9 +16,14 @@ Modes (the same meaning for every family; keys of ``widgets.activations.MODES``)
                     (Korthikanti et al. §5's selective recomputation): nothing of size s² is kept.
     flash           a fused attention kernel that never writes the scores (FlashAttention; transformers'
                     ``"sdpa"`` when torch picks a flash kernel, ``"flash_attention_2"``): it keeps q, k, v
-                    (K and V at the KV heads), its output and one float32 log-sum-exp per query and head.
+                    (K and V at the KV heads), its output and one float32 log-sum-exp per query and head
+                    (with dropout, a GPU kernel also keeps its random-number seed: a few bytes, left out).
     full_recompute  each layer keeps only its input (gradient checkpointing of every layer; the paper's
                     table 2); the embedding, final norm and loss tensors outside the layers stay.
+
+Shapes use the paper's letters and these: a heads, k_h KV heads, d head_dim, I the MLP's inner size, E
+experts, k experts per token, I_e one expert's inner size, V vocabulary. A tensor kept as a view of a
+larger one keeps that one alive: it is counted at the size of what it keeps (GPT-2's Q, the labels).
 
 Precision (``PRECISIONS``): the model's weights and activations in one dtype (BF16, FP16 or FP32, no
 autocast), on a GPU or, for the lab's check, the CPU. Three sizes follow from it: an activation (2 or 4
@@ -115,7 +120,7 @@ class Tensor:
                 "source": self.source, "eq1": self.eq1, "note": self.note, "saved": self.saved}
 
 
-def _check(arch, s, b, mode, precision) -> Precision:
+def _check(arch, s, b, mode, precision, scores_by) -> Precision:
     if not isinstance(arch, Architecture):
         raise InputError("没有模型结构：请先选一个模型或粘贴 config.json")
     if arch.family == "lab":
@@ -127,6 +132,8 @@ def _check(arch, s, b, mode, precision) -> Precision:
         raise InputError(f"不认识的存储方式：「{str(mode)[:20]}」")
     if precision not in PRECISIONS:
         raise InputError(f"不认识的精度：「{str(precision)[:20]}」")
+    if scores_by not in ("eager", "sdpa_math"):
+        raise InputError(f"不认识的注意力实现：「{str(scores_by)[:20]}」")
     return PRECISIONS[precision]
 
 
@@ -158,7 +165,7 @@ def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", precisi
     attention dropout falls back to: it scales a copy of Q first, and runs the attention of 16-bit inputs
     in float32, so Q, K, V, the scores and the mask are 4 bytes each; the lab measures it, a GPU run does
     not use it). Only GPT-2 is modelled with it."""
-    pr = _check(arch, s, b, mode, precision)
+    pr = _check(arch, s, b, mode, precision, scores_by)
     A, act, mk = arch, pr.act, pr.mask
     N, h, d, L = s * b, A.h, A.head_dim, A.L
     out: list[Tensor] = []
@@ -253,13 +260,9 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
     if flash:
         add(Tensor("lse", "每个查询的 log-sum-exp", "a×s×b", a * N, 4, L, HF + " scaled_dot_product_attention",
                    None, "FP32；反向用它重算分数"))
-    if mode == "store_all" or flash:
-        add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L,
-                   HF + (" o_proj" if not gpt2 else " GPT2Attention.c_proj"), "proj_in",
-                   "融合内核的输出就是它，只存一份" if flash else ""))
-    else:  # selective: the attention output is kept like every non-s² tensor
-        add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L, HF + " o_proj",
-                   "proj_in"))
+    add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L,
+               HF + (" GPT2Attention.c_proj" if gpt2 else " o_proj"), "proj_in",
+               "融合内核的输出就是它，只存一份" if flash else ""))
     if A.resid_dropout > 0:
         add(Tensor("resid_mask1", "注意力后 dropout 掩码", "s×b×h", N * h, mk, L, HF + " GPT2Attention.resid_dropout",
                    "resid_mask1"))
@@ -328,6 +331,7 @@ def saved_bytes(ts: list[Tensor]) -> int:
 
 
 def logits_bytes(ts: list[Tensor]) -> int:
+    """Bytes of the logits the forward pass returns (held through the loss, not saved for backward)."""
     return sum(t.bytes for t in ts if not t.saved)
 
 
@@ -346,9 +350,9 @@ def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", precis
     if mode == "full_recompute":
         paper = {"qkv_in": ("每层的输入", 2 * s * b * arch.h * L)}
     else:
-        kept = dict(EQ1_TERMS)
-        paper = {k: (lab, L * (f_sbh * s * b * arch.h + (f_s2 * arch.a * s * s * b if mode == "store_all" else 0)))
-                 for k, (lab, f_sbh, f_s2) in kept.items()}
+        s2 = mode == "store_all"  # the other modes drop the as²b terms
+        paper = {k: (lab, L * (f_sbh * s * b * arch.h + f_s2 * arch.a * s * s * b * s2))
+                 for k, (lab, f_sbh, f_s2) in EQ1_TERMS.items()}
     for k, (lab, pb) in paper.items():
         mine = [t for t in ts if t.eq1 == k]
         rows.append({"key": k, "label": lab, "paper": pb, "model": sum(t.bytes for t in mine),
@@ -370,3 +374,13 @@ def model_activations(arch: Architecture, s: int, b: int, mode: str = "store_all
                        "逐个张量相加", PAPER + " 的方法；张量清单按 " + HF)
     logits = Item.group("model_act_logits", "logits", [x for x, t in zip(leaves, ts) if not t.saved])
     return Item.group("model_act", "激活（这个模型自己的张量）", [saved, logits], "", saved.source)
+
+
+def compare(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16") -> dict:
+    """Both counts for one model, JSON-ready (what a view sends the page): ``eq1`` and ``model`` as Item
+    trees, ``tensors`` one dict per tensor, ``rows`` from :func:`eq1_rows`, and the three totals in bytes."""
+    ts = tensors(arch, s, b, mode, precision)
+    e = eq1_item(arch, s, b, mode)
+    return {"eq1": e.to_dict(), "model": model_activations(arch, s, b, mode, precision).to_dict(),
+            "tensors": [t.to_dict() for t in ts], "rows": eq1_rows(arch, s, b, mode, precision),
+            "eq1_bytes": e.bytes, "saved_bytes": saved_bytes(ts), "logits_bytes": logits_bytes(ts)}
