@@ -148,3 +148,24 @@ def test_card_and_log_sliders(lesson5):
     s.press("Enter")
     expect(w.locator(".c9-summary")).to_have_text(
         python_view("memory-bar", card="rtx-4090-24gb", b=1000, s=1048576)["summary"], timeout=PYTHON_TIMEOUT)
+
+
+def test_on_a_phone_the_tables_scroll_with_a_cue_after_a_model_change(browser, site_server):
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 800})
+    try:
+        page.goto(site_server.url + "lesson-5/")
+        w = bar(page)
+        w.locator('select[name="model"]').select_option("llama-3.1-8b")
+        expect(w.locator('[data-part="params"] table tr').last).to_contain_text("8,030,261,248", timeout=PYTHON_TIMEOUT)
+        for part in ("params", "eq1", "own"):
+            box = w.locator(f'.c9-est-scroll[data-part="{part}"]')
+            cue = w.locator(f'.c9-scroll-cue:has(+ .c9-est-scroll[data-part="{part}"])')
+            expect(cue).to_be_visible()
+            expect(cue).to_contain_text("左右滑动")
+            expect(box).to_have_attribute("tabindex", "0")                     # reachable by keyboard
+        expect(w.locator('.c9-est-scroll[data-part="params"]')).to_have_attribute(
+            "aria-label", "参数量逐项：Llama-3.1-8B（可左右滑动）")
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 390
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()

@@ -57,8 +57,12 @@ export default function mount(root) {
     // The tables and notes: markup from Python, each in its box (a box that scrolls keeps its cue).
     for (const el of parts) {
       const html = v.detail[el.dataset.part] || "";
-      el.innerHTML = html || (el.tagName === "DIV" ? "<table></table>" : "");
+      // (an empty box keeps a table with a class: course.js found the box that scrolls from it)
+      el.innerHTML = html || (el.tagName === "DIV" ? '<table class="c9-empty"></table>' : "");
       el.hidden = !html;
+      // course.js named a box that scrolls after its table's caption: the caption now names another model
+      const caption = el.querySelector("caption")?.textContent.trim();
+      if (caption && el.hasAttribute("aria-label")) el.setAttribute("aria-label", `${caption}（可左右滑动）`);
     }
   };
   const showSegment = (key) => {
