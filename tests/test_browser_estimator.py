@@ -94,6 +94,24 @@ def test_paste_a_gpt2_config_and_see_its_count(lesson5):
     assert "mb.config=" not in lesson5.url
 
 
+def test_a_short_pasted_config_opens_from_the_address(browser, site_server):
+    from urllib.parse import quote
+    compact = json.dumps(json.loads(GPT2), separators=(",", ":"))
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(site_server.url + "lesson-5/?mb.config=" + quote(compact) + "&mb.b=4")
+        w = bar(page)
+        expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar", config=compact, b=4)["summary"],
+                                                      timeout=PYTHON_TIMEOUT)
+        expect(w.locator('textarea[name="config"]')).to_have_value(compact)
+        expect(w.locator(".c9-config")).to_have_attribute("open", "")
+        expect(w.locator('input[name="b"]')).to_have_value("4")
+        expect(w.locator('[data-part="params"] table tr').last).to_contain_text(GPT2_TOTAL)
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()
+
+
 def test_read_a_config_from_a_file(lesson5, tmp_path):
     f = tmp_path / "config.json"
     f.write_text(GPT2, encoding="utf-8")
@@ -116,12 +134,13 @@ def test_a_broken_config_gets_a_chinese_message_naming_the_key_and_the_page_keep
         use.click()
         expect(w.locator(".c9-status")).to_contain_text(message, timeout=PYTHON_TIMEOUT)
         expect(w.locator(".c9-summary")).to_have_text(summary)         # the last good state stays
-    # The rest of the widget and of the page still works.
+    # The rest of the widget works: another control drops the refused config and keeps the last good state's.
     w.get_by_label("全量重计算").check()
-    expect(w.locator(".c9-status")).to_contain_text("输入有误", timeout=PYTHON_TIMEOUT)  # the broken config is still in use
-    w.get_by_role("button", name="清空，回到列表里的模型").click()
     expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar", mode="full_recompute")["summary"],
                                                   timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-status")).not_to_contain_text("输入有误")
+    expect(box).to_have_value('{"model_type": "bert"}')                   # the text stays, to be fixed
+    # …and so does the rest of the page.
     f = lesson5.locator('[data-widget="formula"]')
     f.locator('button[data-term="5as/h"]').click()
     expect(f.locator('.c9-term-item[data-term="5as/h"]')).to_be_visible()

@@ -94,6 +94,8 @@ export default function mount(root) {
       label(sl);
     }
     if (e.target === form.elements.model) config = ""; // a model from the list replaces a pasted config
+    // another control moved: drop a config Python refused, keep the last good one (the box keeps the text)
+    else if (e.target !== configBox) config = view.params.config;
     send(params());
   };
   const boxes = new Set([...sliders.map((sl) => sl.box), configBox, fileInput]);
