@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import PYTHON_TIMEOUT, new_page, python_view
+from widgets.models import load_facts
 
 pytestmark = pytest.mark.browser
 
@@ -120,6 +121,15 @@ def test_read_a_config_from_a_file(lesson5, tmp_path):
     w.locator('input[name="config_file"]').set_input_files(str(f))
     expect(w.locator('textarea[name="config"]')).to_have_value(GPT2)
     expect(w.locator('[data-part="params"] table tr').last).to_contain_text(GPT2_TOTAL, timeout=PYTHON_TIMEOUT)
+    assert "mb.config=" in lesson5.url
+    # A long config (Qwen3-30B-A3B's, indented, over 1,000 characters) stays out of the address.
+    long = json.dumps(load_facts()["models"]["qwen3-30b-a3b"]["config"], indent=4)
+    assert len(long) > 1000
+    f.write_text(long, encoding="utf-8")                                   # the same file, edited
+    w.locator('input[name="config_file"]').set_input_files(str(f))
+    total = python_view("memory-bar", config=long)["parameter_total"]
+    expect(w.locator('[data-part="params"] table tr').last).to_contain_text(f"{total:,}", timeout=PYTHON_TIMEOUT)
+    assert "mb.config=" not in lesson5.url
 
 
 def test_a_broken_config_gets_a_chinese_message_naming_the_key_and_the_page_keeps_working(lesson5):

@@ -1,7 +1,9 @@
-"""Lesson 5's stacked memory bar: model states plus activations for one training step.
+"""Lesson 5's stacked memory bar: model states plus activations for one training step, for the chapter's
+models or any decoder-only model whose Hugging Face config.json the reader pastes (widgets/estimator.py:
+parameters term by term, activations by eq. 1 and by the model's own tensors, cards needed).
 
-``view(params)`` returns plain data (numbers, a Chinese summary, the bar as SVG markup), so the same
-call runs at build time (the default state, written into the page) and in the browser.
+``view(params)`` returns plain data (numbers, a Chinese summary, the bar as SVG markup, the tables as
+markup), so the same call runs at build time (the default state, written into the page) and in the browser.
 """
 from __future__ import annotations
 
@@ -62,16 +64,16 @@ def normalise(params: dict | None) -> dict:
 
 
 
-def _shape(key: str, config: str = "") -> dict:
+def _shape(key: str, config: str = "", sub: "estimator.Subject | None" = None) -> dict:
     """label, Ψ, L, h, a and full-attention layers of a model of anchor-model.json, of the lab's, or of a
-    pasted config.json (widgets/estimator.py)."""
-    sub = estimator.subject(key, config)
+    pasted config.json (widgets/estimator.py; ``sub``: that model, already read)."""
+    sub = sub or estimator.subject(key, config)
     return {"label": sub.label, "psi": sub.psi, "L": sub.L, "h": sub.h, "a": sub.a, "full": sub.full}
 
 
-def ledger(p: dict) -> Item:
+def ledger(p: dict, sub: "estimator.Subject | None" = None) -> Item:
     """The step's memory tree: ``step`` → ``model_states`` (by recipe) and ``activations``."""
-    m = _shape(p["model"], p["config"])
+    m = _shape(p["model"], p["config"], sub)
     s2_layers = m["full"] if p["s2_full_only"] else None
     act = activation_memory(p["s"], p["b"], m["h"], m["a"], m["L"], p["mode"], s2_layers)
     return Item.group("step", "训练一步", [model_states(m["psi"], p["recipe"]), act])
@@ -102,8 +104,8 @@ def view(params: dict | None = None) -> dict:
     """
     p = normalise(params)
     sub = estimator.subject(p["model"], p["config"])
-    m = _shape(p["model"], p["config"])
-    tree = ledger(p)
+    m = _shape(p["model"], p["config"], sub)
+    tree = ledger(p, sub)
     states, act = tree.children
     the_card = estimator.card(p["card"])
     card = the_card["memory_bytes"]

@@ -125,6 +125,7 @@ export default function mount(root) {
     reader.onload = () => { configBox.value = String(reader.result); useConfig(configBox.value); };
     reader.onerror = () => say("没能读出这个文件：请换一个，或把内容粘贴进上面的框", "error");
     reader.readAsText(file);
+    fileInput.value = ""; // choosing the same file again (edited since) is a change too
   });
 
   tbody.addEventListener("click", (e) => {
