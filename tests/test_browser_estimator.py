@@ -198,3 +198,20 @@ def test_on_a_phone_the_tables_scroll_with_a_cue_after_a_model_change(browser, s
         assert page.errors == [], page.errors
     finally:
         ctx.close()
+
+
+def test_the_default_estimate_reads_without_javascript(browser, site_server):
+    """The build writes the default state's tables into the page: eq. 1 tensor by tensor for the anchor,
+    adding up to the lesson's 162.5 GiB, and why there is no count from a config."""
+    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    page = ctx.new_page()
+    page.goto(site_server.url + "lesson-5/")
+    w = bar(page)
+    want = python_view("memory-bar")
+    expect(w.locator(".c9-cards")).to_have_text(want["cards"])
+    expect(w.locator('[data-part="eq1"] table tr').last).to_have_text("合计162.50 GiB")
+    expect(w.locator('[data-part="params_note"]')).to_contain_text("没有可引用的公开 config.json")
+    expect(w.locator('[data-part="own"]')).to_be_hidden()
+    expect(w.locator(".c9-estimate")).to_contain_text("出处")     # each card's source is a link
+    assert w.locator(".c9-estimate a[href]").count() == len(load_facts()["cards"]["list"])
+    ctx.close()
