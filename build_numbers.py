@@ -189,7 +189,7 @@ def _activations(f: Figures) -> None:
     f.add("act_anchor_b8", act(b=8).bytes, units.size(act(b=8).bytes, "GiB"), "全部留着的激活 = L × sbh(34 + 5as/h) 字节，b 取 8", **{**dims, "b": 8})
     from widgets.memory_bar import S_MAX as s_max
 
-    f.add("s_max", s_max, units.number(s_max), "显存条上序列长度滑杆的右端 2¹⁷（widgets/memory_bar.py: S_MAX）")
+    f.add("s_max", s_max, units.number(s_max), "显存条上序列长度滑杆的右端 2²⁰（widgets/memory_bar.py: S_MAX）")
     big = act(s=s_max)
     f.add("act_anchor_s_max", big.bytes, units.auto_size(big.bytes), "全部留着的激活 = L × sbh(34 + 5as/h) 字节，s 取滑杆右端", **{**dims, "s": s_max})
     f.add("act_anchor_s_max_score_share", float(Fraction(big.find("act_scores").bytes, big.bytes)),

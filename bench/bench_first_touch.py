@@ -75,11 +75,11 @@ WIDGETS = {
 def touch(page, name: str) -> dict:
     root = page.locator(WIDGETS[name]["root"]).first
     if name == "memory-bar":
-        b = root.locator('input[name="b"]')
+        b = root.locator('input[name="b_stop"]')  # b's log slider: its value is the stop's index (1 → b = 2)
         w, h, lo, hi = b.evaluate("(el) => [el.offsetWidth, el.offsetHeight, Number(el.min), Number(el.max)]")
         thumb = 16  # Chromium's range thumb, px: value v sits at thumb/2 + (v − lo)/(hi − lo) · (width − thumb)
-        b.click(position={"x": thumb / 2 + (2 - lo) / (hi - lo) * (w - thumb), "y": h / 2})  # scrolls it into view
-        return {"b": b.input_value()}
+        b.click(position={"x": thumb / 2 + (1 - lo) / (hi - lo) * (w - thumb), "y": h / 2})  # scrolls it into view
+        return {"b": root.locator('input[name="b"]').input_value()}
     if name == "step-stages":
         root.locator('button[data-stage="backward"]').click()
     elif name == "bit-flipper":

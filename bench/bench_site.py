@@ -142,15 +142,15 @@ def reader_latency(page, n: int, act: str, pause_ms: int, widget: str) -> tuple[
 S_DRAG = """const r = document.querySelector('[data-widget="memory-bar"] input[name="s_stop"]');
 const k = i % 16, v = 10 + (k < 8 ? k : 16 - k);
 r.value = String(v); r.dispatchEvent(new Event("input", {bubbles: true}));"""
-B_TWO = """const s = document.querySelector('[data-widget="memory-bar"] input[name="b"]');
-s.value = "2"; s.dispatchEvent(new Event("input", {bubbles: true}));"""
+B_TWO = """const s = document.querySelector('[data-widget="memory-bar"] input[name="b_stop"]');
+s.value = "1"; s.dispatchEvent(new Event("input", {bubbles: true}));"""  # b's stop 1 is b = 2
 # A reader trying bits: FP16's bits one after another, each flip from the state the last one left.
 BITS_WALK = """document.querySelector('[data-widget="bit-flipper"] .c9-bf-row[data-format="float16"] .c9-bit[data-pos="' + (i % 14) + '"]').click();"""
 ANSWERS_ON = "() => import(new URL('../assets/js/core.js', location.href)).then((m) => { m.answers.enabled = true; })"
 
 # Every event changes b, so every event redraws.
-SLIDER = """const s = document.querySelector('[data-widget="memory-bar"] input[name="b"]');
-s.value = String(1 + (i + 1) % 8); s.dispatchEvent(new Event("input", {bubbles: true}));"""
+SLIDER = """const s = document.querySelector('[data-widget="memory-bar"] input[name="b_stop"]');
+s.value = String((i + 1) % 6); s.dispatchEvent(new Event("input", {bubbles: true}));"""  # b's stops 1, 2, 3, 4, 6, 8
 # Flip bit 14 of FP16 (the exponent's top bit) back and forth: every event is a new code.
 BIT_FLIP = """document.querySelector('[data-widget="bit-flipper"] .c9-bf-row[data-format="float16"] .c9-bit[data-pos="14"]').click();"""
 

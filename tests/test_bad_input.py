@@ -128,7 +128,7 @@ REC_BL = ([("check", GEN), ("fill", 'input[name="seed"]', "9"), ("select", 'sele
           + REC_BL_TEXT[0], bl())
 REC_MN = ([("fill", 'input[name="text"]', "0.3, -1.2, 2.7, 0.05")], dict(text="0.3, -1.2, 2.7, 0.05"))
 REC_MB = ([("select", 'select[name="model"]', "qwen3.8-27b"), ("check", 'input[name="mode"][value="store_all"]'),
-           ("set", 'input[name="b"]', "2", ["input"]), ("fill", 'input[name="s"]', "8192")], mb(s="8192", b=2))
+           ("set", 'input[name="b_stop"]', "1", ["input"]), ("fill", 'input[name="s"]', "8192")], mb(s="8192", b=2))
 REC_TL = ([("select", 'select[name="model"]', "qwen3-8b"), ("check", 'input[name="iteration"][value="2"]'),
            ("check", 'input[name="mode"][value="full_recompute"]')],
           dict(model="qwen3-8b", iteration=2, mode="full_recompute"))
@@ -283,15 +283,17 @@ CASES = [
     Case(MN, "rapid input (50 events)", [("rapid", 'input[name="text"]', [f"0.3, {i}" for i in range(1, 51)], "input")],
          Ok(dict(text="0.3, 50")), REC_MN),
     # ---- lesson 5: the memory bar (typed s, sliders, model select, mode radios) -------------------------
-    Case(MB, "s below min", [("fill", 'input[name="s"]', "4")], Err(mb(s="4", b=2)), REC_MB),
+    Case(MB, "s below min", [("fill", 'input[name="s"]', "0")], Err(mb(s="0", b=2)), REC_MB),
     Case(MB, "s not an integer", [("fill", 'input[name="s"]', "4096.5")], Err(mb(s="4096.5", b=2)), REC_MB),
-    Case(MB, "batch slider beyond max (script)", [("set", 'input[name="b"]', "99", ["input"])], Ok(mb(s="8192", b=8)), REC_MB),
+    # (b's and s's sliders run over their stops: a value beyond the last is the last stop, b = 1,024, s = 2²⁰)
+    Case(MB, "batch slider beyond max (script)", [("set", 'input[name="b_stop"]', "99", ["input"])],
+         Ok(mb(s="8192", b="1024")), REC_MB),
     Case(MB, "s slider beyond max (script)", [("set", 'input[name="s_stop"]', "999", ["input"])],
-         Ok(mb(s="131072", b=2)), REC_MB),
+         Ok(mb(s="1048576", b=2)), REC_MB),
     Case(MB, "unknown model (script)", [("forge", 'select[name="model"]', "gpt-9")], Err(mb(s="8192", b=2, model="gpt-9")), REC_MB),
     Case(MB, "unknown mode (script)", [("forge", 'input[name="mode"]', "zip")], Err(mb(s="8192", b=2, mode="zip")), REC_MB),
-    Case(MB, "rapid input (50 events)", [("rapid", 'input[name="b"]', [str(1 + (i + 3) % 8) for i in range(50)], "input")],
-         Ok(mb(s="8192", b=5)), REC_MB),
+    Case(MB, "rapid input (50 events)", [("rapid", 'input[name="b_stop"]', [str((i + 3) % 6) for i in range(50)], "input")],
+         Ok(mb(s="8192", b=6)), REC_MB),                    # the last, i = 49: stop 52 mod 6 = 4 of 1, 2, 3, 4, 6, 8
     # ---- lesson 5: the timeline (model select, iteration and mode radios) ------------------------------
     Case(TL, "unknown model (script)", [("forge", 'select[name="model"]', "gpt-9")],
          Err(dict(model="gpt-9", iteration=2, mode="full_recompute")), REC_TL),
@@ -452,7 +454,7 @@ def test_formula_follows_the_memory_bar_to_our_small_model(pages):
     if not bar.locator('select[name="model"] option[value="lab"]').count():
         pytest.skip("no lab data file: the small model is not offered")
     bar.scroll_into_view_if_needed()
-    for action in [("set", 'input[name="b"]', "3", ["input"]), ("fill", 'input[name="s"]', "256"),
+    for action in [("set", 'input[name="b_stop"]', "2", ["input"]), ("fill", 'input[name="s"]', "256"),
                    ("select", 'select[name="model"]', "lab")]:
         do(page, bar, action)
     expect(bar.locator(".c9-summary")).to_have_text(expected_summary(MB, mb(s="256", b=3, model="lab")), timeout=PYTHON_TIMEOUT)
@@ -460,7 +462,7 @@ def test_formula_follows_the_memory_bar_to_our_small_model(pages):
         python_view("formula", model="lab", s=256, b=3)["summary"], timeout=PYTHON_TIMEOUT)
     expect(formula.locator(".c9-status")).to_have_attribute("data-kind", "ok")
     # a bad typed s reaches the bar only: the formula keeps its last good state, without an error
-    bar.locator('input[name="s"]').fill("4")
+    bar.locator('input[name="s"]').fill("0")
     bar.locator('input[name="s"]').press("Enter")
     expect(bar.locator(".c9-status")).to_have_attribute("data-kind", "error", timeout=PYTHON_TIMEOUT)
     expect(formula.locator(".c9-status")).to_have_attribute("data-kind", "ok")

@@ -80,7 +80,7 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     s_slider.press("ArrowRight")
     s_slider.press("ArrowRight")
     expect(widget.locator('input[name="s"]')).to_have_value("8192")
-    b_slider = widget.locator('input[name="b"]')
+    b_slider = widget.locator('input[name="b_stop"]')
     b_slider.focus()
     b_slider.press("ArrowRight")
     expected = python_view(s=8192, b=2)
@@ -102,9 +102,9 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
 
     # Bad typed input: a Chinese message, the last good state stays.
     box = widget.locator('input[name="s"]')
-    box.fill("4")
+    box.fill("0")
     box.press("Enter")
-    expect(widget.locator(".c9-status")).to_contain_text("序列长度 s 要在 5 到 131,072 之间", timeout=PYTHON_TIMEOUT)
+    expect(widget.locator(".c9-status")).to_contain_text("序列长度 s 要在 1 到 1,048,576 之间", timeout=PYTHON_TIMEOUT)
     expect(summary).to_have_text(python_view(s=8192, b=2, mode="full_recompute")["summary"])
 
     # Instant navigation away and back: the widget mounts again and Python answers at once.
@@ -197,8 +197,8 @@ def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
 
 BAD_S = [  # (typed into the s box, what the widget must say)
     ("", "不能为空"), ("abc", "不能为空"), ("NaN", "不能为空"), ("Infinity", "不能为空"),
-    ("-5", "要在 5 到 131,072 之间"), ("0", "之间"), ("4", "之间"), ("131073", "之间"),
-    ("1e400", "不能为空"), ("99999999999999999999", "之间"), ("4096.5", "要是整数"), ("1e6", "之间"),
+    ("-5", "要在 1 到 1,048,576 之间"), ("0", "之间"), ("1048577", "之间"),
+    ("1e400", "不能为空"), ("99999999999999999999", "之间"), ("4096.5", "要是整数"), ("1e7", "之间"),
 ]
 
 
@@ -215,7 +215,7 @@ def test_bad_input_and_url_parameters(browser, site_server):
     expect(widget.get_by_label("选择性重计算")).to_be_checked()
     good = summary.inner_text()
     # Out-of-range and malformed URL parameters: a message, the default state stays.
-    for query, message in [("?s=999999999", "之间"), ("?b=0", "batch b 要在 1 到 8 之间"), ("?mode=zip", "没有这种存储方式"),
+    for query, message in [("?s=999999999", "之间"), ("?b=0", "batch b 要在 1 到 1,024 之间"), ("?mode=zip", "没有这种存储方式"),
                            ("?model=gpt-9", "没有这个模型"), ("?s=%3Cscript%3E", "要是整数")]:
         page.goto(site_server.url + "lesson-5/" + query)
         expect(page.locator('[data-widget="memory-bar"] .c9-status')).to_contain_text(message, timeout=PYTHON_TIMEOUT)
@@ -233,7 +233,7 @@ def test_bad_input_and_url_parameters(browser, site_server):
     box.fill("")
     box.press_sequentially("1e400")
     box.press("Enter")
-    expect(status).to_have_text("输入有误：序列长度 s 读不成数字，请填 5 到 131,072 之间的整数")
+    expect(status).to_have_text("输入有误：序列长度 s 读不成数字，请填 1 到 1,048,576 之间的整数")
     expect(summary).to_have_text(good)
     # Recovery: a good value after all that.
     box.fill("8192")
@@ -241,8 +241,9 @@ def test_bad_input_and_url_parameters(browser, site_server):
     expect(summary).to_have_text(good, timeout=PYTHON_TIMEOUT)
     expect(status).not_to_contain_text("输入有误")
     # Rapid repeated input: 40 slider moves without waiting; the last one wins.
-    page.evaluate("""() => { const b = document.querySelector('[data-widget="memory-bar"] input[name="b"]');
-        for (let i = 0; i < 40; i++) { b.value = String(1 + (i % 8)); b.dispatchEvent(new Event('input', {bubbles: true})); } }""")
+    # (b's slider moves over its first stops 1, 2, 3, 4, 6, 8; the last move, i = 39, lands on index 5: b = 8)
+    page.evaluate("""() => { const b = document.querySelector('[data-widget="memory-bar"] input[name="b_stop"]');
+        for (let i = 0; i < 40; i++) { b.value = String((i + 2) % 6); b.dispatchEvent(new Event('input', {bubbles: true})); } }""")
     expect(summary).to_have_text(python_view(s=8192, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
     box.fill("4096")
     box.press("Enter")

@@ -14,7 +14,8 @@ from conftest import PYTHON_TIMEOUT, new_page, python_view
 pytestmark = pytest.mark.browser
 
 BUILT = "构建时预先算好"
-MB = {"model": "qwen3.8-27b", "s": "4096", "b": 1, "mode": "store_all", "s2_full_only": False}
+MB = {"model": "qwen3.8-27b", "config": "", "s": "4096", "b": "1", "mode": "store_all", "card": "h100-80gb",
+      "s2_full_only": False}
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_lesson_5_sliders_and_options_redraw_without_python(no_python, site_serv
     page = no_python
     page.goto(site_server.url + "lesson-5/")
     bar = page.locator('[data-widget="memory-bar"]')
-    bar.locator('input[name="b"]').focus()
+    bar.locator('input[name="b_stop"]').focus()
     page.keyboard.press("ArrowRight")                                     # b: 1 → 2
     answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
     bar.locator('input[name="s_stop"]').focus()
@@ -57,7 +58,7 @@ def test_lesson_5_sliders_and_options_redraw_without_python(no_python, site_serv
     answered_by_build(bar, python_view("memory-bar", **{**MB, "mode": "full_recompute"})["summary"])
     # The formula follows the bar (150 ms after it rests) with the bar's own parameters: cached as well.
     formula = page.locator('[data-widget="formula"]')
-    answered_by_build(formula, python_view("formula", model=MB["model"], s=4096, b=1)["summary"], ".c9-formula-summary")
+    answered_by_build(formula, python_view("formula", model=MB["model"], config="", s=4096, b=1)["summary"], ".c9-formula-summary")
     stages = page.locator('[data-widget="step-stages"]')
     stages.locator('button[data-stage="backward"]').click()
     answered_by_build(stages, python_view("step-stages", stage="backward")["summary"])
@@ -147,7 +148,7 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
         bar = page.locator('[data-widget="memory-bar"]')
         # Once Python is ready a touch does not wait for the cache file; here it has arrived (the widget was near).
         bar.evaluate("root => import(new URL('../assets/js/core.js', location.href)).then(m => m.answers.load(root))")
-        bar.locator('input[name="b"]').focus()
+        bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
         answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
         box = bar.locator('input[name="s"]')
@@ -174,7 +175,7 @@ def test_save_data_fetches_nothing_ahead_and_python_only_for_a_state_the_cache_l
         bar.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         assert page.evaluate(fetched) == 0 and page.evaluate(state) == "idle"
-        bar.locator('input[name="b"]').focus()
+        bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
         answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
         assert page.evaluate(fetched) == 1 and page.evaluate(state) == "idle"
@@ -207,7 +208,7 @@ def test_the_cache_answers_offline_after_a_first_visit_without_python(browser, s
         page.wait_for_function("() => performance.getEntriesByName('c9:mount:memory-bar').length > 0",
                                timeout=30_000)
         bar = page.locator('[data-widget="memory-bar"]')
-        bar.locator('input[name="b"]').focus()
+        bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
         answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
         bar.get_by_label("全量重计算").check()                             # two steps away: only Python has it

@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from widgets import api
 
-ALLOWED = {"MXFP", "NVFP", "token", "batch", "GELU", "Adam", "AdamW", "SwiGLU", "FlashAttention", "Infinity", "Python"}
+ALLOWED = {"MXFP", "NVFP", "token", "batch", "GELU", "Adam", "AdamW", "SwiGLU", "FlashAttention", "Infinity", "Python",
+           # the memory bar's pasted Hugging Face config: the file's name and the model families it may name
+           "config", "json", "JSON", "llama", "mistral", "qwen", "mixtral"}
 QUOTED = re.compile(r"「[^」]*」")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -76,6 +78,9 @@ TRICKY = st.sampled_from([
     "float16", "bfloat16", "fp8", "float32,float16", "float16,float16", "lab", "stand-in", "typed", "generated",
     "qwen3.8-27b", "gpt-9", "bf16_mixed_adamw", "fp8_recipe", "store_all", "selective", "full", "zero",
     "per_tensor_e4m3", "mxfp4", "1000, 0, 0\n0.01, 0.02, 0.5", "1, abc", "1e-330, 1", "[1, 2]; [3]", "<script>",
+    # the memory bar's config (a pasted config.json) and card
+    '{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100}', '{"model_type": "llama"}',
+    '{"model_type": "bert"}', '{"model_type": "gpt2", "n_embd": 1e400}', "{", "h100-80gb", "rtx-4090-24gb",
 ])
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(min_value=-10**400, max_value=10**400),

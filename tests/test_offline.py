@@ -37,7 +37,7 @@ def wait_cached(page, *urls):
 
 def move_b(page, presses):
     widget = page.locator('[data-widget="memory-bar"]')
-    b = widget.locator('input[name="b"]')
+    b = widget.locator('input[name="b_stop"]')   # b's log slider: one press, one stop (1, 2, 3, 4, 6, …)
     b.focus()
     for _ in range(presses):
         b.press("ArrowRight")

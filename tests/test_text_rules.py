@@ -156,7 +156,12 @@ LIVE = {
     "repeated-update": [{"w0": "-1e5", "delta": "1e-30"}, {"w0": "1e6", "delta": "-0.5", "fmt": "bfloat16"}],
     "ledger": [{"model": "custom", "log10_params": 8}, {"model": "custom", "log10_params": 12},
                {"model": "custom", "log10_params": 9.55}, {"convention": "fp32"}],
-    "memory-bar": [{"mode": "full_recompute"}, {"mode": "flash"}, {"mode": "selective", "s": 131072, "b": 8}],
+    "memory-bar": [{"mode": "full_recompute"}, {"mode": "flash"}, {"mode": "selective", "s": 131072, "b": 8},
+                   {"model": "llama-3.1-8b", "card": "rtx-4090-24gb"}, {"model": "qwen3-30b-a3b", "mode": "flash"},
+                   {"model": "gpt2-xl", "s": 1, "b": 1024}, {"model": "lab", "s": 64, "b": 2},
+                   {"config": '{"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 4, '
+                              '"num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100}'}],
+    "formula": [{"model": "llama-3.1-8b"}, {"model": "gpt2-xl", "s": 1048576}],
     "timeline": [{"mode": "full_recompute", "s": 131072}],
 }
 PAGE_CONTEXTS = {"pattern-table": [("float8_e5m2",)],

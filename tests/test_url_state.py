@@ -273,16 +273,16 @@ def test_lesson_4_and_fp4_bit_flippers(open_page, site_server):
 
 
 def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_server):
-    # b=99 is an older link's key (no "mb."): still read, refused, and dropped at the next write.
-    page = open_page(site_server.url + "lesson-5/?b=99&tl.iteration=3")
+    # b=9999 is an older link's key (no "mb."): still read, refused, and dropped at the next write.
+    page = open_page(site_server.url + "lesson-5/?b=9999&tl.iteration=3")
     mb, tl = widget(page, "memory-bar"), widget(page, "timeline")
-    expect_refused(mb, python_error("memory-bar", b="99"), python_view("memory-bar")["summary"])
+    expect_refused(mb, python_error("memory-bar", b="9999"), python_view("memory-bar")["summary"])
     expect_refused(tl, python_error("timeline", iteration="3"), python_view("timeline")["summary"])
     expect(mb.locator('input[name="b"]')).to_have_value("1")
     expect(tl.locator('input[name="iteration"][value="1"]')).to_be_checked()
     length = page.evaluate("history.length")
 
-    mb.locator('input[name="b"]').focus()
+    mb.locator('input[name="b_stop"]').focus()
     page.keyboard.press("ArrowRight")
     mb.locator('input[name="mode"][value="selective"]').check()
     want_mb = python_view("memory-bar", b=2, mode="selective")
@@ -298,7 +298,7 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     mb, tl = widget(shared, "memory-bar"), widget(shared, "timeline")
     expect(mb.locator(".c9-summary")).to_have_text(want_mb["summary"], timeout=PYTHON_TIMEOUT)
     expect(mb.locator('input[name="b"]')).to_have_value("2")
-    expect(mb.locator('output[name="b_out"]')).to_have_text("2")
+    expect(mb.locator('input[name="b_stop"]')).to_have_value("1")  # the slider's stop 2 (stops 1, 2, 3, …)
     expect(mb.locator('input[name="mode"][value="selective"]')).to_be_checked()
     for seg in want_mb["segments"]:
         expect(mb.locator(f'.c9-segments tr[data-key="{seg["key"]}"] td').first).to_have_text(seg["text"])

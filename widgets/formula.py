@@ -6,11 +6,12 @@ from fractions import Fraction
 
 from . import units
 from .activations import linear_term, per_layer, score_term
+from . import estimator
 from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _shape
 from .params import integer, known_model, with_defaults
 
 WIDGET = "formula"
-DEFAULTS = {"model": "qwen3.8-27b", "s": 4096, "b": 1}
+DEFAULTS = {"model": "qwen3.8-27b", "config": "", "s": 4096, "b": 1}
 
 # (key, TeX, title, what it counts). Sources: Korthikanti et al. 2022 §4.1 (the tensor list), §4 assumptions.
 TERMS = [
@@ -26,16 +27,18 @@ TERMS = [
 
 
 def view(params: dict | None = None) -> dict:
-    """Each term with its value on ``model`` at sequence length ``s`` and micro-batch ``b`` (one layer).
+    """Each term with its value on ``model`` (or a pasted ``config``, as the memory bar takes it) at sequence
+    length ``s`` and micro-batch ``b`` (one layer), and what the model's own code keeps beyond eq. 1.
 
-    Returns {"params", "terms": [{key, tex, title, explain, value}], "summary"}.
+    Returns {"params", "terms": [{key, tex, title, explain, value}], "summary", "beyond"}.
     Raises InputError (Chinese message) on bad values.
     """
     p = with_defaults(params, DEFAULTS)
     known_model(p["model"])   # the memory bar's models, our small model ("lab") included
+    p["config"] = estimator.config_text(p["config"])
     s = p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     b = p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
-    m = _shape(p["model"])
+    m = _shape(p["model"], p["config"])
     h, a = m["h"], m["a"]
     ratio = Fraction(5 * a * s, h)
     lin, sc, tot = linear_term(s, b, h), score_term(s, b, a), per_layer(s, b, h, a)
@@ -57,7 +60,25 @@ def view(params: dict | None = None) -> dict:
     terms = [{"key": k, "tex": tex, "title": title, "explain": text, "value": values[k]} for k, tex, title, text in TERMS]
     summary = (f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{note}，"
                f"{m['L']} 层共 {units.size(tot * m['L'], unit)}。")
-    return {"params": p, "terms": terms, "summary": summary}
+    return {"params": p, "terms": terms, "summary": summary, "beyond": beyond(p["model"], p["config"], s, b)}
+
+
+def beyond(key: str, config: str, s: int, b: int) -> str:
+    """One sentence: the tensors this model's own code keeps (everything stored) that eq. 1 has no term
+    for, and the eq. 1 terms it sizes differently (widgets/model_activations.py)."""
+    sub = estimator.subject(key, config)
+    acts = estimator.activation_tables(sub, s, b, "store_all")
+    if acts["own"] is None:
+        return acts["own_missing"] + "。"
+    from .model_activations import eq1_rows
+    differ = [r["label"] for r in eq1_rows(sub.arch, s, b, "store_all", estimator.PRECISION) if r["paper"] is not None
+              and r["model"] != r["paper"]]
+    names = list(dict.fromkeys(acts["beyond"]))
+    gap = " " if sub.label[-1:].isascii() and sub.label[-1:].isalnum() else ""
+    return (f"{sub.label}{gap}自己的代码（全存时）比式 1 多存 {len(names)} 种张量：{'、'.join(names)}，"
+            f"共 {units.size(acts['beyond_bytes'], acts['unit'], 2)}。"
+            + (f"式 1 里有、这个模型却大小不同（或没有）的项：{'、'.join(differ)}。" if differ else "式 1 里的各项，这个模型大小都一样。")
+            + "逐个张量的清单在上方显存条下面。")
 
 
 def page_context() -> dict:
@@ -71,7 +92,7 @@ def neighbours(context: dict) -> list[dict]:
     from . import memory_bar
     out = []
     for q in memory_bar.neighbours(memory_bar.page_context()):
-        p = {"model": q["model"], "s": int(q["s"]), "b": q["b"]}
+        p = {"model": q["model"], "config": q["config"], "s": int(q["s"]), "b": int(q["b"])}
         if p not in out:
             out.append(p)
     return out

@@ -3,6 +3,7 @@ import { liveView } from "../core.js";
 // ---- Lesson 5: Korthikanti's formula, term by term ------------------------------------------------
 export default function mount(root) {
   const summary = root.querySelector(".c9-formula-summary");
+  const beyond = root.querySelector(".c9-formula-beyond");
   const items = new Map([...root.querySelectorAll(".c9-term-item")].map((el) => [el.dataset.term, el]));
   const buttons = [...root.querySelectorAll("button.c9-term")];
   root.classList.add("c9-formula-live");
@@ -16,6 +17,7 @@ export default function mount(root) {
   }
   const draw = (v) => {
     summary.textContent = v.summary;
+    beyond.textContent = v.beyond;
     for (const term of v.terms) {
       const value = items.get(term.key)?.querySelector(".c9-term-value");
       if (value) value.textContent = term.value;
@@ -27,7 +29,7 @@ export default function mount(root) {
   let timer = null;
   const follow = (e) => {
     clearTimeout(timer);
-    timer = setTimeout(() => send({ model: e.detail.model, s: e.detail.s, b: e.detail.b }), 150);
+    timer = setTimeout(() => send({ model: e.detail.model, config: e.detail.config, s: e.detail.s, b: e.detail.b }), 150);
   };
   document.addEventListener("c9:memory-bar", follow);
   return () => { clearTimeout(timer); document.removeEventListener("c9:memory-bar", follow); };

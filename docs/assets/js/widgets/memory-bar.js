@@ -1,31 +1,47 @@
 import { liveView, unreadableNumber, urlState } from "../core.js";
 
-// ---- Lesson 5: the stacked memory bar -----------------------------------------------------------
+// ---- Lesson 5: the stacked memory bar, a training-memory estimator for any decoder-only model -------
 export default function mount(root) {
   const form = root.querySelector("form");
   const chart = root.querySelector(".c9-chart");
   const summary = root.querySelector(".c9-summary");
+  const cards = root.querySelector(".c9-cards");
   const tbody = root.querySelector(".c9-segments tbody");
   const explain = root.querySelector(".c9-explain");
-  const stops = root.dataset.stops.split(",").map(Number);
-  const sRange = form.elements.s_stop, sBox = form.elements.s, bRange = form.elements.b;
+  const parts = [...root.querySelectorAll("[data-part]")];
+  const configBox = form.elements.config, fileInput = form.elements.config_file;
+  // Two log-scaled sliders, each over its stops (2^k and 3·2^k), beside a number box for any value.
+  const sliders = [
+    { range: form.elements.s_stop, box: form.elements.s, stops: root.dataset.stops.split(",").map(Number), name: "s", zh: "序列长度 s " },
+    { range: form.elements.b_stop, box: form.elements.b, stops: root.dataset.bStops.split(",").map(Number), name: "b", zh: "batch b " },
+  ];
   let view = JSON.parse(root.dataset.default);
+  let config = view.params.config; // the config.json in use ("" : the model chosen in the select)
+
+  const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
+  // Python judges a typed value; a slider only follows a value inside its own range.
+  const inRange = (sl, v) => Number.isInteger(v) && v >= sl.stops[0] && v <= sl.stops[sl.stops.length - 1];
+  const label = (sl) => sl.range.setAttribute("aria-valuetext", `${sl.name} = ${Number(sl.stops[Number(sl.range.value)]).toLocaleString("en-US")}`);
 
   const syncControls = (p) => {
     form.elements.model.value = p.model;
-    sBox.value = p.s;
-    sRange.value = nearestStop(p.s);
-    bRange.value = p.b;
-    form.elements.b_out.value = p.b;
+    form.elements.card.value = p.card;
+    for (const sl of sliders) { sl.box.value = p[sl.name]; sl.range.value = nearestStop(sl.stops, p[sl.name]); label(sl); }
     for (const r of form.elements.mode) r.checked = r.value === p.mode;
     form.elements.s2_full_only.checked = p.s2_full_only;
+    config = p.config;
+    if (config) { configBox.value = config; configBox.closest("details").open = true; }
   };
   const draw = (v, restoring) => {
     view = v;
     if (restoring) syncControls(v.params); // a state opened from the address: the controls show it
     // A typed "1e3" that Python read as 1,000 is shown as 1000 (a number still being typed is left alone).
-    else if (Number(sBox.value) === v.params.s && sBox.value !== String(v.params.s)) sBox.value = v.params.s;
+    else for (const sl of sliders) {
+      const n = v.params[sl.name];
+      if (Number(sl.box.value) === n && sl.box.value !== String(n)) sl.box.value = n;
+    }
     summary.textContent = v.summary;
+    cards.textContent = v.cards;
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     const shown = new Set(v.segments.map((seg) => seg.key));
     for (const row of tbody.rows) row.hidden = !shown.has(row.dataset.key); // e.g. no master weights in FP32
@@ -38,6 +54,16 @@ export default function mount(root) {
     }
     if (explain.dataset.key) showSegment(explain.dataset.key);
     chart.innerHTML = v.chart; // SVG markup from Python, the same the build wrote into the page
+    // The tables and notes: markup from Python, each in its box (a box that scrolls keeps its cue).
+    for (const el of parts) {
+      const html = v.detail[el.dataset.part] || "";
+      // (an empty box keeps a table with a class: course.js found the box that scrolls from it)
+      el.innerHTML = html || (el.tagName === "DIV" ? '<table class="c9-empty"></table>' : "");
+      el.hidden = !html;
+      // course.js named a box that scrolls after its table's caption: the caption now names another model
+      const caption = el.querySelector("caption")?.textContent.trim();
+      if (caption && el.hasAttribute("aria-label")) el.setAttribute("aria-label", `${caption}（可左右滑动）`);
+    }
   };
   const showSegment = (key) => {
     const seg = view.segments.find((s) => s.key === key);
@@ -47,46 +73,71 @@ export default function mount(root) {
   };
   const params = () => ({
     model: form.elements.model.value,
-    s: sBox.value.trim(),
-    b: Number(bRange.value),
+    config,
+    s: sliders[0].box.value.trim(),
+    b: sliders[1].box.value.trim(),
     mode: form.elements.mode.value,
+    card: form.elements.card.value,
     s2_full_only: form.elements.s2_full_only.checked,
   });
   const { send, say } = liveView("memory-bar", root, draw);
 
-  const nearestStop = (s) => stops.reduce((best, x, i) => Math.abs(Math.log(x / s)) < Math.abs(Math.log(stops[best] / s)) ? i : best, 0);
-  // Python judges a typed s; the slider only follows a value inside its own range.
-  const sInRange = (s) => Number.isInteger(s) && s >= stops[0] && s <= stops[stops.length - 1];
   const onInput = (e) => {
-    if (e.target === sRange) sBox.value = stops[Number(sRange.value)];
-    if (e.target === sBox) {
-      const s = Number(sBox.value);
-      if (sInRange(s)) sRange.value = nearestStop(s);
-    } else if (!sInRange(Number(sBox.value))) {
-      sBox.value = view.params.s; // another control moved: drop a rejected typed s, keep the last good one
+    for (const sl of sliders) {
+      if (e.target === sl.range) sl.box.value = sl.stops[Number(sl.range.value)];
+      if (e.target === sl.box) {
+        const v = Number(sl.box.value);
+        if (inRange(sl, v)) sl.range.value = nearestStop(sl.stops, v);
+      } else if (!inRange(sl, Number(sl.box.value))) {
+        sl.box.value = view.params[sl.name]; // another control moved: drop a rejected typed value, keep the last good one
+      }
+      label(sl);
     }
-    sRange.setAttribute("aria-valuetext", `s = ${Number(stops[Number(sRange.value)]).toLocaleString("en-US")}`);
-    form.elements.b_out.value = bRange.value;
+    if (e.target === form.elements.model) config = ""; // a model from the list replaces a pasted config
+    // another control moved: drop a config Python refused, keep the last good one (the box keeps the text)
+    else if (e.target !== configBox) config = view.params.config;
     send(params());
   };
-  form.addEventListener("input", (e) => { if (e.target !== sBox) onInput(e); });
+  const boxes = new Set([...sliders.map((sl) => sl.box), configBox, fileInput]);
+  form.addEventListener("input", (e) => { if (!boxes.has(e.target)) onInput(e); });
   // Typed values are sent once committed. A number box holding what it cannot read (1e400) reports "",
   // so say what is wrong rather than letting Python call it empty.
-  const typed = () => {
-    const bad = unreadableNumber(sBox, "序列长度 s ");
-    if (bad) { say(bad, "error"); root.dataset.stale = ""; } else onInput({ target: sBox });
+  const typed = (sl) => {
+    const bad = unreadableNumber(sl.box, sl.zh);
+    if (bad) { say(bad, "error"); root.dataset.stale = ""; } else onInput({ target: sl.box });
   };
-  sBox.addEventListener("change", typed);
-  form.addEventListener("submit", (e) => { e.preventDefault(); typed(); });
+  for (const sl of sliders) sl.box.addEventListener("change", () => typed(sl));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const sl = sliders.find((x) => x.box === document.activeElement);
+    if (sl) typed(sl);
+  });
+
+  // A config.json, pasted or read from a file on the reader's machine (FileReader: nothing leaves the page).
+  const useConfig = (text) => { config = text; onInput({ target: configBox }); };
+  form.elements.config_use.addEventListener("click", () => useConfig(configBox.value));
+  form.elements.config_clear.addEventListener("click", () => { configBox.value = ""; useConfig(""); });
+  fileInput.addEventListener("change", () => {
+    const file = fileInput.files[0];
+    if (!file) return;
+    if (file.size > Number(configBox.maxLength) * 4) { say("这个文件太大，不像 config.json：请选模型目录里的 config.json", "error"); return; }
+    const reader = new FileReader();
+    reader.onload = () => { configBox.value = String(reader.result); useConfig(configBox.value); };
+    reader.onerror = () => say("没能读出这个文件：请换一个，或把内容粘贴进上面的框", "error");
+    reader.readAsText(file);
+    fileInput.value = ""; // choosing the same file again (edited since) is a change too
+  });
+
   tbody.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-key]");
     if (b) showSegment(b.dataset.key);
   });
 
-  // The bar's state in the address (core.js: urlState): ?mb.model=…&mb.s=…&mb.b=…&mb.mode=…&mb.s2=1; older
-  // links without the "mb." still open. Python checks the values; a bad one gets the same Chinese
-  // message as a bad typed value, and the default state stays.
-  const url = urlState(root, "mb", { model: "model", s: "s", b: "b", mode: "mode", s2: "s2_full_only" },
+  // The bar's state in the address (core.js: urlState): ?mb.model=…&mb.s=…&mb.b=…&mb.mode=…&mb.card=…&mb.s2=1,
+  // and a pasted config while it is short (core.js leaves a long one out); older links without the "mb."
+  // still open. Python checks the values; a bad one gets the same Chinese message as a bad typed value,
+  // and the default state stays.
+  const url = urlState(root, "mb", { model: "model", config: "config", s: "s", b: "b", mode: "mode", card: "card", s2: "s2_full_only" },
     { legacy: ["model", "s", "b", "mode", "s2"] });
   url.restore(send, params());
 
