@@ -120,11 +120,12 @@ def summarise(lhr: dict) -> dict:
     metric = {k: audits[k]["numericValue"] for k in
               ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
                "cumulative-layout-shift", "speed-index")}
+    dom = (audits.get("dom-size") or {}).get("numericValue")
     tasks = ((audits.get("long-tasks") or {}).get("details") or {}).get("items") or []
     return {"scores": scores,
             "fcp_ms": round(metric["first-contentful-paint"]), "lcp_ms": round(metric["largest-contentful-paint"]),
             "tbt_ms": round(metric["total-blocking-time"]), "cls": round(metric["cumulative-layout-shift"], 3),
-            "si_ms": round(metric["speed-index"]),
+            "si_ms": round(metric["speed-index"]), "dom_size": None if dom is None else round(dom),
             "long_tasks": [{"url": t.get("url", ""), "ms": round(t.get("duration", 0))}
                            for t in sorted(tasks, key=lambda t: -t.get("duration", 0))[:5]],
             # Lighthouse 12.2.3 against this newer Chromium: the trace-based gatherers (LCP element, layout
@@ -149,6 +150,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", help="comma-separated page paths ('' is the home page); default: all eight")
     ap.add_argument("--runs", type=int, default=1, help="runs per page; the median performance run is kept")
+    ap.add_argument("--keep", help="a folder to keep every run's full Lighthouse JSON in (for analysis)")
     args = ap.parse_args()
     pages = PAGES if args.pages is None else [p.strip() for p in args.pages.split(",")]
     if not LIGHTHOUSE.exists():
@@ -167,7 +169,9 @@ def main() -> int:
             for path in pages:
                 runs = []
                 for i in range(args.runs):
-                    runs.append(summarise(run_lighthouse(server.url + path, Path(tmp) / f"lh-{i}.json")))
+                    keep = Path(args.keep) if args.keep else Path(tmp)
+                    keep.mkdir(parents=True, exist_ok=True)
+                    runs.append(summarise(run_lighthouse(server.url + path, keep / f"{path.strip('/') or 'index'}-{i}.json")))
                 runs.sort(key=lambda r: r["scores"]["performance"] or 0)
                 best = runs[len(runs) // 2]
                 if args.runs > 1:
