@@ -227,13 +227,6 @@ PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter
 # visible and content wider than the box). Taking the nearest scroll box, as course.js did, found
 # Material's Markdown tables themselves (overflow:auto, never wider than themselves), so tables that their
 # wrapper (.md-typeset__scrollwrap) cut mid-word at the screen's edge passed with no cue.
-# A table's cue is made when the table nears the screen (course.js), as a reader scrolls to it.
-SCROLL_PAST_TABLES = """async () => {
-  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  for (const table of document.querySelectorAll('article table')) { table.scrollIntoView({block: 'center'}); await frame(); }
-  scrollTo(0, 0); await frame();
-}"""
-
 TABLES = """() => {
   const out = []; let n = 0;
   const screen = document.documentElement.clientWidth;
@@ -336,7 +329,6 @@ def test_plots_tables_and_drawings_are_legible(browser, site_server, width):
             _open(page, site_server.url + path)
             page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
             page.wait_for_timeout(200)
-            page.evaluate(SCROLL_PAST_TABLES)
             problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
             t = page.evaluate(TABLES)
             s = page.evaluate(SVG_LABELS)
