@@ -82,16 +82,29 @@ function writeCue({ box, hidden, more, atEnd }) {
 const updateCues = (boxes) => boxes.map(measureCue).forEach(writeCue);
 // The observer's first report for each box comes after the page's next layout, all boxes in one call.
 const cueSizes = "ResizeObserver" in window ? new ResizeObserver((entries) => updateCues(entries.map((e) => e.target))) : null;
+// A table's cue is made when the table nears the screen: finding its scroll box reads computed styles, which
+// for a table in a part not yet drawn (hooks/sections.py) would make the browser draw that part at load.
+function addCue(table) {
+  const box = scrollerOf(table);
+  if (!box || box.c9Cue) return;
+  box.c9Cue = Object.assign(document.createElement("p"), { className: "c9-scroll-cue", hidden: true });
+  box.c9Cue.setAttribute("aria-hidden", "true"); // the table itself is there for screen readers
+  box.before(box.c9Cue);
+  box.addEventListener("scroll", () => updateCues([box]), { passive: true });
+  if (cueSizes) cueSizes.observe(box);
+  else updateCues([box]);
+}
+const nearScreen = "IntersectionObserver" in window
+  ? new IntersectionObserver((entries) => {
+    for (const e of entries.filter((x) => x.isIntersecting)) { nearScreen.unobserve(e.target); addCue(e.target); }
+  }, { rootMargin: "100% 0px" })
+  : null;
 function addScrollCues() {
   for (const table of document.querySelectorAll("article table")) {
-    const box = scrollerOf(table);
-    if (!box || box.c9Cue) continue;
-    box.c9Cue = Object.assign(document.createElement("p"), { className: "c9-scroll-cue", hidden: true });
-    box.c9Cue.setAttribute("aria-hidden", "true"); // the table itself is there for screen readers
-    box.before(box.c9Cue);
-    box.addEventListener("scroll", () => updateCues([box]), { passive: true });
-    if (cueSizes) cueSizes.observe(box);
-    else updateCues([box]);
+    if (table.c9CueAsked) continue;
+    table.c9CueAsked = true;
+    if (nearScreen) nearScreen.observe(table);
+    else addCue(table);
   }
 }
 
