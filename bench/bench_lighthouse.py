@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Lighthouse 12.2.3 (mobile: the default form factor, simulated throttling) on every page of the built site.
 
-Prints a table (page × the four category scores, LCP, TBT, CLS) and writes bench/results/lighthouse.json with,
+Prints a table (page × the four category scores, LCP, TBT, CLS, DOM size; medians of --runs runs, 3 by default) and writes bench/results/lighthouse.json with,
 per page, the scores, the metrics, every audit of accessibility / best practices / SEO that did not pass, and
 the performance opportunities by estimated saving. Targets: performance ≥ 90, accessibility 100, best practices
 ≥ 95, SEO ≥ 95. Not a test: the performance figures depend on the machine.
 
 The site is built with SITE_URL set to the address it is served from (so the canonical link is right) and
 served under the sub-path with the strict CSP header, text gzip-compressed as GitHub Pages serves it.
-Usage: .venv/bin/python bench/bench_lighthouse.py [--pages lesson-5/,fp4/] [--runs N]
+The control: the same lessons' Markdown built with stock Material in a temporary folder (no course hooks,
+CSS or JavaScript; figures as their plain text, no widgets; the same Markdown extensions, math rendered in
+the browser by KaTeX as Material's documentation recommends, https://squidfunk.github.io/mkdocs-material/
+reference/math/#katex, from the same node_modules), served the same way (its CSP allows Material's inline
+scripts, which our site moved to files), measured with the same runs and printed beside ours: the part of
+the blocking time that is ours.
+Usage: .venv/bin/python bench/bench_lighthouse.py [--pages lesson-5/,fp4/] [--runs N] [--control lesson-5/|all|none]
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import http.server
 import io
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import SUB_PATH, SiteServer, _SubPathHandler  # noqa: E402
+from conftest import CSP, SUB_PATH, SiteServer, _SubPathHandler  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CHROME_PATH = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
@@ -65,10 +72,18 @@ class _GzipHandler(_SubPathHandler):
         return io.BytesIO(body)
 
 
-def _server(directory: Path) -> SiteServer:
+class _ControlHandler(_GzipHandler):
+    """The control site's handler: our policy, plus the inline scripts stock Material's templates carry."""
+
+    def end_headers(self):
+        self.send_header("Content-Security-Policy", CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'"))
+        http.server.SimpleHTTPRequestHandler.end_headers(self)
+
+
+def _server(directory: Path, handler_class=_GzipHandler) -> SiteServer:
     """conftest's SiteServer with the gzip handler."""
     server = SiteServer.__new__(SiteServer)
-    handler = functools.partial(_GzipHandler, directory=str(directory))
+    handler = functools.partial(handler_class, directory=str(directory))
     server.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.httpd.blocked = ()
     server.url = f"http://127.0.0.1:{server.httpd.server_address[1]}{SUB_PATH}"
@@ -80,6 +95,73 @@ def build(out: Path, site_url: str) -> float:
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT, check=True,
                    env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_url}, capture_output=True)
+    return time.perf_counter() - t0
+
+
+# Material's KaTeX recipe (the page above), as a local file.
+CONTROL_KATEX = r"""document$.subscribe(({ body }) => {
+  renderMathInElement(body, {
+    delimiters: [
+      { left: "$$",  right: "$$",  display: true },
+      { left: "$",   right: "$",   display: false },
+      { left: "\\(", right: "\\)", display: false },
+      { left: "\\[", right: "\\]", display: true }
+    ],
+  })
+})
+"""
+
+
+class _PlainFigures:
+    """``fig.NAME`` → the figure's text, with no provenance tooltip (the control has none of the course's additions)."""
+
+    def __init__(self, figures):
+        self._figures = figures
+
+    def __getattr__(self, name):
+        fig = self._figures[name]
+        return type("Plain", (str,), {"text": fig.text, "value": fig.value})(fig.text)
+
+
+def build_control(out: Path, work: Path, site_url: str) -> float:
+    """The control site (module docstring): every page's Markdown with figures as text and no widgets, our nav
+    and Markdown extensions, stock Material, KaTeX in the browser."""
+    import jinja2
+
+    sys.path.insert(0, str(ROOT))
+    import build_numbers
+    from hooks.course import CODE
+
+    t0 = time.perf_counter()
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                             comment_start_string="{##", comment_end_string="##}")
+    env.globals.update(fig=_PlainFigures(build_numbers.compute()), widget=lambda *a, **k: "")
+    docs = work / "docs"
+    for md in sorted((ROOT / "docs").glob("*.md")):
+        text, parts, last = md.read_text(encoding="utf-8"), [], 0
+        for m in CODE.finditer(text):   # code is left as written, as our hook does
+            parts += [env.from_string(text[last:m.start()]).render(), m.group(0)]
+            last = m.end()
+        parts.append(env.from_string(text[last:]).render())
+        (docs / md.name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / md.name).write_text("".join(parts), encoding="utf-8")
+    katex = ROOT / "node_modules" / "katex" / "dist"
+    (docs / "javascripts").mkdir()
+    (docs / "javascripts" / "katex.js").write_text(CONTROL_KATEX, encoding="utf-8")
+    for src in ("katex.min.js", "contrib/auto-render.min.js", "katex.min.css", "fonts"):
+        dst = docs / "katex" / src
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (katex / src).is_dir() else shutil.copyfile)(katex / src, dst)
+    ours = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = ours[ours.index("\nnav:"):].split("\n\n", 1)[0]
+    extensions = ours[ours.index("\nmarkdown_extensions:"):]
+    (work / "mkdocs.yml").write_text(
+        f"{ours.splitlines()[0]}\nsite_url: {site_url}\ntheme:\n  name: material\n  language: zh\n  font: false\n"
+        "plugins:\n  - search\n"
+        "extra_javascript:\n  - javascripts/katex.js\n  - katex/katex.min.js\n  - katex/contrib/auto-render.min.js\n"
+        "extra_css:\n  - katex/katex.min.css\n" + nav + "\n" + extensions, encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(work / "mkdocs.yml"), "-d", str(out)],
+                   cwd=work, check=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True)
     return time.perf_counter() - t0
 
 
@@ -120,11 +202,12 @@ def summarise(lhr: dict) -> dict:
     metric = {k: audits[k]["numericValue"] for k in
               ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
                "cumulative-layout-shift", "speed-index")}
+    dom = (audits.get("dom-size") or {}).get("numericValue")
     tasks = ((audits.get("long-tasks") or {}).get("details") or {}).get("items") or []
     return {"scores": scores,
             "fcp_ms": round(metric["first-contentful-paint"]), "lcp_ms": round(metric["largest-contentful-paint"]),
             "tbt_ms": round(metric["total-blocking-time"]), "cls": round(metric["cumulative-layout-shift"], 3),
-            "si_ms": round(metric["speed-index"]),
+            "si_ms": round(metric["speed-index"]), "dom_size": None if dom is None else round(dom),
             "long_tasks": [{"url": t.get("url", ""), "ms": round(t.get("duration", 0))}
                            for t in sorted(tasks, key=lambda t: -t.get("duration", 0))[:5]],
             # Lighthouse 12.2.3 against this newer Chromium: the trace-based gatherers (LCP element, layout
@@ -145,51 +228,87 @@ def _item(item: dict) -> dict:
     return keep
 
 
+def _median_run(runs: list[dict]) -> dict:
+    runs.sort(key=lambda r: r["scores"]["performance"] or 0)
+    best = runs[len(runs) // 2]
+    if len(runs) > 1:
+        best["performance_runs"] = [r["scores"]["performance"] for r in runs]
+        best["tbt_runs"] = sorted(r["tbt_ms"] for r in runs)
+    return best
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", help="comma-separated page paths ('' is the home page); default: all eight")
-    ap.add_argument("--runs", type=int, default=1, help="runs per page; the median performance run is kept")
+    ap.add_argument("--runs", type=int, default=3, help="runs per page; the median performance run is kept")
+    ap.add_argument("--control", default="lesson-5/",
+                    help="pages also measured on the control site: comma-separated, 'all' or 'none'")
+    ap.add_argument("--keep", help="a folder to keep every run's full Lighthouse JSON in (for analysis)")
     args = ap.parse_args()
     pages = PAGES if args.pages is None else [p.strip() for p in args.pages.split(",")]
+    control = {"all": pages, "none": []}.get(args.control, [p.strip() for p in args.control.split(",")])
     if not LIGHTHOUSE.exists():
         print("lighthouse is missing: run `npm ci`", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        site.mkdir()
+        site, control_site, work = Path(tmp) / "site", Path(tmp) / "control", Path(tmp) / "control-src"
+        for d in (site, control_site, work):
+            d.mkdir()
         server = _server(site)   # first, so that the build's SITE_URL is the served address (canonical links)
+        control_server = _server(control_site, _ControlHandler)
         build_s = build(site, server.url)
+        build_control(control_site, work, control_server.url)
         results: dict = {"lighthouse": "12.2.3", "form_factor": "mobile", "throttling": "simulate",
                          "chrome": subprocess.run([CHROME_PATH, "--version"], capture_output=True,
                                                   text=True).stdout.strip(),
-                         "build_seconds": round(build_s, 2), "pages": {}}
+                         "build_seconds": round(build_s, 2), "runs": args.runs, "load_before": _load(),
+                         "pages": {}, "control": {}}
+        keep = Path(args.keep) if args.keep else Path(tmp) / "lhr"
+        keep.mkdir(parents=True, exist_ok=True)
         try:
             for path in pages:
-                runs = []
-                for i in range(args.runs):
-                    runs.append(summarise(run_lighthouse(server.url + path, Path(tmp) / f"lh-{i}.json")))
-                runs.sort(key=lambda r: r["scores"]["performance"] or 0)
-                best = runs[len(runs) // 2]
-                if args.runs > 1:
-                    best["performance_runs"] = [r["scores"]["performance"] for r in runs]
-                results["pages"][path or "index"] = best
-                print(f"  {path or 'index'}: {best['scores']}", file=sys.stderr, flush=True)
+                name = path.strip("/") or "index"
+                ours, theirs = [], []
+                for i in range(args.runs):   # ours and the control's runs alternate: the same machine load for both
+                    ours.append(summarise(run_lighthouse(server.url + path, keep / f"{name}-{i}.json")))
+                    if path in control:
+                        theirs.append(summarise(run_lighthouse(control_server.url + path, keep / f"control-{name}-{i}.json")))
+                results["pages"][path or "index"] = _median_run(ours)
+                if theirs:
+                    results["control"][path or "index"] = _median_run(theirs)
+                print(f"  {path or 'index'}: {results['pages'][path or 'index']['scores']} (load {_load()})",
+                      file=sys.stderr, flush=True)
         finally:
             server.close()
+            control_server.close()
+        results["load_after"] = _load()
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "lighthouse.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
 
-    head = f"{'page':<10} {'perf':>5} {'a11y':>5} {'b.p.':>5} {'seo':>5} {'LCP ms':>7} {'TBT ms':>7} {'CLS':>6}"
-    print(f"Lighthouse 12.2.3, mobile, simulated throttling ({results['chrome']})")
+    print(f"Lighthouse 12.2.3, mobile, simulated throttling ({results['chrome']}); median of {args.runs} runs per page "
+          f"(load average {results['load_before']} before, {results['load_after']} after)")
+    head = (f"{'page':<12} {'perf':>5} {'a11y':>5} {'b.p.':>5} {'seo':>5} {'LCP ms':>7} {'TBT ms':>7} {'CLS':>6} "
+            f"{'DOM':>6}  perf runs")
     print(head)
     print("-" * len(head))
-    for name, r in results["pages"].items():
+    rows = [(n, r) for n, r in results["pages"].items()]
+    rows += [(f"{n} ctrl", r) for n, r in results["control"].items()]
+    for name, r in sorted(rows, key=lambda x: (pages.index(x[0].split()[0].replace("index", "")), x[0])):
         s = r["scores"]
-        print(f"{name:<10} {s['performance']:>5} {s['accessibility']:>5} {s['best-practices']:>5} {s['seo']:>5} "
-              f"{r['lcp_ms']:>7} {r['tbt_ms']:>7} {r['cls']:>6}")
+        print(f"{name:<12} {s['performance']:>5} {s['accessibility']:>5} {s['best-practices']:>5} {s['seo']:>5} "
+              f"{r['lcp_ms']:>7} {r['tbt_ms']:>7} {r['cls']:>6} {r['dom_size'] or 0:>6}  {r.get('performance_runs', '')}")
+    for name, c in results["control"].items():
+        r = results["pages"][name]
+        print(f"ours − control on {name}: TBT {r['tbt_ms'] - c['tbt_ms']:+} ms, LCP {r['lcp_ms'] - c['lcp_ms']:+} ms, "
+              f"DOM {(r['dom_size'] or 0) - (c['dom_size'] or 0):+} elements "
+              "(control: stock Material, figures as text, no widgets, KaTeX in the browser)")
     med = {c: statistics.median(r["scores"][c] for r in results["pages"].values()) for c in CATEGORIES}
-    print("targets:", ", ".join(f"{c} ≥ {t}" for c, t in TARGETS.items()),
+    print("targets:", ", ".join(f"{c} ≥ {t}" for c, t in TARGETS.items()), "CLS ≤ 0.05",
           "| median:", ", ".join(f"{c} {med[c]:g}" for c in CATEGORIES))
     missed = [(n, c, r["scores"][c]) for n, r in results["pages"].items() for c in CATEGORIES
               if (r["scores"][c] or 0) < TARGETS[c]]
@@ -200,6 +319,9 @@ def main() -> int:
         else:
             extra = "; ".join(f"{o['id']} {o['savings_ms']} ms" for o in results["pages"][n]["opportunities"][:3])
         print(f"  missed: {n} {c} {s}  ({extra})")
+    for n, r in results["pages"].items():
+        if r["cls"] > 0.05:
+            print(f"  missed: {n} CLS {r['cls']}")
     print(f"→ {out / 'lighthouse.json'}")
     return 0
 

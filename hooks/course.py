@@ -7,6 +7,7 @@
   and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the course's
   Python for the Web Worker, writes numbers.json, and renders math to HTML with KaTeX (node), so the
   pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
+- on_page_content: the blocks between headings become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
-from hooks import answers, fonts  # noqa: E402
+from hooks import answers, fonts, sections  # noqa: E402
 from widgets.api import widget_modules  # noqa: E402
 from widgets.models import load_facts  # noqa: E402
 
@@ -139,6 +140,10 @@ def on_page_markdown(markdown, page, config, files):
         last = m.end()
     out.append(_render(env, markdown[last:], page))
     return "".join(out)
+
+
+def on_page_content(html, page, config, files):
+    return sections.wrap_parts(html)  # off-screen parts skip layout at load (hooks/sections.py)
 
 
 def _render(env, text: str, page) -> str:

@@ -103,6 +103,20 @@ def new_page(browser, **context_options):
     return ctx, page
 
 
+def draw_all_parts(page) -> None:
+    """Scrolls through the article as a reader would, then keeps every part drawn: the parts off screen skip
+    layout until they near the screen (content-visibility, hooks/sections.py), and a table's scroll cue is
+    made then (course.js); checks of the whole page's layout (sizes, overlaps, scroll cues, axe) need both."""
+    page.evaluate("""async () => {
+        const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const y = scrollY;
+        for (const el of document.querySelectorAll('.c9-part, article table')) { el.scrollIntoView(); await frame(); }
+        document.querySelectorAll('.c9-part').forEach((p) => { p.style.contentVisibility = 'visible'; });
+        scrollTo(0, y);
+        await frame();
+    }""")
+
+
 @pytest.fixture(scope="module")
 def page(browser):
     """One desktop-sized page (1280 × 900, light palette) shared by a test module's tests."""

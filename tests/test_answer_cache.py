@@ -184,8 +184,10 @@ def test_a_number_javascript_writes_otherwise_is_refused():
 
 # ---- Answers ahead (widgets.api.nearby): the worker's idle-time answers around the state on screen ------
 AHEAD_STATES = [
-    ("memory-bar", {"model": "qwen3.8-27b", "s": "5000", "b": 3, "mode": "flash", "s2_full_only": False}),
-    ("memory-bar", {"model": "qwen3-8b", "s": "131072", "b": 8, "mode": "store_all", "s2_full_only": True}),
+    ("memory-bar", {"model": "qwen3.8-27b", "s": "5000", "b": "3", "mode": "flash", "s2_full_only": False,
+                    "card": "h100-80gb", "config": ""}),
+    ("memory-bar", {"model": "llama-3.1-8b", "s": "1048576", "b": "1024", "mode": "store_all", "s2_full_only": True,
+                    "card": "rtx-4090-24gb", "config": ""}),
     ("bit-flipper", {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"}),
     ("bit-flipper", {"formats": "e4m3,e5m2", "source": "value", "value": "464", "overflow": "saturate"}),
     ("ledger", {"model": "custom", "log10_params": 9.85, "convention": "zero"}),
@@ -210,11 +212,12 @@ def test_the_states_answered_ahead_are_one_control_step_away_and_answered_like_a
 
 def test_memory_bar_answers_ahead_the_next_slider_stops_first():
     from widgets.memory_bar import S_STOPS
-    p = {"model": "qwen3.8-27b", "s": "5000", "b": 3, "mode": "store_all", "s2_full_only": False}
+    p = {"model": "qwen3.8-27b", "s": "5000", "b": "3", "mode": "store_all", "s2_full_only": False,
+         "card": "h100-80gb", "config": ""}
     first = [json.loads(k)["params"] for k in api.nearby(canonical({"widget": "memory-bar", "params": p}))[:5]]
     i = S_STOPS.index(4096)  # the stop nearest 5,000 on the slider's log scale: where the slider sits
     assert [q["s"] for q in first[:3]] == [str(S_STOPS[i + 1]), str(S_STOPS[i - 1]), "4096"]
-    assert [q["b"] for q in first[3:5]] == [4, 2]
+    assert [q["b"] for q in first[3:5]] == ["4", "2"]
 
 
 def test_a_bit_flippers_states_ahead_are_each_bit_of_each_row_flipped():
@@ -224,7 +227,7 @@ def test_a_bit_flippers_states_ahead_are_each_bit_of_each_row_flipped():
 
 
 @pytest.mark.parametrize("request_text", [
-    '{"widget": "memory-bar", "params": {"b": 99}}',          # refused: nothing around it
+    '{"widget": "memory-bar", "params": {"b": 5000}}',        # refused: nothing around it
     '{"widget": "step-stages", "params": {}}',                 # a widget that declares no nearby
     '{"widget": "nope"}', "not json", '{"widget": "memory-bar", "params": [1]}',
 ])

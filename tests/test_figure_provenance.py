@@ -99,6 +99,8 @@ def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(browser, site_
                 fig.focus()
                 tip = fig.locator(".fig-how")
                 tip.wait_for(state="visible")
+                # focus draws the figure's part of the page if it was not drawn yet: at the next frame
+                page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
                 fig_box, tip_box = fig.bounding_box(), tip.bounding_box()
                 checked += 1
                 if tip_box["x"] < 0 or tip_box["x"] + tip_box["width"] > width + 0.5:

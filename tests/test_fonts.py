@@ -215,7 +215,7 @@ def test_each_exponent_is_drawn_by_one_font_in_the_browser(browser, site_server)
     """In Chromium (no CJK or other system fonts beyond the basics), every run of super- and subscripts
     on every page is drawn by exactly one font, the site's DejaVu Sans cut: 「2¹²⁷」 on lesson 3 drew ¹²
     with Noto Sans SC and ⁷ with a system font."""
-    from conftest import new_page
+    from conftest import draw_all_parts, new_page
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     cdp = ctx.new_cdp_session(page)
     try:
@@ -225,6 +225,7 @@ def test_each_exponent_is_drawn_by_one_font_in_the_browser(browser, site_server)
             page.wait_for_function("() => document.fonts.status === 'loaded'")
             page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
             runs += page.evaluate(WRAP_SCRIPTS, SCRIPTS + "ᵀ")
+            draw_all_parts(page)  # text in a part not yet drawn has no font yet
             page.wait_for_function("() => document.fonts.status === 'loaded'")
             cdp.send("DOM.enable")
             cdp.send("CSS.enable")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import new_page
+from conftest import draw_all_parts, new_page
 from test_site_quality import page_paths
 
 pytestmark = pytest.mark.browser
@@ -122,6 +122,7 @@ def _open(page, url: str) -> None:
             chart.scroll_into_view_if_needed()
             page.wait_for_function(CHART_DRAWN, arg=chart.element_handle(), timeout=30_000)
     page.evaluate("() => window.scrollTo(0, 0)")
+    draw_all_parts(page)  # the checks below look at the whole page at once
 
 
 def test_the_pages_checked_are_all_the_pages(built_site):
@@ -329,6 +330,7 @@ def test_plots_tables_and_drawings_are_legible(browser, site_server, width):
             _open(page, site_server.url + path)
             page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
             page.wait_for_timeout(200)
+            draw_all_parts(page)  # again: the tables in what was closed get their cues as a reader scrolls past
             problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
             t = page.evaluate(TABLES)
             s = page.evaluate(SVG_LABELS)

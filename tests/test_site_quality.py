@@ -10,7 +10,7 @@ from urllib.parse import unquote
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PYTHON_TIMEOUT
+from conftest import PYTHON_TIMEOUT, draw_all_parts
 
 pytestmark = pytest.mark.browser
 
@@ -68,6 +68,7 @@ def test_axe_finds_no_serious_or_critical_violation(browser, built_site, site_se
     failures = {}
     for path in page_paths(built_site):
         page.goto(site_server.url + path)
+        draw_all_parts(page)  # as a reader who scrolled through it: what is off screen is not drawn yet
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
         bad = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"]) for v in result["violations"]

@@ -55,11 +55,19 @@ function scrollerOf(table) {
   }
   return null;
 }
-function updateCue(box) {
+// Measures every box first and writes the cues after: a write between two boxes' measurements would make the
+// browser lay the whole page out again for each table (lesson 5 lost about half a second to that).
+function measureCue(box) {
   const right = box.getBoundingClientRect().right;
   const cells = [...(box.querySelector("tr")?.cells || [])];
-  const hidden = cells.filter((c) => c.getBoundingClientRect().right > right + 1).length;
-  const more = box.scrollWidth > box.clientWidth + 1;
+  return {
+    box,
+    hidden: cells.filter((c) => c.getBoundingClientRect().right > right + 1).length,
+    more: box.scrollWidth > box.clientWidth + 1,
+    atEnd: box.scrollLeft + box.clientWidth >= box.scrollWidth - 1,
+  };
+}
+function writeCue({ box, hidden, more, atEnd }) {
   box.c9Cue.hidden = !more;
   if (more && !box.hasAttribute("tabindex")) {
     // A box that scrolls must be reachable by keyboard (arrow keys scroll it once it has focus).
@@ -69,19 +77,34 @@ function updateCue(box) {
     box.setAttribute("aria-label", caption ? `${caption}（可左右滑动）` : "可左右滑动的表格");
   }
   if (more) box.c9Cue.textContent = hidden ? cueText(hidden) : "表格比这里宽：左右滑动查看（第一列固定不动）";
-  box.classList.toggle("c9-more-right", more && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
+  box.classList.toggle("c9-more-right", more && !atEnd);
 }
-const cueSizes = "ResizeObserver" in window ? new ResizeObserver((entries) => entries.forEach((e) => updateCue(e.target))) : null;
+const updateCues = (boxes) => boxes.map(measureCue).forEach(writeCue);
+// The observer's first report for each box comes after the page's next layout, all boxes in one call.
+const cueSizes = "ResizeObserver" in window ? new ResizeObserver((entries) => updateCues(entries.map((e) => e.target))) : null;
+// A table's cue is made when the table nears the screen: finding its scroll box reads computed styles, which
+// for a table in a part not yet drawn (hooks/sections.py) would make the browser draw that part at load.
+function addCue(table) {
+  const box = scrollerOf(table);
+  if (!box || box.c9Cue) return;
+  box.c9Cue = Object.assign(document.createElement("p"), { className: "c9-scroll-cue", hidden: true });
+  box.c9Cue.setAttribute("aria-hidden", "true"); // the table itself is there for screen readers
+  box.before(box.c9Cue);
+  box.addEventListener("scroll", () => updateCues([box]), { passive: true });
+  if (cueSizes) cueSizes.observe(box);
+  else updateCues([box]);
+}
+const nearScreen = "IntersectionObserver" in window
+  ? new IntersectionObserver((entries) => {
+    for (const e of entries.filter((x) => x.isIntersecting)) { nearScreen.unobserve(e.target); addCue(e.target); }
+  }, { rootMargin: "100% 0px" })
+  : null;
 function addScrollCues() {
   for (const table of document.querySelectorAll("article table")) {
-    const box = scrollerOf(table);
-    if (!box || box.c9Cue) continue;
-    box.c9Cue = Object.assign(document.createElement("p"), { className: "c9-scroll-cue", hidden: true });
-    box.c9Cue.setAttribute("aria-hidden", "true"); // the table itself is there for screen readers
-    box.before(box.c9Cue);
-    box.addEventListener("scroll", () => updateCue(box), { passive: true });
-    cueSizes?.observe(box);
-    updateCue(box);
+    if (table.c9CueAsked) continue;
+    table.c9CueAsked = true;
+    if (nearScreen) nearScreen.observe(table);
+    else addCue(table);
   }
 }
 
