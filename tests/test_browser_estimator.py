@@ -189,6 +189,7 @@ def test_on_a_phone_the_tables_scroll_with_a_cue_after_a_model_change(browser, s
         for part in ("params", "eq1", "own"):
             box = w.locator(f'.c9-est-scroll[data-part="{part}"]')
             cue = w.locator(f'.c9-scroll-cue:has(+ .c9-est-scroll[data-part="{part}"])')
+            box.scroll_into_view_if_needed()                                  # a cue is made as its table nears the screen
             expect(cue).to_be_visible()
             expect(cue).to_contain_text("左右滑动")
             expect(box).to_have_attribute("tabindex", "0")                     # reachable by keyboard
