@@ -54,7 +54,24 @@ function keep(event, cacheName, url, response) {
   if (!cacheable(response)) return;
   const copy = response.clone();
   event.waitUntil(caches.open(cacheName).then((c) => c.put(url, copy))
+    .then(() => FONT_FILE.test(url) && keepAllFontFiles(cacheName))
     .catch((err) => console.warn("C9 service worker: not cached:", url, err)));
+}
+
+// The web font comes in slices (hooks/fonts.py), and a page fetches only those its drawn text needs: a part
+// never scrolled to fetched none of its own. Once a reader needs one (no CJK system font), all the font's
+// files are kept, so that every page and part read offline. A reader with a CJK font fetches none.
+const FONT_FILE = /\/vendor\/fonts\/files\/noto-sans-sc-[^/]+\.woff2$/;
+async function keepAllFontFiles(cacheName) {
+  const css = new URL("vendor/fonts/noto-sans-sc.css", SCOPE).href;
+  const text = await (await caches.match(css) || await fetch(css)).text();
+  const cache = await caches.open(cacheName);
+  await Promise.all([...text.matchAll(/url\(\.\/(files\/[^)]+)\)/g)].map(async ([, file]) => {
+    const url = new URL(file, css).href;
+    if (await cache.match(url)) return;
+    const response = await fetch(url);
+    if (cacheable(response)) await cache.put(url, response);
+  }));
 }
 
 async function cacheFirst(event, cacheName) {
@@ -108,5 +125,6 @@ self.addEventListener("message", (event) => {
     if (await caches.match(url, { cacheName })) return;
     const response = await fetch(url);
     if (cacheable(response)) await (await caches.open(cacheName)).put(url, response);
+    if (FONT_FILE.test(url)) await keepAllFontFiles(cacheName);
   }).map((p) => p.catch(() => {}))));
 });

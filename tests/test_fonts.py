@@ -52,14 +52,49 @@ def test_every_chinese_character_shown_or_written_at_run_time_has_a_glyph(built_
     assert not missing, "".join(sorted(missing))
 
 
-def test_the_fonts_are_two_small_files_with_their_licences(built_site):
-    """Noto Sans SC in one file (one re-layout when it arrives), a fraction of the family's 3.8 MB in 101
-    slices; the DejaVu Sans cut for super- and subscripts and what Noto Sans SC lacks, a few KB."""
+def test_the_fonts_are_small_files_with_their_licences(built_site):
+    """Noto Sans SC in three slices, together a fraction of the family's 3.8 MB in 101 slices; the DejaVu
+    Sans cut for super- and subscripts and what Noto Sans SC lacks, a few KB."""
     files = sorted((built_site / "vendor" / "fonts" / "files").glob("*.woff2"), key=lambda f: f.name)
-    assert [f.name.split("-400-")[0] for f in files] == ["dejavu-sans", "noto-sans-sc"]
-    assert files[0].stat().st_size < 12_000 and files[1].stat().st_size < 250_000
+    assert [f.name.split("-400-")[0] for f in files] == ["dejavu-sans"] + ["noto-sans-sc"] * 3
+    assert files[0].stat().st_size < 12_000 and sum(f.stat().st_size for f in files[1:]) < 250_000
     assert "SIL OPEN FONT LICENSE" in (built_site / "vendor" / "fonts" / "LICENSE").read_text().upper()
     assert "BITSTREAM VERA" in (built_site / "vendor" / "fonts" / "LICENSE-DejaVu").read_text().upper()
+
+
+def test_the_first_slice_holds_what_a_page_draws_when_it_opens(built_site):
+    """The Noto Sans SC slices do not overlap (within a family the browser takes the face declared last) and
+    the first, which the head asks for with 「中」 (material/base.js), holds every character of each page's
+    headings and navigation and every Latin letter and digit, in well under the whole cut's bytes."""
+    noto = [(path, codes) for path, family, codes in _faces(built_site) if family == "Noto Sans SC"]
+    assert len(noto) == 3 and all(a[1].isdisjoint(b[1]) for i, a in enumerate(noto) for b in noto[i + 1:])
+    (first_file, first), rest = noto[0], set().union(*(codes for _, codes in noto[1:]))
+    assert "-400-0-" in first_file.name and ord("中") in first
+    assert "中" in (built_site / "assets" / "js" / "material" / "base.js").read_text(encoding="utf-8")
+    heads = "".join(re.sub(r"<[^>]+>", "", m[0]) for page in built_site.glob("**/*.html")   # headings, nav links
+                    for m in re.finditer(r'<(h[1-6])\b.*?</\1>|<span class="md-ellipsis">.*?</span>', page.read_text(encoding="utf-8"), re.S))
+    assert len(heads) > 2000 and _cjk(heads) and {ord(c) for c in heads} & rest == set()
+    assert set(map(ord, "ABCXYZabcxyz0123456789“”")) <= first and len(rest) > 300   # the later slices hold something
+    assert first_file.stat().st_size < 0.7 * sum(path.stat().st_size for path, _ in noto)
+
+
+@pytest.mark.browser
+def test_a_later_slice_is_fetched_only_when_a_part_needing_it_is_drawn(browser, site_server):
+    """On a phone, the home page opens with the first slice only; the others are fetched when the parts
+    further down are drawn (content-visibility: auto keeps a part's text from being laid out before)."""
+    from conftest import draw_all_parts, new_page
+    fetched = "() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/noto-sans-sc-')).map((n) => n.split('-400-')[1][0]).sort().join()"
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 844})
+    try:
+        page.goto(site_server.url)
+        page.wait_for_load_state("load")
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        page.wait_for_timeout(300)
+        assert page.evaluate(fetched) == "0"
+        draw_all_parts(page)
+        page.wait_for_function(f"() => ({fetched})() === '0,1,2'")
+    finally:
+        ctx.close()
 
 
 class _Text(__import__("html.parser").parser.HTMLParser):

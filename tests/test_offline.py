@@ -53,7 +53,7 @@ def flip_last_fp16_bit(page):
     return widget
 
 
-def test_widgets_recompute_offline_after_a_first_visit(browser, site_server):
+def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, built_site):
     ctx = browser.new_context()
     ctx.add_init_script(CONTROLLED_AT_START)
     page = ctx.new_page()
@@ -79,6 +79,11 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server):
                     "../assets/course-py.zip", "../vendor/pyodide/pyodide.mjs", "../vendor/pyodide/pyodide.asm.mjs",
                     "../vendor/pyodide/pyodide.asm.wasm", "../vendor/pyodide/python_stdlib.zip",
                     "../vendor/pyodide/pyodide-lock.json", "../assets/js/widgets/bit-flipper.js")
+        # Without a CJK system font (this Chromium has none) the pages fetched the web font's first slice and
+        # those their drawn parts needed: every slice is kept, so parts and pages not yet read draw offline too.
+        slices = sorted(f.name for f in (built_site / "vendor" / "fonts" / "files").glob("noto-sans-sc-*.woff2"))
+        assert len(slices) == 3, slices
+        wait_cached(page, *(f"../vendor/fonts/files/{name}" for name in slices))
         names = page.evaluate(CACHE_NAMES)
         # Caches named by the scope and the versions the build wrote into sw.js: the site, and one per vendor
         # folder used so far (the web font only where the system has no CJK font; KaTeX's CSS on every page).

@@ -7,8 +7,10 @@ document.documentElement.classList.add("c9-js");
 // Without any of the CJK system fonts the text's font stack names first (course.css), the text is drawn in the
 // Noto Sans SC cut (hooks/fonts.py), which the browser asks for only once it lays the text out: it came
 // after the first paint and the lines re-wrapped under the reader (a layout shift of 0.13–0.35). Ask for
-// it here instead, before the body is laid out. Whether a family is installed is told by the width of
-// Latin letters drawn in it (against monospace); a reader who has one fetches nothing.
+// it here instead, before the body is laid out: 「中」 is in the cut's first slice, which holds what a page
+// draws when it opens (hooks/fonts.py); the other slices come as the parts needing them near the screen.
+// Whether a family is installed is told by the width of Latin letters drawn in it (against monospace); a
+// reader who has one fetches nothing.
 (() => {
   const ctx = document.createElement("canvas").getContext("2d");
   if (!ctx || !document.fonts) return;
