@@ -18,9 +18,17 @@ def parse(svg: str) -> ET.Element:
     return root
 
 
+def tick_value(text: str) -> float:
+    """A tick label read as a number: "1,500", "0.5" or "4×10⁹"."""
+    if "×10" in text:
+        m, e = text.split("×10")
+        return float(m) * 10 ** int(e.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    return float(text.replace(",", ""))
+
+
 def axis_scale(svg: str) -> tuple[float, float]:
     """(x% of the value 0, axis units per % of width), from the tick labels."""
-    ticks = [(_pct(t.get("x")), float(t.text.replace(",", ""))) for t in parse(svg).iter(NS + "text")
+    ticks = [(_pct(t.get("x")), tick_value(t.text)) for t in parse(svg).iter(NS + "text")
              if t.get("class") == "c9-bar-tick"]
     assert len(ticks) >= 2 and ticks[0][1] == 0
     (x0, v0), (x1, v1) = ticks[0], ticks[-1]

@@ -188,6 +188,7 @@ def test_on_a_phone_the_tables_scroll_with_a_cue_after_a_model_change(browser, s
         expect(w.locator('[data-part="params"] table tr').last).to_contain_text("8,030,261,248", timeout=PYTHON_TIMEOUT)
         for part in ("params", "eq1", "own"):
             box = w.locator(f'.c9-est-scroll[data-part="{part}"]')
+            box.scroll_into_view_if_needed()  # a cue is made when its table nears the screen (course.js)
             cue = w.locator(f'.c9-scroll-cue:has(+ .c9-est-scroll[data-part="{part}"])')
             box.scroll_into_view_if_needed()                                  # a cue is made as its table nears the screen
             expect(cue).to_be_visible()
@@ -216,3 +217,23 @@ def test_the_default_estimate_reads_without_javascript(browser, site_server):
     expect(w.locator(".c9-estimate")).to_contain_text("出处")     # each card's source is a link
     assert w.locator(".c9-estimate a[href]").count() == len(load_facts()["cards"]["list"])
     ctx.close()
+
+
+def test_on_a_phone_a_model_opened_from_the_address_has_its_table_cues(browser, site_server):
+    """The model's tables are drawn at mount, before the reader scrolls near them: course.js watched the
+    tables the build wrote, which were gone by then, and the boxes that scroll got no cue and no tabindex."""
+    ctx, page = new_page(browser, viewport={"width": 390, "height": 800})
+    try:
+        page.goto(site_server.url + "lesson-5/?mb.model=llama-3.1-8b")
+        w = bar(page)
+        expect(w.locator('[data-part="params"] table tr').last).to_contain_text("8,030,261,248", timeout=PYTHON_TIMEOUT)
+        for part in ("params", "eq1", "own"):
+            box = w.locator(f'.c9-est-scroll[data-part="{part}"]')
+            box.scroll_into_view_if_needed()
+            cue = w.locator(f'.c9-scroll-cue:has(+ .c9-est-scroll[data-part="{part}"])')
+            expect(cue).to_be_visible()
+            expect(cue).to_contain_text("列在右边")
+            expect(box).to_have_attribute("tabindex", "0")
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from widgets import stacked_bar
-from svg_chart import bar_rows, bar_values, parse, reference_line
+from svg_chart import bar_rows, bar_values, parse, reference_line, tick_value
 
 
 @pytest.mark.parametrize("top, ticks", [(162.5, [0, 50, 100, 150, 200]), (1, [0, 0.2, 0.4, 0.6, 0.8, 1.0]),
@@ -45,3 +45,21 @@ def test_two_rows_a_line_a_zero_segment_and_escaped_labels():
     assert bar_rows(out) == ["推演", "实测"]
     assert reference_line(out) == (pytest.approx(45, rel=1e-5), "线")
     assert out.count('fill="url(#c9-hatch)"') == 1
+
+
+@pytest.mark.parametrize("top, texts", [(800, ["0", "200", "400", "600", "800"]),
+                                        (80_000, ["0", "20,000", "40,000", "60,000", "80,000"]),
+                                        (8.66e9, ["0", "2×10⁹", "4×10⁹", "6×10⁹", "8×10⁹", "10×10⁹"]),
+                                        (1.2e7, ["0", "2×10⁶", "4×10⁶", "6×10⁶", "8×10⁶", "10×10⁶", "12×10⁶"])])
+def test_tick_labels_stay_short_on_a_huge_axis(top, texts):
+    """At s = 1,048,576 and b = 1,024 the axis reaches 10¹⁰ GB: "2,000,000,000" overlapped its neighbours
+    on a 390 px phone; from 10⁶ the labels share one power of ten."""
+    assert stacked_bar.tick_texts(stacked_bar.nice_ticks(top)) == texts
+
+
+@given(st.floats(0.05, 1e15))  # two decimals at most: the charts' axes start at 80 (the card's line)
+def test_tick_labels_are_short_and_read_back_as_their_values(top):
+    ticks = stacked_bar.nice_ticks(top)
+    texts = stacked_bar.tick_texts(ticks)
+    assert max(map(len, texts)) <= 7
+    assert [tick_value(t) for t in texts] == pytest.approx(ticks, rel=1e-9)

@@ -32,8 +32,18 @@ def nice_ticks(top: float, most: int = 6) -> list[float]:
     return [i * step for i in range(n + 1)]
 
 
-def _tick_text(v: float) -> str:
-    return units.number(v, 0 if v == int(v) else 1 if v * 10 == int(v * 10) else 2)
+COMPACT_FROM = 10**6  # from here tick labels read 2×10⁹, 4×10⁹, …: "2,000,000,000" overlapped its neighbours at 390 px
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def tick_texts(ticks: list[float]) -> list[str]:
+    """The tick labels: grouped digits ("1,500"), or, once the axis reaches COMPACT_FROM, multiples of the
+    step's power of ten, one exponent for the whole axis ("0", "2×10⁹", "4×10⁹", …, "10×10⁹")."""
+    if ticks[-1] < COMPACT_FROM:
+        return [units.number(v, 0 if v == int(v) else 1 if v * 10 == int(v * 10) else 2) for v in ticks]
+    e = math.floor(math.log10(ticks[1]) + 1e-12)
+    power = "10" + str(e).translate(_SUPERSCRIPT)
+    return ["0" if v == 0 else f"{round(v / 10**e)}×{power}" for v in ticks]
 
 
 def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str = "") -> str:
@@ -60,9 +70,9 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
            '<defs><pattern id="c9-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
            'patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.35"/>'
            '<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2"/></pattern></defs>']
-    for v in ticks:
+    for v, text in zip(ticks, tick_texts(ticks)):
         out.append(f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>')
-        out.append(f'<text class="c9-bar-tick" x="{x(v):.4f}%" y="{plot_bottom + 16}">{_tick_text(v)}</text>')
+        out.append(f'<text class="c9-bar-tick" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
     out.append(f'<text class="c9-bar-title" x="50%" y="{plot_bottom + 38}">{escape(axis_title)}</text>')
     y = TOP
     for r in rows:

@@ -96,14 +96,18 @@ function addCue(table) {
 }
 const nearScreen = "IntersectionObserver" in window
   ? new IntersectionObserver((entries) => {
-    for (const e of entries.filter((x) => x.isIntersecting)) { nearScreen.unobserve(e.target); addCue(e.target); }
+    for (const e of entries.filter((x) => x.isIntersecting)) { nearScreen.unobserve(e.target); addCue(tableIn(e.target)); }
   }, { rootMargin: "100% 0px" })
   : null;
+// A widget that redraws a table (lesson 5's estimator: another model chosen before the reader scrolled down)
+// replaces it inside its [data-part] box: watching the old table, the cue was never made; the box stays.
+const tableIn = (el) => (el.tagName === "TABLE" ? el : el.querySelector("table"));
 function addScrollCues() {
   for (const table of document.querySelectorAll("article table")) {
-    if (table.c9CueAsked) continue;
-    table.c9CueAsked = true;
-    if (nearScreen) nearScreen.observe(table);
+    const watched = table.closest("[data-part]") || table;
+    if (watched.c9CueAsked) continue;
+    watched.c9CueAsked = true;
+    if (nearScreen) nearScreen.observe(watched);
     else addCue(table);
   }
 }
