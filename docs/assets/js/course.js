@@ -112,16 +112,6 @@ function addScrollCues() {
   }
 }
 
-// Tables a widget writes later (lesson 5's estimator redraws its tables for each model) get their cue too.
-if ("MutationObserver" in window) {
-  let pending = false;
-  new MutationObserver(() => {
-    if (pending) return;
-    pending = true;
-    requestAnimationFrame(() => { pending = false; addScrollCues(); });
-  }).observe(document.body, { childList: true, subtree: true });
-}
-
 function mountAll() {
   addScrollCues();
   for (const [root, teardown] of mounted) {
