@@ -180,3 +180,14 @@ def test_every_activation_row_pairs_gb_with_gib(mode):
     acts = [s["text"] for s in v["segments"] if s["group"] == "激活"]
     assert acts and all(re.fullmatch(r"[\d,.]+ GB（[\d,.]+ GiB）", t) for t in acts), acts
     assert re.search(r"激活 [\d,.]+ GB（[\d,.]+ GiB）", v["summary"])
+
+
+@pytest.mark.parametrize("model", ["qwen3-8b", "qwen3.8-27b", "llama-3.1-8b"])
+def test_the_model_states_shown_do_not_move_with_s_or_b(model):
+    """Model states do not depend on s or b, so their shown value must not either (a total rounded first
+    and shared out between the groups moved Qwen3-8B's 131.05 GB between 131.0 and 131.1 GB)."""
+    shown = set()
+    for s, b in [(1, 1), (4096, 1), (8192, 1), (4096, 3), (131072, 8)]:
+        v = memory_bar.view({"model": model, "s": s, "b": b})
+        shown.add(v["summary"].split("模型状态 ", 1)[1].split("，", 1)[0])
+    assert len(shown) == 1, shown

@@ -8,6 +8,7 @@ markup), so the same call runs at build time (the default state, written into th
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from .activations import MODES, activation_memory
 from .errors import InputError
@@ -113,9 +114,11 @@ def view(params: dict | None = None) -> dict:
     # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
     # the chart's axis; activations also quoted in GiB beside (units.activation_size).
     unit = units.states_unit(tree.bytes)
-    # The rule of units.apportion, at one decimal: the two groups add up to the shown total, and each
-    # group's segments to the group's shown value, so the summary and the bar agree to the last digit.
-    (states_d, act_d), _, adjusted = units.apportion([states.bytes, act.bytes], unit)
+    # Each group rounded half-up on its own, so that model states do not move when s or b does; the total
+    # shown is their sum, and each group's segments add up to the group's shown value (units.apportion),
+    # so the summary and the bar agree to the last digit.
+    states_d, act_d = (units.round_half_up(Fraction(g.bytes, units.UNITS[unit]), 1) for g in (states, act))
+    adjusted = False
     leaves, texts = [], []
     for group, shown in zip(tree.children, (states_d, act_d)):
         its = group.leaves()
@@ -133,7 +136,7 @@ def view(params: dict | None = None) -> dict:
     share = units.percent(scores, act.bytes) if act.bytes else "0%"
     over = tree.bytes / card
     meas = measured(p)
-    (states_t, act_t), total_t = units.adding_up([states.bytes, act.bytes], unit)
+    (states_t, act_t), total_t = units.adding_up([states.bytes, act.bytes], unit, 1, states_d + act_d)
     summary = (
         f"{m['label']}，s = {units.number(p['s'])}、b = {units.number(p['b'])}、{MODES[p['mode']]}"
         f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
