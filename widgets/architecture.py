@@ -68,7 +68,7 @@ def _load(text_or_dict) -> dict:
     try:
         d = json.loads(text_or_dict)
     except (ValueError, RecursionError):
-        raise InputError("这段文字不是合法的 JSON：请粘贴完整的 config.json") from None
+        raise InputError("这段文字不是合法的 JSON，请粘贴完整的 config.json") from None
     if not isinstance(d, dict):
         raise InputError("config.json 应当是一个以 { 开头的对象")
     return d

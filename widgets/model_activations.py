@@ -151,7 +151,7 @@ def _norm(p: str, label: str, arch: Architecture, n: int, pr: Precision, count: 
     return [Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×h", n * h, 4, count, src, in_eq1,
                    "先转成 FP32 再求平方均值；FP32 训练时就是输入本身"),
             Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
-            Tensor(p + "_normed", f"{label}归一化后、乘权重前", f"{what}×h", n * h, act, count, src, None,
+            Tensor(p + "_normed", f"{label}：除以均方根后、乘权重前", f"{what}×h", n * h, act, count, src, None,
                    "乘权重那一步要用它求权重的梯度")]
 
 
