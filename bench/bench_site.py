@@ -91,7 +91,7 @@ def bare_boot(browser, url: str) -> float:
 
 
 def our_boot(page) -> float:
-    page.locator('[data-widget="memory-bar"] select').focus()  # focusing a widget starts Python
+    page.locator('[data-widget="memory-bar"] select[name="model"]').focus()  # focusing a widget starts Python
     page.wait_for_function("() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=120_000)
     return page.evaluate("""() => performance.getEntriesByName('c9:python-ready')[0].startTime
                                   - performance.getEntriesByName('c9:python-start')[0].startTime""")
@@ -140,7 +140,7 @@ def reader_latency(page, n: int, act: str, pause_ms: int, widget: str) -> tuple[
 # A reader's drag: s up and down the slider's stops at b = 2 (so not the build's states one step from
 # the default), one stop per event.
 S_DRAG = """const r = document.querySelector('[data-widget="memory-bar"] input[name="s_stop"]');
-const k = i % 16, v = 10 + (k < 8 ? k : 16 - k);
+const k = i % 16, v = 16 + (k < 8 ? k : 16 - k);  // stops 256 … 4,096
 r.value = String(v); r.dispatchEvent(new Event("input", {bubbles: true}));"""
 B_TWO = """const s = document.querySelector('[data-widget="memory-bar"] input[name="b_stop"]');
 s.value = "1"; s.dispatchEvent(new Event("input", {bubbles: true}));"""  # b's stop 1 is b = 2
