@@ -10,6 +10,8 @@ import json
 import math
 import traceback
 
+from .nearby import canonical
+
 # Every widget is one module under widgets/ that names itself (WIDGET), gives the page its build-time
 # context (page_context) and, if it is interactive, answers the worker (view). A new widget is one
 # module and one row here. Modules are imported on first use, so the page's Python boots without
@@ -72,7 +74,6 @@ def nearby(request: str, limit: int = 64) -> list[str]:
         if not hasattr(module, "nearby"):
             return []
         view = _last[1] if _last and _last[0] == request else module.view(req.get("params") or {})
-        from .nearby import canonical
         keys = [canonical({"widget": req["widget"], "params": p}) for p in module.nearby(view)]
         here = canonical(req)
         return [k for k in dict.fromkeys(keys) if k != here][:limit]

@@ -336,8 +336,13 @@ def _approx(row: dict) -> str:
 def page_context(**options) -> dict:
     v = view(options or None)
     import zlib
-    choice = any(r["format"] in OVERFLOW_CHOICE for r in v["rows"])
-    return dict(view=v, uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}", overflow_choice=choice)
+    return dict(view=v, uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}",
+                overflow_choice=_offers_overflow_choice(v))
+
+
+def _offers_overflow_choice(v: dict) -> bool:
+    """Whether the view shows a format whose reader gets the saturating / non-saturating choice."""
+    return any(r["format"] in OVERFLOW_CHOICE for r in v["rows"])
 
 
 def neighbours(context: dict) -> list[dict]:
@@ -362,6 +367,6 @@ def neighbours(context: dict) -> list[dict]:
 def nearby(view: dict) -> list[dict]:
     """For the worker's answers ahead (widgets.nearby): every bit of every row flipped from the state
     ``view`` shows, as neighbours() lists them around the default."""
-    choice = any(r["format"] in OVERFLOW_CHOICE for r in view["rows"])
     # After a code was set, the view has no typed value: there is no "back to the typed value" state.
-    return [p for p in neighbours({"view": view, "overflow_choice": choice}) if p.get("value", "") is not None]
+    around = neighbours({"view": view, "overflow_choice": _offers_overflow_choice(view)})
+    return [p for p in around if p.get("value", "") is not None]

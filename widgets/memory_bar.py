@@ -15,7 +15,7 @@ from .errors import InputError
 from . import estimator
 from .items import Item
 from .ledger import RECIPES, model_states
-from .models import LAB, LAB_LABEL, lab_run, load_facts
+from .models import LAB, lab_label, lab_run, load_facts
 from .params import integer, known_model, shown, with_defaults
 from . import stacked_bar, units
 
@@ -226,7 +226,7 @@ def page_context() -> dict:
     """What the page template (hooks/templates/memory-bar.html) needs at build time."""
     cards = [{k: c[k] for k in ("key", "label", "url")} for c in estimator.cards()]  # what the page shows of each
     return dict(view=view(), stops=S_STOPS, b_stops=B_STOPS, modes=MODES, colors=COLORS, cards=cards,
-                lab_label=LAB_LABEL if lab_run() is not None else None, config_max=estimator.CONFIG_MAX)
+                lab_label=lab_label(), config_max=estimator.CONFIG_MAX)
 
 
 def _base(p: dict) -> dict:
@@ -265,5 +265,5 @@ def nearby(view: dict) -> list[dict]:
                    b=[str(b) for b in _next_stops(B_STOPS, p["b"])],
                    mode=list(MODES), s2_full_only=[not p["s2_full_only"]], card=[c["key"] for c in estimator.cards()])
     # choosing a model in the select drops a pasted config (memory-bar.js)
-    return out + [{**base, "model": k, "config": ""} for k in model_choices(LAB_LABEL if lab_run() is not None else None)
+    return out + [{**base, "model": k, "config": ""} for k in model_choices(lab_label())
                   if k != p["model"] or base["config"]]

@@ -75,6 +75,11 @@ def card_bytes() -> int:
     return load_facts()["card"]["memory_bytes"]
 
 
+def lab_label() -> str | None:
+    """The lab model's label in a model list, or None when its results file is missing (no such option)."""
+    return LAB_LABEL if lab_run() is not None else None
+
+
 @lru_cache(maxsize=1)
 def lab_run() -> dict | None:
     """The lab's shape and FP32 snapshots (lab/results/c09-precision.json), or None without the file."""

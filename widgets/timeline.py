@@ -17,7 +17,7 @@ from . import units
 from .activations import activation_memory
 from .errors import InputError
 from .memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
-from .models import LAB, LAB_LABEL, card_bytes, lab_run, model
+from .models import LAB, LAB_LABEL, card_bytes, lab_label, lab_run, model
 from .params import integer, known_model, shown, with_defaults
 
 WIDGET = "timeline"
@@ -179,7 +179,11 @@ def view(params: dict | None = None) -> dict:
 
 def page_context() -> dict:
     """What the page template (hooks/templates/timeline.html) needs at build time."""
-    return dict(view=view(), modes=TIMELINE_MODES, lab_label=LAB_LABEL if lab_run() is not None else None)
+    return _context(view())
+
+
+def _context(v: dict) -> dict:
+    return dict(view=v, modes=TIMELINE_MODES, lab_label=lab_label())
 
 
 def neighbours(context: dict) -> list[dict]:
@@ -192,4 +196,4 @@ def neighbours(context: dict) -> list[dict]:
 
 def nearby(view: dict) -> list[dict]:
     """For the worker's answers ahead (widgets.nearby): each option one step from the state ``view`` shows."""
-    return neighbours({"view": view, "modes": TIMELINE_MODES, "lab_label": LAB_LABEL if lab_run() is not None else None})
+    return neighbours(_context(view))
