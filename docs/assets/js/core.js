@@ -39,7 +39,7 @@ export const python = {
   },
   // The worker answers ahead around a state the page answered from its cache (no request reached Python).
   around(request) {
-    if (this.worker && this.state !== "failed" && answers.enabled && answers.aheadEnabled) this.worker.postMessage({ around: request });
+    if (this.worker && this.state !== "failed" && answers.aheadOn) this.worker.postMessage({ around: request });
   },
   ask(request) {
     this.start();
@@ -47,7 +47,7 @@ export const python = {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, request, ahead: answers.enabled && answers.aheadEnabled });
+      this.worker.postMessage({ id, request, ahead: answers.aheadOn });
     });
   },
 };
@@ -70,6 +70,7 @@ export const answers = {
   enabled: true,       // the benchmark turns it off to time Python's own round trip
   aheadEnabled: true,  // … or only the answers ahead
   byKey: new Map(), files: new Map(), ahead: new Map(),
+  get aheadOn() { return this.enabled && this.aheadEnabled; },
   keepAhead(key, response) {
     this.ahead.delete(key);
     this.ahead.set(key, response); // kept as text: parsed only if the reader goes there
@@ -88,16 +89,16 @@ export const answers = {
     return this.files.get(url);
   },
   // An answer computed before the request: {answer, by: "build" | "ahead"} (the answer a copy: a draw may
-  // keep or change it), or null.
+  // keep or change it), or null. On a hit the worker still answers ahead around the state.
   async lookup(request, root) {
     if (!this.enabled) return null;
     const loading = this.load(root);
     if (python.state !== "ready") await loading; // a small file: worth the wait while Python boots
     const key = canonical(request);
-    const hit = this.byKey.get(key);
-    if (hit !== undefined) return { answer: structuredClone(hit), by: "build" };
-    const text = this.ahead.get(key);
-    return text === undefined ? null : { answer: JSON.parse(text), by: "ahead" };
+    const built = this.byKey.get(key), text = this.ahead.get(key);
+    if (built === undefined && text === undefined) return null;
+    python.around(request);
+    return built !== undefined ? { answer: structuredClone(built), by: "build" } : { answer: JSON.parse(text), by: "ahead" };
   },
 };
 
@@ -254,18 +255,16 @@ export function liveView(widget, root, draw) {
     const request = { widget, params };
     try {
       const hit = await answers.lookup(request, root);
-      const by = hit ? hit.by : "python";
+      const by = hit?.by ?? "python";
       let answer = hit?.answer;
-      const built = hit !== null;
-      if (built) python.around(request);
-      if (!built) {
+      if (!hit) {
         if (restoring) restoringFromAddress(root, say);
         else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
         answer = await python.ask(request);
       }
       const tAnswer = performance.now();
       // The benchmark's breakdown: a round trip to Python, or an answer the build computed.
-      performance.measure(`c9:${built ? "built" : "python"}:${widget}`, { start: t0, end: tAnswer });
+      performance.measure(`c9:${hit ? "built" : "python"}:${widget}`, { start: t0, end: tAnswer });
       if (answer.ok && queued) {
         // A newer input is waiting: drawing this older state would undo what the reader just did
         // (a bit flipped twice quickly would show the first flip, and a third click act on it).
