@@ -5,7 +5,6 @@
 // .c9-widget, no globals, mounted once (guarded by root.c9Mounted), torn down when the page is left.
 import { answers, python } from "./core.js";
 
-document.documentElement.classList.add("c9-js");
 // Material's search dialog has no accessible name; the dialog only works with scripts, so name it here.
 document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "搜索");
 
