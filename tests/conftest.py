@@ -108,7 +108,8 @@ def draw_all_parts(page) -> None:
     layout until they near the screen (content-visibility, hooks/sections.py), and a table's scroll cue is
     made then (course.js); checks of the whole page's layout (sizes, overlaps, scroll cues, axe) need both."""
     page.evaluate("""async () => {
-        const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        // Two frames, or 100 ms if the page paints no frame (a headless page may not): never waits forever.
+        const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
         const y = scrollY;
         for (const el of document.querySelectorAll('.c9-part, article table')) { el.scrollIntoView(); await frame(); }
         document.querySelectorAll('.c9-part').forEach((p) => { p.style.contentVisibility = 'visible'; });
