@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from widgets import units  # noqa: E402
-from widgets.activations import activation_memory, per_layer, score_term  # noqa: E402
-from widgets.ledger import bytes_per_parameter, model_states  # noqa: E402
-from widgets.models import anchor, card_bytes, load_facts, model  # noqa: E402
+from c9.base import units  # noqa: E402
+from c9.core.activations import activation_memory, per_layer, score_term  # noqa: E402
+from c9.core.ledger import bytes_per_parameter, model_states  # noqa: E402
+from c9.core.models import anchor, card_bytes, load_facts, model  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -187,9 +187,9 @@ def _activations(f: Figures) -> None:
     f.add("act_anchor_s2_full_only", part.bytes, units.size(part.bytes, "GiB"),
           "只有全注意力层带分数项 = L × 34sbh + L_full × 5as²b 字节（L_full 为全注意力层数）", L_full=m.full_attention_layers, **dims)
     f.add("act_anchor_b8", act(b=8).bytes, units.size(act(b=8).bytes, "GiB"), "全部留着的激活 = L × sbh(34 + 5as/h) 字节，b 取 8", **{**dims, "b": 8})
-    from widgets.memory_bar import S_MAX as s_max
+    from c9.views.memory_bar import S_MAX as s_max
 
-    f.add("s_max", s_max, units.number(s_max), "显存条上序列长度滑杆的右端 2²⁰（widgets/memory_bar.py: S_MAX）")
+    f.add("s_max", s_max, units.number(s_max), "显存条上序列长度滑杆的右端 2²⁰（c9/views/memory_bar.py: S_MAX）")
     big = act(s=s_max)
     f.add("act_anchor_s_max", big.bytes, units.auto_size(big.bytes), "全部留着的激活 = L × sbh(34 + 5as/h) 字节，s 取滑杆右端", **{**dims, "s": s_max})
     f.add("act_anchor_s_max_score_share", float(Fraction(big.find("act_scores").bytes, big.bytes)),
@@ -272,8 +272,8 @@ def _activations(f: Figures) -> None:
 
 
 def _timeline(f: Figures) -> None:
-    """Lesson 5's one-iteration timeline (widgets/timeline.py): where the peak falls, how high."""
-    from widgets import timeline
+    """Lesson 5's one-iteration timeline (c9/views/timeline.py): where the peak falls, how high."""
+    from c9.views import timeline
 
     for it in (1, 2):
         for mode in ("store_all", "full_recompute"):
@@ -309,15 +309,15 @@ def _zero_gpt2(f: Figures) -> None:
 # Modules that contribute figures: each has ``figures() -> list[dict]`` (name, value, text, formula,
 # inputs), computed through widgets/. A lesson's figures live beside the widgets they come from.
 FIGURE_MODULES = [
-    "widgets.codec_figures",
-    "widgets.lessons123_figures",
-    "widgets.lesson4_fp4_figures",
-    "widgets.codec_lab_figures",
-    "widgets.lab_figures",
-    "widgets.kv_cache",
-    "widgets.reported",
-    "widgets.codec_check",
-    "widgets.activation_check",
+    "c9.figures.codecs",
+    "c9.figures.lessons123",
+    "c9.figures.lesson4_fp4",
+    "c9.figures.codec_lab",
+    "c9.figures.lab",
+    "c9.figures.kv_cache",
+    "c9.figures.reported",
+    "c9.figures.codec_check",
+    "c9.figures.activation_check",
 ]
 
 

@@ -19,7 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 JOB = r'''
 import json, random, sys, time
-from widgets import formats as F, blockscale as B
+from c9.core import formats as F
+from c9.core import blockscale as B
 
 def best(fn, repeat=5):
     # the median, not the minimum: the machine's cores are shared, and a median of 5 is steadier

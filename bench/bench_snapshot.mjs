@@ -1,6 +1,6 @@
 // Pyodide's memory snapshot (issue 14: adopt only if it cuts Python's ready time by a third, offline and
 // under the CSP). Under Node, in one run: the boot the page does today (load Pyodide, the course's Python,
-// import widgets.api) against a boot from a snapshot taken after that import, medians of RUNS each, and
+// import c9.views.api) against a boot from a snapshot taken after that import, medians of RUNS each, and
 // the snapshot's size (the reader would download it on top of Pyodide). Prints figures; asserts nothing.
 // The options are private (_makeSnapshot / _loadSnapshot, Pyodide 314.0.7): not a public API.
 import { readFileSync, readdirSync } from "node:fs";
@@ -21,13 +21,13 @@ function addCourse(py, importIt = true) {
     if (name.endsWith(".py")) py.FS.writeFile(`/home/pyodide/widgets/${name}`, readFileSync(join(root, "widgets", name)));
   }
   py.FS.writeFile("/home/pyodide/anchor-model.json", readFileSync(join(root, "anchor-model.json")));
-  if (importIt) py.runPython("import sys; sys.path.insert(0, '/home/pyodide'); import widgets.api");
+  if (importIt) py.runPython("import sys; sys.path.insert(0, '/home/pyodide'); import c9.views.api");
 }
 async function boot(options) {
   const t0 = performance.now();
   const py = await loadPyodide({ indexURL, ...options });
   addCourse(py, !options._loadSnapshot);
-  const out = py.runPython("import widgets.api as a; a.handle('{\"widget\": \"memory-bar\", \"params\": {}}')");
+  const out = py.runPython("import c9.views.api as a; a.handle('{\"widget\": \"memory-bar\", \"params\": {}}')");
   if (!out.startsWith('{"ok": true')) throw new Error(`no answer: ${out.slice(0, 200)}`);
   return [performance.now() - t0, py];
 }

@@ -1,11 +1,11 @@
 """The build's answer cache: Python's answers for the states one control step from each widget's default,
 so that a widget answers a reader's first touch before the page's Python worker has booted.
 
-- Each interactive widget module declares ``neighbours(context)`` (see widgets/nearby.py): the parameter
+- Each interactive widget module declares ``neighbours(context)`` (see c9/views/nearby.py): the parameter
   sets its page script sends for those states, exactly as the script builds them.
 - The key of an answer is the request the page's script makes, ``{"widget": NAME, "params": {…}}``, as
   JSON with sorted keys and no spaces (core.js: canonical writes the same text). The build answers each
-  key through widgets.api.handle, the worker's entry point, with that very JSON text.
+  key through c9.views.api.handle, the worker's entry point, with that very JSON text.
 - One file per widget instance, named by its content: site/assets/answers/<hash>.json =
   {"answers": {key: answer}}, where an answer is what the worker would post back ({"ok": true, "view": …}
   or a refusal in Chinese). The widget's root names it in data-answers; core.js fetches it when the widget
@@ -17,8 +17,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from widgets import api
-from widgets.nearby import canonical
+from c9.views import api
+from c9.views.nearby import canonical
 
 FOLDER = "assets/answers"
 _files: dict[str, bytes] = {}    # path under the site → content

@@ -32,8 +32,8 @@ if str(ROOT) not in sys.path:
 
 import build_numbers  # noqa: E402
 from hooks import answers, fonts, sections  # noqa: E402
-from widgets.api import widget_modules  # noqa: E402
-from widgets.models import load_facts  # noqa: E402
+from c9.views.api import widget_modules  # noqa: E402
+from c9.core.models import load_facts  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -52,7 +52,7 @@ VENDOR = [
     ("katex/dist/katex.min.css", "katex/katex.min.css"),
     ("katex/dist/fonts", "katex/fonts"),
 ]
-PY_FILES = ["anchor-model.json", "widgets/*.py", "lab/results/c09-precision.json"]  # the lab data: real gradients for lesson 2
+PY_FILES = ["anchor-model.json", "c9/**/*.py", "lab/results/c09-precision.json"]  # the lab data: real gradients for lesson 2
 
 # Fenced code blocks and inline code are left as written; Jinja renders the rest.
 CODE = re.compile(r"(^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[ \t]*$|`[^`\n]+`)", re.M | re.S)

@@ -48,7 +48,7 @@ SCRIPTS = {0xB2, 0xB3, 0xB9, *range(0x2070, 0x20A0)}
 SCRIPT_LETTERS = {*range(0x1D2C, 0x1D6B), *range(0x1D9B, 0x1DC0)}
 CACHE = ROOT / ".cache" / "fonts"
 # Text the page writes at run time comes from these files (messages, summaries, labels).
-RUNTIME_TEXT = ["widgets/*.py", "anchor-model.json", "lab/results/c09-precision.json"]
+RUNTIME_TEXT = ["c9/**/*.py", "anchor-model.json", "lab/results/c09-precision.json"]
 TYPED = set(range(0x20, 0x7F)) | {ord(c) for c in ",。、;:?!“”‘’()《》【】—…·×−±≈≤≥→²³⁰¹⁴⁵⁶⁷⁸⁹⁻"}
 # Material's messages (search's 「键入以开始搜索」…), written by its script from the page's JSON config.
 CONFIG = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)

@@ -2,7 +2,7 @@
 
 An optional extra (``pip install .[lab]``: torch 2.13.0, CPU build); the site never imports it.
 ``python -m lab.run`` runs everything and writes ``lab/results/c09-precision.json``, which the site
-reads at build time through ``widgets/lab_figures.py`` and ``widgets/lab_charts.py``.
+reads at build time through ``c9/figures/lab.py`` and ``c9/views/lab_charts.py``.
 """
 import json
 from pathlib import Path

@@ -15,7 +15,7 @@ Several (s, b) points show the linear growth in b and the s² term.
 
 Per saved storage the file keeps its shape, dtype, bytes, the module that was running when it was
 saved and the autograd nodes that hold it (for the smallest point of each case): the tensor-by-tensor
-model in widgets/model_activations.py is checked against these (tests/test_activation_check.py).
+model in c9/core/model_activations.py is checked against these (tests/test_activation_check.py).
 """
 from __future__ import annotations
 

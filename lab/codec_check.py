@@ -1,4 +1,4 @@
-"""Check our hand-written codecs (widgets/formats.py) value by value against torch and ml_dtypes.
+"""Check our hand-written codecs (c9/core/formats.py) value by value against torch and ml_dtypes.
 
     python -m lab.codec_check          # writes lab/results/codec-check.json (≈ 1 min on one core)
 
@@ -10,7 +10,7 @@ float8_e4m3fn saturates). Every disagreement is counted under the kind of input 
 Last, float64 inputs near a rounding midpoint: the libraries round them to float32 first and then
 to the format (two roundings), our codec rounds once; the exact answer is re-derived with Fraction.
 
-The site never imports this module; it reads the data file through widgets/codec_check.py.
+The site never imports this module; it reads the data file through c9/figures/codec_check.py.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from widgets import formats as F  # noqa: E402
+from c9.core import formats as F  # noqa: E402
 
 SCHEMA = "codec-check/1"
 OUT_PATH = Path(__file__).resolve().parent / "results" / "codec-check.json"

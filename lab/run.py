@@ -248,8 +248,8 @@ def probe(cfg: dict, prof: dict, train_tokens, when: str, model=None) -> dict:
 
 def ledger_and_formula(cfg: dict, prof: dict, n_params: int) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from widgets.activations import activation_memory
-    from widgets.ledger import model_states
+    from c9.core.activations import activation_memory
+    from c9.core.ledger import model_states
     m = cfg["model"]
     ms = model_states(n_params, "fp32_adamw")
     act = activation_memory(s=m["context"], b=prof["batch_size"], h=m["d_model"], a=m["n_heads"], L=m["n_layers"])

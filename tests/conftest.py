@@ -128,7 +128,7 @@ def page(browser):
 
 def python_view(widget: str, **params) -> dict:
     """What a widget must show for these controls: the same Python, run here in CPython."""
-    from widgets import api
+    from c9.views import api
 
     out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
     assert out["ok"], out

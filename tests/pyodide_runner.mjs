@@ -1,8 +1,8 @@
 // Run a Python script inside Pyodide (npm package node_modules/pyodide) with the course's
-// widgets/ package on its file system, and print the script's RESULT (a string, usually JSON).
+// c9/ package (and anchor-model.json) on its file system, and print the script's RESULT (a string, usually JSON).
 //
 // usage: node tests/pyodide_runner.mjs SCRIPT.py
-// The script runs with /home/pyodide as cwd (widgets/ is there); it must set RESULT = "<string>".
+// The script runs with /home/pyodide as cwd (c9/ is there); it must set RESULT = "<string>".
 // stdout: RESULT, one line. stderr: timing notes. Exit 1 on a Python error.
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -17,12 +17,14 @@ const t0 = performance.now();
 const pyodide = await loadPyodide({ indexURL, stdout: (s) => process.stderr.write(s + "\n") });
 const tBoot = performance.now() - t0;
 
-pyodide.FS.mkdirTree("/home/pyodide/widgets");
-for (const name of readdirSync(join(root, "widgets"))) {
-  if (name.endsWith(".py") || name.endsWith(".json")) {
-    pyodide.FS.writeFile(`/home/pyodide/widgets/${name}`, readFileSync(join(root, "widgets", name)));
+for (const name of readdirSync(join(root, "c9"), { recursive: true })) {
+  if (name.endsWith(".py")) {
+    const dest = `/home/pyodide/c9/${name}`;
+    pyodide.FS.mkdirTree(dest.slice(0, dest.lastIndexOf("/")));
+    pyodide.FS.writeFile(dest, readFileSync(join(root, "c9", name)));
   }
 }
+pyodide.FS.writeFile("/home/pyodide/anchor-model.json", readFileSync(join(root, "anchor-model.json")));
 const script = readFileSync(process.argv[2], "utf8");
 try {
   pyodide.runPython("import os, sys; os.chdir('/home/pyodide'); sys.path.insert(0, '/home/pyodide')");

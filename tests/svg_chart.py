@@ -1,4 +1,4 @@
-"""Reading a stacked-bar SVG (widgets/stacked_bar.py) back as a reader would: bar lengths measured
+"""Reading a stacked-bar SVG (c9/views/stacked_bar.py) back as a reader would: bar lengths measured
 against the axis's tick labels, not against the module's own scale."""
 from __future__ import annotations
 

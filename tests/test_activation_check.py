@@ -1,4 +1,4 @@
-"""Issue 15: the tensor-by-tensor activation count (widgets/model_activations.py) against the real model code.
+"""Issue 15: the tensor-by-tensor activation count (c9/core/model_activations.py) against the real model code.
 
 The measurements are lab/results/activation-check.json (``python -m lab.activation_check``: tiny Hugging Face
 models of each family, saved-tensor hooks, eager and sdpa, FP32 and BF16, several s and b). The live test
@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from widgets import activation_check as C
-from widgets import activations as eq1
-from widgets import model_activations as M
-from widgets import param_count as P
-from widgets.architecture import parse_config
-from widgets.errors import InputError
+from c9.figures import activation_check as C
+from c9.core import activations as eq1
+from c9.core import model_activations as M
+from c9.core import param_count as P
+from c9.core.architecture import parse_config
+from c9.base.errors import InputError
 
 DATA = C.load()
 ROWS = C.rows(DATA)
@@ -219,7 +219,7 @@ def test_bad_input_gets_a_chinese_message(args, needle):
 
 def test_our_lab_model_is_refused_in_chinese():
     from lab import load_config
-    from widgets.architecture import lab_architecture
+    from c9.core.architecture import lab_architecture
 
     with pytest.raises(InputError, match="小模型"):
         M.tensors(lab_architecture(load_config()["model"]), 64, 1)
@@ -279,8 +279,8 @@ def test_pyodide_counts_the_same_tensors(tmp_path):
                                       (7, 3, "selective", "cpu_bf16"), (512, 8, "full_recompute", "fp16"))]
     script = (f"CASES = {json.dumps(json.dumps(cases))}\n" + textwrap.dedent('''
         import json
-        from widgets import model_activations as M
-        from widgets.architecture import parse_config
+        from c9.core import model_activations as M
+        from c9.core.architecture import parse_config
         RESULT = json.dumps([M.compare(parse_config(c), s, b, m, p) for c, s, b, m, p in json.loads(CASES)])
     '''))
     got = run_in_pyodide(script, tmp_path)

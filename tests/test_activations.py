@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from widgets import units
-from widgets.activations import activation_memory
-from widgets.models import anchor, model
+from c9.base import units
+from c9.core.activations import activation_memory
+from c9.core.models import anchor, model
 
 GiB, GB, MB = 2**30, 10**9, 10**6
 

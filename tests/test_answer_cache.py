@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hooks.answers import canonical
-from widgets import api
+from c9.views import api
 
 ROOT = Path(__file__).resolve().parent.parent
 # Widgets whose only input is free text (a list of numbers typed by the reader): no state is one step away.
@@ -146,7 +146,7 @@ def test_lesson_5_bar_holds_every_stop_of_its_sliders(built_site):
     w = next(w for h, w in page_widgets(built_site) if h == html and w["attrs"]["data-widget"] == "memory-bar")
     requests = [json.loads(k)["params"] for k in cache_of(html, w)]
     assert set(w["attrs"]["data-stops"].split(",")) <= {p["s"] for p in requests}
-    from widgets.memory_bar import CACHED_B_MAX
+    from c9.views.memory_bar import CACHED_B_MAX
     b_stops = w["attrs"]["data-b-stops"].split(",")
     assert {b for b in b_stops if int(b) <= CACHED_B_MAX} <= {p["b"] for p in requests}
     assert {"1", "2", "8"} <= {p["b"] for p in requests}      # the lesson's task moves b from 1 to 8
@@ -182,7 +182,7 @@ def test_a_number_javascript_writes_otherwise_is_refused():
         canonical({"x": 1e-7})
 
 
-# ---- Answers ahead (widgets.api.nearby): the worker's idle-time answers around the state on screen ------
+# ---- Answers ahead (c9.views.api.nearby): the worker's idle-time answers around the state on screen ------
 AHEAD_STATES = [
     ("memory-bar", {"model": "qwen3.8-27b", "s": "5000", "b": "3", "mode": "flash", "s2_full_only": False,
                     "card": "h100-80gb", "config": ""}),
@@ -211,7 +211,7 @@ def test_the_states_answered_ahead_are_one_control_step_away_and_answered_like_a
 
 
 def test_memory_bar_answers_ahead_the_next_slider_stops_first():
-    from widgets.memory_bar import S_STOPS
+    from c9.views.memory_bar import S_STOPS
     p = {"model": "qwen3.8-27b", "s": "5000", "b": "3", "mode": "store_all", "s2_full_only": False,
          "card": "h100-80gb", "config": ""}
     first = [json.loads(k)["params"] for k in api.nearby(canonical({"widget": "memory-bar", "params": p}))[:5]]

@@ -30,7 +30,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def python_error(widget: str, **params) -> str:
     """The Chinese message Python gives for these parameters (run here in CPython)."""
-    from widgets import api
+    from c9.views import api
 
     out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
     assert not out["ok"], f"{widget} {params} should be refused: {out}"
@@ -271,7 +271,7 @@ CASES = [
     Case(MN, "inf", [("fill", 'input[name="text"]', "1, inf")], Err(dict(text="1, inf")), REC_MN),
     Case(MN, "1e309", [("fill", 'input[name="text"]', "1e309")], Err(dict(text="1e309")), REC_MN),
     Case(MN, "huge magnitude (beyond FP32)", [("fill", 'input[name="text"]', "3.5e38, 1")], Err(dict(text="3.5e38, 1")), REC_MN),
-    # read exactly (widgets/typed.py): 1e-400 is not 0 before quantising; it becomes 0 in E2M1, and the view says so
+    # read exactly (c9/base/typed.py): 1e-400 is not 0 before quantising; it becomes 0 in E2M1, and the view says so
     Case(MN, "1e-400 alone (underflows in the format)", [("fill", 'input[name="text"]', "1e-400")], Ok(dict(text="1e-400")), REC_MN),
     Case(MN, "1e-400 beside 1", [("fill", 'input[name="text"]', "1e-400, 1")], Ok(dict(text="1e-400, 1")), REC_MN),
     Case(MN, "tiny magnitude", [("fill", 'input[name="text"]', "1e-45, 1")], Ok(dict(text="1e-45, 1")), REC_MN),

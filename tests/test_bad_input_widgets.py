@@ -10,9 +10,23 @@ from fractions import Fraction
 
 import pytest
 
-from widgets import api, bit_flipper, block_lab, formula, formats, mx_nv, params, units
-from widgets.errors import InputError
-from widgets.models import lab_run
+from c9.views import api
+
+from c9.views import bit_flipper
+
+from c9.views import block_lab
+
+from c9.views import formula
+
+from c9.core import formats
+
+from c9.views import mx_nv
+
+from c9.views import params
+
+from c9.base import units
+from c9.base.errors import InputError
+from c9.core.models import lab_run
 
 
 def ask(widget, **p):

@@ -1,5 +1,5 @@
-"""widgets.blockscale against an independent numpy/ml_dtypes oracle, the chapter's figures, and
-the codec figures the build imports (widgets.codec_figures)."""
+"""c9.core.blockscale against an independent numpy/ml_dtypes oracle, the chapter's figures, and
+the codec figures the build imports (c9.figures.codecs)."""
 import json
 import math
 from fractions import Fraction
@@ -8,9 +8,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from widgets import blockscale as B
-from widgets import formats as F
-from widgets.codec_figures import figures as codec_figures
+from c9.core import blockscale as B
+from c9.core import formats as F
+from c9.figures.codecs import figures as codec_figures
 
 ML = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
       "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "float6_e2m3fn": ml_dtypes.float6_e2m3fn,

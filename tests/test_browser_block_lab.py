@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import PYTHON_TIMEOUT, new_page, python_view
-from widgets import block_lab, quant_configs
+from c9.views import block_lab
+from c9.core import quant_configs
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import PYTHON_TIMEOUT, new_page, python_view
-from widgets.models import load_facts
+from c9.core.models import load_facts
 
 pytestmark = pytest.mark.browser
 

@@ -83,7 +83,7 @@ def test_site_ships_its_own_assets(built_site):
         assert (built_site / "vendor" / "fonts" / url).is_file(), url
     with zipfile.ZipFile(built_site / "assets" / "course-py.zip") as z:
         names = set(z.namelist())
-    assert {"anchor-model.json", "widgets/__init__.py", "widgets/api.py", "widgets/memory_bar.py"} <= names
+    assert {"anchor-model.json", "c9/__init__.py", "c9/views/api.py", "c9/views/memory_bar.py"} <= names
 
 
 def test_no_page_links_to_another_origin_for_assets(built_site):

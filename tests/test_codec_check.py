@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import pytest
 
-from widgets import codec_check
-from widgets import formats as F
+from c9.figures import codec_check
+from c9.core import formats as F
 
 DATA = codec_check.load()
 ROWS = {r["format"]: r for r in DATA["formats"]}

@@ -16,8 +16,8 @@ np = pytest.importorskip("numpy")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 from lab import codec_check as lab_check  # noqa: E402
-from widgets import codec_check  # noqa: E402
-from widgets import formats as F  # noqa: E402
+from c9.figures import codec_check  # noqa: E402
+from c9.core import formats as F  # noqa: E402
 
 DATA = codec_check.load()
 ROWS = {r["format"]: r for r in DATA["formats"]}

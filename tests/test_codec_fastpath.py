@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from widgets import blockscale as B
-from widgets import formats as F
+from c9.core import blockscale as B
+from c9.core import formats as F
 
 SMALL = ("float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
 
@@ -75,7 +75,7 @@ def test_nvfp4_block_whose_scale_rounds_to_zero_holds_zeros_on_both_paths():
     1 / (6 t) ≈ 4.5 × 10^-4, below E4M3's smallest subnormal 2^-9 / 2, so b = 0 and q · b · t = 0."""
     from fractions import Fraction
 
-    from widgets import blockscale as B
+    from c9.core import blockscale as B
 
     rows = [[1e6] + [0.5] * 15 + [1.0] + [-0.25] * 15]
     fast = B.quantize(rows, "nvfp4")

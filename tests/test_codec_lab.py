@@ -10,7 +10,13 @@ import struct
 
 import pytest
 
-from widgets import api, bit_flipper as B, codec_lab_figures, formats as F
+from c9.views import api
+
+from c9.views import bit_flipper as B
+
+from c9.figures import codec_lab as codec_lab_figures
+
+from c9.core import formats as F
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 np = pytest.importorskip("numpy")

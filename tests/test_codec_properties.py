@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) of widgets.formats and widgets.blockscale."""
+"""Property tests (hypothesis) of c9.core.formats and c9.core.blockscale."""
 import math
 from fractions import Fraction
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from widgets import blockscale as B
-from widgets import formats as F
+from c9.core import blockscale as B
+from c9.core import formats as F
 
 NAMES = [f.name for f in F.FORMATS]
 SIGNED = [f.name for f in F.FORMATS if f.signed]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from widgets import blockscale as B
-from widgets import formats as F
-from widgets.codec_figures import figures as codec_figures
+from c9.core import blockscale as B
+from c9.core import formats as F
+from c9.figures.codecs import figures as codec_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "tests" / "pyodide_runner.mjs"
@@ -40,8 +40,9 @@ def tensor(seed=9):
 
 JOB = textwrap.dedent('''
     import json, math, sys
-    from widgets import formats as F, blockscale as B
-    from widgets.codec_figures import figures as codec_figures
+    from c9.core import formats as F
+    from c9.core import blockscale as B
+    from c9.figures.codecs import figures as codec_figures
     xs = [float.fromhex(h) for h in json.loads(SAMPLE)]
     T = json.loads(TENSOR_JSON)
     out = {"python": sys.version.split()[0], "codes": {}, "blocks": {}}

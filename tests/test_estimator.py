@@ -10,12 +10,16 @@ from decimal import Decimal
 import pytest
 
 from page_text import parse, tables
-from widgets import api, estimator, formula, memory_bar, units
-from widgets.activations import MODES, activation_memory
-from widgets.architecture import parse_config
-from widgets.model_activations import EQ1_TERMS, logits_bytes, saved_bytes, tensors
-from widgets.models import load_facts
-from widgets.param_count import param_total
+from c9.views import api
+from c9.views import estimator
+from c9.views import formula
+from c9.views import memory_bar
+from c9.base import units
+from c9.core.activations import MODES, activation_memory
+from c9.core.architecture import parse_config
+from c9.core.model_activations import EQ1_TERMS, logits_bytes, saved_bytes, tensors
+from c9.core.models import load_facts
+from c9.core.param_count import param_total
 
 FACTS = load_facts()
 CONFIGS = {k: m["config"] for k, m in FACTS["models"].items() if m.get("config")}

@@ -9,8 +9,8 @@ import pytest
 
 from fontTools.ttLib import TTFont
 
-from widgets import api
-from widgets.errors import InputError
+from c9.views import api
+from c9.base.errors import InputError
 
 
 def _faces(site):
@@ -43,7 +43,7 @@ def test_every_chinese_character_shown_or_written_at_run_time_has_a_glyph(built_
     # Text only Python writes, in the page, at run time: an error message and a non-default summary.
     try:
         api.WIDGETS  # noqa: B018 (the registry loads lazily)
-        from widgets import memory_bar
+        from c9.views import memory_bar
         memory_bar.view({"s": 0})
     except InputError as e:
         runtime = e.message_zh

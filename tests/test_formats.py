@@ -1,4 +1,4 @@
-"""widgets.formats against independent oracles: ml_dtypes 0.6 (FP8, FP6, FP4, E8M0, BF16) and
+"""c9.core.formats against independent oracles: ml_dtypes 0.6 (FP8, FP6, FP4, E8M0, BF16) and
 numpy (FP16, FP32), on every code, every rounding midpoint and 10^5 random float32 values.
 
 ml_dtypes 0.6 rounds float64 inputs twice (through float32), so the oracle is always fed float32
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.golden_formats import GOLDEN, ROUNDING
-from widgets import formats as F
+from c9.core import formats as F
 
 ORACLE = {
     "float16": np.float16,

@@ -4,7 +4,7 @@ with a view or a Chinese message, never a Python exception's text.
 The rule for a message (``reads_as_chinese``): it contains Chinese, and once the reader's own input
 (quoted in 「…」, or any text the request held) is taken out, no run of four or more ASCII letters is left except the names
 readers know from the lessons (ALLOWED): so no "ValueError", "Traceback", "could not convert", "float16".
-A view that answers must also be JSON without NaN or ±∞ *before* widgets.api's last guard replaces
+A view that answers must also be JSON without NaN or ±∞ *before* c9.views.api's last guard replaces
 them (a view draws and words ∞ itself)."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from widgets import api
+from c9.views import api
 
 ALLOWED = {"MXFP", "NVFP", "token", "batch", "GELU", "Adam", "AdamW", "SwiGLU", "FlashAttention", "Infinity", "Python",
            # the memory bar's pasted Hugging Face config: the file's name and the model families it may name
@@ -124,7 +124,7 @@ def test_a_malformed_request_gets_a_chinese_message(request_text):
 
 
 def test_an_unexpected_failure_is_reported_in_chinese(monkeypatch):
-    from widgets import mx_nv
+    from c9.views import mx_nv
 
     def broken(params):
         raise ValueError("Out of range float values are not JSON compliant: inf")

@@ -1,4 +1,4 @@
-"""The FP4 branch's KV-cache example (widgets/kv_cache.py): bytes per token at BF16, FP8 and FP4 with
+"""The FP4 branch's KV-cache example (c9/figures/kv_cache.py): bytes per token at BF16, FP8 and FP4 with
 their block scales, from anchor-model.json and the course's block formats."""
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from widgets import blockscale, kv_cache
-from widgets.models import load_facts, model
+from c9.core import blockscale
+
+from c9.figures import kv_cache
+from c9.core.models import load_facts, model
 
 
 @pytest.fixture(scope="module")

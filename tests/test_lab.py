@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch")
 from lab import load_config  # noqa: E402
 from lab.model import build, param_count  # noqa: E402
 from lab.scaler import DynamicLossScaler  # noqa: E402
-from widgets.ledger import model_states  # noqa: E402
-from widgets import units  # noqa: E402
+from c9.core.ledger import model_states  # noqa: E402
+from c9.base import units  # noqa: E402
 
 PSI = 3_688_704
 
@@ -161,7 +161,7 @@ def test_smoke_snapshots_reconcile_with_the_ledger(smoke):
 
 def test_smoke_file_feeds_the_page_figures(smoke):
     """The figures module reads whatever the pipeline writes (here: the smoke run's file)."""
-    from widgets.lab_figures import figures
+    from c9.figures.lab import figures
     rows = figures(smoke)
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names))

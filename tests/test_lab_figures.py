@@ -7,8 +7,10 @@ import statistics
 import plotly.graph_objects as go
 import pytest
 
-from widgets import lab_charts, lab_figures
-from widgets.ledger import model_states
+from c9.views import lab_charts
+
+from c9.figures import lab as lab_figures
+from c9.core.ledger import model_states
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,7 @@ def test_logits_width_ratio_is_read_from_the_lab_config():
 
 def test_a_signed_difference_reads_as_chinese():
     """Issue 12 QA, kind F: the lab's prose read 「BF16 比 FP32 -0.0001」; the figure now gives 「低 0.0001」."""
-    from widgets.lab_figures import higher_or_lower
+    from c9.figures.lab import higher_or_lower
     assert higher_or_lower(-0.00012, 4) == "低 0.0001"
     assert higher_or_lower(0.03125, 4) == "高 0.0313"
     assert higher_or_lower(0.00001, 4) == "相差不到 0.0001"

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from widgets import units
-from widgets.ledger import RECIPES, bytes_per_parameter, model_states
-from widgets.models import FACTS_FILE, anchor, card_bytes, model, model_keys
+from c9.base import units
+from c9.core.ledger import RECIPES, bytes_per_parameter, model_states
+from c9.core.models import FACTS_FILE, anchor, card_bytes, model, model_keys
 
 
 def test_mixed_precision_adam_is_zero_papers_16_bytes():

@@ -11,8 +11,20 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from widgets import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table, typed
-from widgets.lesson4_fp4_figures import figures
+from c9.views import api
+
+from c9.views import block_lab
+
+from c9.views import evolution_map
+
+from c9.views import fp4_line
+
+from c9.views import mx_nv
+
+from c9.views import pattern_table
+
+from c9.base import typed
+from c9.figures.lesson4_fp4 import figures
 
 DTYPES = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
 
@@ -352,10 +364,10 @@ def test_an_empty_list_item_gets_a_message_in_both_list_boxes(text):
 
 
 def test_list_boxes_read_commas_as_separators_and_say_so():
-    """Kind D: in a list box 「1,5」 is two numbers (the rule of widgets/typed.py), and the box's label says it."""
+    """Kind D: in a list box 「1,5」 is two numbers (the rule of c9/base/typed.py), and the box's label says it."""
     assert mx_nv.view({"text": "1,5"})["values"] == [1.0, 5.0]
     assert block_lab.view({"source": "typed", "text": "[1, 2], [3, 4]"})["shape"] == [2, 2]
-    from widgets import typed
+    from c9.base import typed
     assert "「1,5」是 1 和 5 两个数" in typed.LIST_RULE
     assert mx_nv.page_context()["list_rule"] == block_lab.page_context()["list_rule"] == typed.LIST_RULE
     from pathlib import Path

@@ -8,9 +8,15 @@ import xml.etree.ElementTree as ET
 import plotly.graph_objects as go
 import pytest
 
-from widgets import api, formula, score_tensor, timeline
-from widgets.activations import activation_memory
-from widgets.models import anchor
+from c9.views import api
+
+from c9.views import formula
+
+from c9.views import score_tensor
+
+from c9.views import timeline
+from c9.core.activations import activation_memory
+from c9.core.models import anchor
 
 PSI = 27_781_427_952
 
@@ -129,7 +135,8 @@ def test_timeline_key_moments_stay_a_short_list_under_full_recomputation():
 @pytest.mark.parametrize("model, iteration, s", [("qwen3.8-27b", 2, 4096), ("qwen3.8-27b", 1, 32768), ("lab", 2, None)])
 def test_full_recomputation_says_what_it_saved_against_storing_all(model, iteration, s):
     """A reader switching to full recomputation saw the small model's peak unchanged with no word why."""
-    from widgets import timeline, units
+    from c9.views import timeline
+    from c9.base import units
 
     p = {"model": model, "iteration": iteration, **({"s": s} if s else {})}
     full = timeline.view({**p, "mode": "full_recompute"})

@@ -12,7 +12,19 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from widgets import api, bit_flipper, ledger_chart, lessons123_figures, loss_scale, repeated_update, typed
+from c9.views import api
+
+from c9.views import bit_flipper
+
+from c9.views import ledger as ledger_chart
+
+from c9.figures import lessons123 as lessons123_figures
+
+from c9.views import loss_scale
+
+from c9.views import repeated_update
+
+from c9.base import typed
 
 PSI = 27_781_427_952
 QWEN3_8B = 8_190_735_360
@@ -301,7 +313,7 @@ def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
 
 
 def test_a_nan_is_named_once_in_the_summary():
-    from widgets import bit_flipper
+    from c9.views import bit_flipper
     s = bit_flipper.view({"value": "nan"})["summary"]
     assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s
 

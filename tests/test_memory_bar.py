@@ -8,8 +8,12 @@ import re
 
 import pytest
 
-from widgets import api, memory_bar, units
-from widgets.activations import MODES
+from c9.views import api
+
+from c9.views import memory_bar
+
+from c9.base import units
+from c9.core.activations import MODES
 
 from svg_chart import bar_rows, bar_values, reference_line
 
@@ -128,13 +132,13 @@ def test_every_widget_module_names_itself_as_registered():
 def test_the_api_imports_widget_modules_only_when_asked():
     import subprocess
     import sys
-    code = ("import sys, json; from widgets import api; "
+    code = ("import sys, json; from c9.views import api; "
             "api.handle(json.dumps({'widget': 'memory-bar', 'params': {}})); "
-            "print(sorted(m for m in sys.modules if m.startswith('widgets.')))")
+            "print(sorted(m for m in sys.modules if m.startswith('c9.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__('pathlib').Path(__file__).parent.parent)).stdout
-    assert "widgets.formats" not in out and "widgets.blockscale" not in out, out
-    assert "widgets.memory_bar" in out
+    assert "c9.core.formats" not in out and "c9.core.blockscale" not in out, out
+    assert "c9.views.memory_bar" in out
 
 
 def test_our_small_model_shows_the_labs_measured_bar_at_its_own_s_and_b():

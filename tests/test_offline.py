@@ -202,7 +202,7 @@ def test_the_build_writes_the_cache_versions_into_sw_js(built_site, tmp_path):
 
     def zip_it():
         with zipfile.ZipFile(tmp_path / "course-py.zip", "w") as z:
-            z.write(src, "widgets/m.py")
+            z.write(src, "c9/m.py")
         return _tree_hash(tmp_path)
 
     first = zip_it()

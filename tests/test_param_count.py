@@ -1,4 +1,4 @@
-"""widgets/architecture.py and widgets/param_count.py: configs parsed, parameters counted term by term.
+"""c9/core/architecture.py and c9/core/param_count.py: configs parsed, parameters counted term by term.
 
 Two independent checks of the count: the published totals recorded in anchor-model.json, and the real
 Hugging Face model built from the same config on the ``meta`` device (no memory), compared group by group.
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from widgets.architecture import FAMILIES, Architecture, lab_architecture, parse_config, shipped
-from widgets.errors import InputError
-from widgets.models import FACTS_FILE, LAB_DATA, load_facts
-from widgets.param_count import active_params, breakdown, param_total, terms
+from c9.core.architecture import FAMILIES, Architecture, lab_architecture, parse_config, shipped
+from c9.base.errors import InputError
+from c9.core.models import FACTS_FILE, LAB_DATA, load_facts
+from c9.core.param_count import active_params, breakdown, param_total, terms
 
 MODELS = load_facts()["models"]
 WITH_CONFIG = [k for k, m in MODELS.items() if m.get("config")]

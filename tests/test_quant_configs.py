@@ -9,9 +9,15 @@ import json
 
 import pytest
 
-from widgets import api, block_lab, blockscale as B, quant_configs
-from widgets.errors import InputError
-from widgets.lesson4_fp4_figures import figures
+from c9.views import api
+
+from c9.views import block_lab
+
+from c9.core import blockscale as B
+
+from c9.core import quant_configs
+from c9.base.errors import InputError
+from c9.figures.lesson4_fp4 import figures
 
 
 def test_deepseek_v3_facts_carry_their_source():

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from widgets import reported
-from widgets.models import load_facts
+from c9.figures import reported
+from c9.core.models import load_facts
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -65,6 +65,6 @@ def test_no_page_types_a_figure_the_build_derives(page):
 
 def test_the_fp16_swallow_ratio_is_the_formats_own():
     """The paper's 2048 is FP16's 2¹¹: an update below 2⁻¹¹ of the weight rounds away (fp16_swallow_threshold)."""
-    from widgets import formats as F
+    from c9.core import formats as F
     (fig,) = [f for f in reported.figures() if f["name"] == "rep_mp_swallow_ratio"]
     assert fig["text"] == "2,048" and fig["value"] == 2 ** (F.get_format("float16").mantissa_bits + 1)

@@ -1,4 +1,4 @@
-"""widgets/stacked_bar.py: the axis covers the data with a 1-2-5 step; bars are as long as their values."""
+"""c9/views/stacked_bar.py: the axis covers the data with a 1-2-5 step; bars are as long as their values."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import pytest
 from hypothesis import given, strategies as st
 
-from widgets import stacked_bar
+from c9.views import stacked_bar
 from svg_chart import bar_rows, bar_values, parse, reference_line, tick_value
 
 

@@ -1,5 +1,5 @@
 """Lesson 5's opening: the stages of one training step, each chosen to see its size on the anchor.
-Unit tests on widgets/step_stages.py (the memory bar's ledger, grouped by stage) and a browser test:
+Unit tests on c9/views/step_stages.py (the memory bar's ledger, grouped by stage) and a browser test:
 choosing a stage by mouse or keyboard shows Python's figure for it."""
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from decimal import Decimal
 import pytest
 
 from conftest import PYTHON_TIMEOUT, new_page, python_view
-from widgets import memory_bar, step_stages
-from widgets.errors import InputError
-from widgets.models import anchor
+from c9.views import memory_bar
+from c9.views import step_stages
+from c9.base.errors import InputError
+from c9.core.models import anchor
 
 
 def test_stages_are_the_memory_bars_ledger_grouped_by_stage():

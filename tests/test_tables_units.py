@@ -2,7 +2,7 @@
 
 Kind 5: every table with a total row (合计 / 总计 / 共) lists all its parts, and in each column the
 parts as shown add up to the total as shown, exactly (the build picks the precision at which rounded
-parts add up: widgets.units.adding_up). Kind 6: a table column or a line of arithmetic (a + b = c)
+parts add up: c9.base.units.adding_up). Kind 6: a table column or a line of arithmetic (a + b = c)
 uses one unit; model states in GB, activations quoted in GiB beside their GB value.
 """
 from __future__ import annotations
@@ -16,7 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from page_text import article, blocks, pages, tables, view_strings
-from widgets import formula, memory_bar, units
+from c9.views import formula
+from c9.views import memory_bar
+from c9.base import units
 
 UNIT = r"(?:B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)"
 # an amount and its unit; a bare "B" needs a space before it (27B is a parameter count, 4 B is bytes)
@@ -159,7 +161,7 @@ def one_unit_violations(text: str) -> list[str]:
 
 
 def _views():
-    from widgets.api import WIDGETS, widget_module
+    from c9.views.api import WIDGETS, widget_module
 
     for name in WIDGETS:
         module = widget_module(name)

@@ -132,7 +132,7 @@ def test_pages_follow_the_punctuation_and_spacing_rule(built_site):
 
 
 def _views():
-    from widgets.api import WIDGETS, widget_module
+    from c9.views.api import WIDGETS, widget_module
 
     for name in WIDGETS:
         module = widget_module(name)
@@ -165,11 +165,11 @@ LIVE = {
     "timeline": [{"mode": "full_recompute", "s": 131072}],
 }
 PAGE_CONTEXTS = {"pattern-table": [("float8_e5m2",)],
-                 "lab-charts": [(c,) for c in __import__("widgets.lab_charts").lab_charts.CHARTS]}
+                 "lab-charts": [(c,) for c in __import__("c9.views.lab_charts").views.lab_charts.CHARTS]}
 
 
 def _live():
-    from widgets.api import widget_module
+    from c9.views.api import widget_module
 
     for name, states in LIVE.items():
         for i, params in enumerate(states):

@@ -1,4 +1,4 @@
-"""Kind 12 of issue 12: one parser (widgets/typed.py) reads every typed number on the site exactly, and
+"""Kind 12 of issue 12: one parser (c9/base/typed.py) reads every typed number on the site exactly, and
 every widget uses it. Property tests against Python's Fraction and Decimal."""
 from __future__ import annotations
 
@@ -10,8 +10,20 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from widgets import block_lab, bit_flipper, formats as F, mx_nv, params, repeated_update, typed
-from widgets.errors import InputError
+from c9.views import block_lab
+
+from c9.views import bit_flipper
+
+from c9.core import formats as F
+
+from c9.views import mx_nv
+
+from c9.views import params
+
+from c9.views import repeated_update
+
+from c9.base import typed
+from c9.base.errors import InputError
 
 FULL_WIDTH = str.maketrans("0123456789.-+,eE", "０１２３４５６７８９．－＋，ｅＥ")
 

@@ -22,7 +22,7 @@ LINK_ERROR = "链接里的参数有误"
 
 def python_error(widget: str, **params) -> str:
     """The Chinese message Python gives for these parameters."""
-    from widgets import api
+    from c9.views import api
 
     out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
     assert not out["ok"], out
@@ -185,7 +185,7 @@ def test_lesson_3_second_widget_of_a_kind_has_its_own_keys(open_page, site_serve
 
 
 def test_lesson_4_block_lab(open_page, site_server):
-    from widgets.block_lab import SCHEMES as schemes
+    from c9.views.block_lab import SCHEMES as schemes
     page = open_page(site_server.url + "lesson-4/?bl.magnitude=7")
     w = widget(page, "block-lab")
     status = w.locator(".c9-status")

@@ -17,7 +17,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from widgets import api, bit_flipper, block_lab, formats as F, loss_scale, mx_nv, typed, units
+from c9.views import api
+
+from c9.views import bit_flipper
+
+from c9.views import block_lab
+
+from c9.core import formats as F
+
+from c9.views import loss_scale
+
+from c9.views import mx_nv
+
+from c9.base import typed
+
+from c9.base import units
 
 
 def ask(widget, **p):

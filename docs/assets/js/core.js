@@ -64,7 +64,7 @@ export function canonical(value) {
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
 // While the reader works, the worker also answers the states one step from the one on screen, in its
-// idle time (py-worker.js, widgets.api.nearby): kept here too, the latest AHEAD_KEPT of them.
+// idle time (py-worker.js, c9.views.api.nearby): kept here too, the latest AHEAD_KEPT of them.
 const AHEAD_KEPT = 400;
 export const answers = {
   enabled: true,       // the benchmark turns it off to time Python's own round trip

@@ -9,7 +9,7 @@ const booting = (async () => {
   const zip = await fetch(new URL("../course-py.zip", import.meta.url));
   if (!zip.ok) throw new Error(`course-py.zip: HTTP ${zip.status}`);
   py.unpackArchive(await zip.arrayBuffer(), "zip");
-  const api = py.pyimport("widgets.api");
+  const api = py.pyimport("c9.views.api");
   // Everything imported so far lives as long as the page: moved out of the collector's way, a garbage
   // collection during a slider drag scans only the answer's own objects (a shorter worst case).
   py.runPython("import gc; gc.collect(); gc.freeze()");
@@ -20,7 +20,7 @@ const booting = (async () => {
   return api;
 })();
 
-// Answers ahead: after each answer, the states one control step from it (widgets.api.nearby), one per
+// Answers ahead: after each answer, the states one control step from it (c9.views.api.nearby), one per
 // task, so that a new request waits for at most one of them. A new request replaces the list.
 let around = null; // the request whose neighbours come next
 let ahead = [];

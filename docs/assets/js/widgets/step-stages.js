@@ -1,7 +1,7 @@
 import { liveView, urlState } from "../core.js";
 
 // ---- Lesson 5's opening: one training step, stage by stage, on the anchor -------------------------
-// A button per stage; Python answers with the stage's figure and what it holds (widgets/step_stages.py).
+// A button per stage; Python answers with the stage's figure and what it holds (c9/views/step_stages.py).
 export default function mount(root) {
   const summary = root.querySelector(".c9-summary");
   const buttons = [...root.querySelectorAll("button.c9-stage")];

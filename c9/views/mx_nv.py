@@ -1,0 +1,107 @@
+"""The FP4 lesson's comparison: one block of up to 16 values quantised to MXFP4 and to NVFP4.
+
+MXFP4 (OCP MX v1.0): E2M1 elements, one power-of-two E8M0 scale per 32 values. NVFP4: E2M1
+elements, one E4M3 scale per 16 values and an FP32 scale for the whole tensor. The block here is the
+whole tensor and at most 16 values long, so each scheme uses exactly one block scale. All numbers
+come from :func:`c9.core.blockscale.quantize`; ``view`` validates the reader's text in Chinese.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from c9.core import blockscale as B
+from c9.core import formats as F
+from c9.base.errors import InputError
+from c9.base import typed
+from c9.base import units
+from c9.views.params import with_defaults
+
+WIDGET = "mx-nv"
+MAX_VALUES = 16
+DEFAULT_TEXT = "0.3, -1.2, 2.7, 0.05"
+SCHEMES = ("mxfp4", "nvfp4")
+
+
+def parse_block(text) -> list:
+    """The reader's block: numbers separated by commas, "、", ";" or spaces (brackets ignored), each read
+    exactly by :mod:`c9.base.typed` (a float when the float is exact, else a Fraction)."""
+    if not isinstance(text, str) or not typed.tokens(text):
+        raise InputError("块是空的：至少输入一个数")
+    vals = typed.numbers(text)
+    for v in vals:
+        if v != v:
+            raise InputError("块里有 NaN：只能量化有限数")
+    typed.within_fp32(text, vals, lambda i: f"第 {i + 1} 个数")
+    if len(vals) > MAX_VALUES:
+        raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
+    if all(v == 0 for v in vals):
+        raise InputError("全是 0：没有可以缩放的数，换几个非零的数试试")
+    return [typed.value(v) for v in vals]
+
+
+def _pct(x: float) -> str:
+    """A relative error: never "100.0%" unless the value became 0, never "0.00%" unless exact."""
+    if x == 0:
+        return "0%"
+    return units.share(x, 1 if x >= 0.01 else 2)
+
+
+def _g(x) -> str:
+    """A number to 6 significant digits; a Fraction from its exact value (never through a float)."""
+    if x in (float("inf"), float("-inf")):
+        return "∞" if x > 0 else "−∞"
+    return units.sci(x, 6)                  # 1.58456×10²⁹, never 1.58456e+29
+
+
+def _eq(x) -> str:
+    """"=" before a value shown exactly at 6 digits, "≈" before a rounded one."""
+    return "=" if units.sci(x, 6) == units.sci(x, 25) else "≈"
+
+
+def scheme_rows(vals: list[float], scheme: str) -> dict:
+    q = B.quantize(vals, scheme)
+    e2m1 = F.get_format("float4_e2m1fn")
+    bf = B.get_block_format(scheme)
+    elems = []
+    for v, c, d, r in zip(vals, q.codes, q.dequantized, q.rel_error):
+        elems.append({"code": c, "bits": F.fields(e2m1, c)["bits"], "element": F.decode(e2m1, c),
+                      "element_text": _g(F.decode(e2m1, c)), "dequantized": d, "dequantized_text": _g(d),
+                      "rel_error": r, "rel_text": _pct(r) if v != 0 else "—", "zeroed": v != 0 and d == 0})
+    scale, scode = q.scales[0][0], q.scale_codes[0][0]
+    sf = bf.scale
+    if scheme == "mxfp4":
+        scale_text = f"X = {units.power_of_two(scode - sf.bias)} {_eq(scale)} {_g(scale)}（E8M0 编码 0x{scode:02X}）"
+        rule = "元素 = E2M1(v / X)，还原 = 元素 × X"
+    else:
+        scale_text = (f"块缩放 b = {_g(scale)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
+                      f"张量缩放 t {_eq(q.tensor_scale)} {_g(q.tensor_scale)}（FP32）")
+        rule = "元素 = E2M1(v / (b·t))，还原 = 元素 × b × t"
+    zeroed = sum(e["zeroed"] for e in elems)
+    nonzero = [e["rel_error"] for v, e in zip(vals, elems) if v != 0]
+    return {"scheme": scheme, "label": bf.title_zh, "elements": elems, "scale": scale, "scale_code": scode,
+            "scale_text": scale_text, "tensor_scale": q.tensor_scale, "rule": rule,
+            "bits_nominal": q.bits_per_element, "bits_actual": q.bits_actual,
+            "max_rel": max(nonzero), "max_rel_text": _pct(max(nonzero)), "zeroed": zeroed,
+            "block_size": bf.block_size}
+
+
+def view(params: dict | None = None) -> dict:
+    """params: {"text": "0.3, -1.2, 2.7, 0.05"}. Raises InputError (Chinese) on bad input."""
+    p = with_defaults(params, {"text": DEFAULT_TEXT})
+    vals = parse_block(p["text"])
+    mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
+    # the typed value's text from its exact value: 1e-330 reads "1×10⁻³³⁰", though as a float it is 0
+    rows = [{"value": float(v), "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
+    vals = [float(v) for v in vals]
+
+    def part(s):
+        z = f"，{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
+        return f"{s['label']} 最大相对误差 {s['max_rel_text']}{z}"
+    summary = (f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
+               f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。")
+    return {"params": {"text": p["text"]}, "values": vals, "rows": rows, "mx": {k: v for k, v in mx.items() if k != "elements"},
+            "nv": {k: v for k, v in nv.items() if k != "elements"}, "summary": summary}
+
+
+def page_context() -> dict:
+    return dict(view=view(), max_values=MAX_VALUES, list_rule=typed.LIST_RULE)

@@ -1,0 +1,45 @@
+"""The checks every widget view makes on its parameters, each failing with a Chinese message
+(:class:`c9.base.errors.InputError`) that the widget shows."""
+from __future__ import annotations
+
+from c9.base.errors import InputError
+from c9.core.models import LAB, lab_run, model_keys
+from c9.base.typed import ascii_text, brief, integer, shown  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
+
+
+def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:
+    """``defaults`` updated by ``params``; a parameter the widget does not have is refused.
+    Where the default is text, the value must be text or a number (a list only for the names in
+    ``lists``): no widget meets null, a list, an object or a switch where it looks a name up (the address
+    and the page send text, numbers and switches only). Numbers and switches are checked, with their
+    own messages, by the widget (:func:`integer`)."""
+    p = {**defaults, **(params or {})}
+    unknown = set(p) - set(defaults)
+    if unknown:
+        raise InputError(f"不认识的参数：{'、'.join(f'「{k[:20]}」' for k in sorted(unknown))}")
+    for k, v in p.items():
+        if isinstance(defaults[k], str) and k not in lists and (isinstance(v, bool) or not isinstance(v, (str, int, float))):
+            raise InputError(f"参数「{k}」的值格式不对：这里要一段文字")
+    return p
+
+
+def known_model(key: str) -> str:
+    """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
+    if not key or not isinstance(key, str):
+        raise InputError("没有选模型：请从列表里选一个")
+    if key not in model_keys() and not (key == LAB and lab_run() is not None):
+        raise InputError(f"没有这个模型：「{str(key)[:20]}」")
+    return key
+
+
+def sixteen_bit_format(name, allowed: list[str]) -> str:
+    """The canonical name of format ``name``, which must be one of ``allowed`` (FP16 and BF16)."""
+    from c9.core import formats as F  # here, so the memory-bar views never load the codecs
+
+    try:
+        fmt = F.get_format(name).name
+    except F.CodecInputError as e:
+        raise InputError(e.message_zh) from None
+    if fmt not in allowed:
+        raise InputError("这里只比较 FP16 和 BF16")
+    return fmt

@@ -1,0 +1,102 @@
+"""A horizontal stacked bar chart as SVG markup, drawn the same way at build time and in the page.
+
+Lesson 5's memory bar is seven rectangles and a dashed line; Plotly.js took 21–37 ms to redraw it in
+a software-rendered browser, more than a frame, and drew nothing without JavaScript. This SVG is
+written into the page by the build (so a reader without JavaScript sees the bar) and swapped in
+whole by the widget after each Python answer.
+
+Geometry: x positions are percentages of the chart's width and font sizes are CSS pixels, so the
+text keeps its size on a phone while the bars stretch (no viewBox scaling). Heights are pixels.
+"""
+from __future__ import annotations
+
+import math
+from html import escape
+
+from c9.base import units
+
+PAD_LEFT, PAD_RIGHT = 2.0, 3.0   # % of the width kept free so the end tick labels fit
+ROW_LABEL, BAR, GAP = 18, 34, 10  # px
+AXIS = 48                         # px below the last bar: ticks, their labels, the axis title
+TOP = 22                          # px above the first bar: the reference line's label
+
+
+def nice_ticks(top: float, most: int = 6) -> list[float]:
+    """Tick values 0, step, 2·step, … covering ``top`` with a 1-2-5 step and at most ``most`` + 1 ticks.
+    nice_ticks(162.5) == [0, 50, 100, 150, 200]. Raises ValueError if top is not a positive finite number."""
+    if not (math.isfinite(top) and top > 0):
+        raise ValueError(f"axis top must be positive and finite, got {top!r}")
+    base = 10 ** math.floor(math.log10(top / most))
+    step = next(m * base for m in (1, 2, 5, 10) if top / (m * base) <= most)
+    n = math.ceil(top / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+
+COMPACT_FROM = 10**6  # from here tick labels read 2×10⁹, 4×10⁹, …: "2,000,000,000" overlapped its neighbours at 390 px
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def tick_texts(ticks: list[float]) -> list[str]:
+    """The tick labels: grouped digits ("1,500"), or, once the axis reaches COMPACT_FROM, multiples of the
+    step's power of ten, one exponent for the whole axis ("0", "2×10⁹", "4×10⁹", …, "10×10⁹")."""
+    if ticks[-1] < COMPACT_FROM:
+        return [units.number(v, 0 if v == int(v) else 1 if v * 10 == int(v * 10) else 2) for v in ticks]
+    e = math.floor(math.log10(ticks[1]) + 1e-12)
+    power = "10" + str(e).translate(_SUPERSCRIPT)
+    return ["0" if v == 0 else f"{round(v / 10**e)}×{power}" for v in ticks]
+
+
+def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str = "") -> str:
+    """The chart as one ``<svg>`` element.
+
+    rows: [{"label": str | None (drawn above the bar), "segments": [{"key", "label", "value" (in axis units),
+    "text" (the value as the page quotes it), "color": "#rrggbb", "hatch": bool}]}], drawn top to bottom.
+    line: {"value", "label"}, a dashed reference line across all rows (e.g. the 80 GB card), or None.
+    label: the accessible name of the chart. Zero-width segments are kept (a reader can still find them
+    in the table beside the chart) but draw nothing.
+    """
+    top_value = max([sum(s["value"] for s in r["segments"]) for r in rows] + [line["value"] if line else 0])
+    ticks = nice_ticks(top_value)
+    span = ticks[-1]
+
+    def x(v: float) -> float:  # % of the width
+        return PAD_LEFT + (100 - PAD_LEFT - PAD_RIGHT) * v / span
+
+    row_h = (ROW_LABEL if any(r["label"] for r in rows) else 0) + BAR + GAP
+    plot_bottom = TOP + row_h * len(rows)
+    height = plot_bottom + AXIS
+    out = [f'<svg class="c9-bar-svg" width="100%" height="{height}" role="img" aria-label="{escape(label)}" '
+           f'xmlns="http://www.w3.org/2000/svg">',
+           '<defs><pattern id="c9-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+           'patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.35"/>'
+           '<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2"/></pattern></defs>']
+    for v, text in zip(ticks, tick_texts(ticks)):
+        out.append(f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>')
+        out.append(f'<text class="c9-bar-tick" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
+    out.append(f'<text class="c9-bar-title" x="50%" y="{plot_bottom + 38}">{escape(axis_title)}</text>')
+    y = TOP
+    for r in rows:
+        if r["label"]:
+            out.append(f'<text class="c9-bar-row" x="{PAD_LEFT}%" y="{y + 13}">{escape(r["label"])}</text>')
+            y += ROW_LABEL
+        left = 0.0
+        for s in r["segments"]:
+            w = x(left + s["value"]) - x(left)
+            tip = escape(f'{s["label"]}：{s["text"]}')
+            out.append(f'<rect data-key="{escape(s["key"])}" x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" '
+                       f'height="{BAR}" fill="{s["color"]}"><title>{tip}</title></rect>')
+            if s.get("hatch") and w > 0:
+                out.append(f'<rect x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" height="{BAR}" '
+                           'fill="url(#c9-hatch)" pointer-events="none"/>')
+            left += s["value"]
+        y += BAR + GAP
+    out.append(f'<line class="c9-bar-axis" x1="{x(0):.4f}%" x2="{x(span):.4f}%" y1="{plot_bottom}" '
+               f'y2="{plot_bottom}"/>')
+    if line:
+        lx = x(line["value"])
+        anchor = "end" if lx > 60 else "start"  # keep the label inside the chart on either side
+        out.append(f'<line class="c9-bar-ref" x1="{lx:.4f}%" x2="{lx:.4f}%" y1="{TOP - 4}" y2="{plot_bottom}"/>')
+        out.append(f'<text class="c9-bar-ref-label" x="{lx:.4f}%" dx="{-4 if anchor == "end" else 4}" y="{TOP - 8}" '
+                   f'text-anchor="{anchor}">{escape(line["label"])}</text>')
+    out.append("</svg>")
+    return "".join(out)
