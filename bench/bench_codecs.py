@@ -5,6 +5,7 @@ run under Node via tests/pyodide_runner.mjs). Prints figures; asserts nothing.
 usage: python bench/bench_codecs.py [--no-pyodide]
 Target (issue 3): each scheme on 256×256 under 150 ms in the browser.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-JOB = r'''
+JOB = r"""
 import json, random, sys, time
 from c9.core import formats as F
 from c9.core import blockscale as B
@@ -47,7 +48,7 @@ for s in B.block_format_names():
     B.quantize(T, s)                     # warm the caches (decode tables, fast tables)
     out["schemes"][s] = 1000 * best(lambda: B.quantize(T, s))
 RESULT = json.dumps(out)
-'''
+"""
 
 
 def run_cpython() -> dict:
@@ -61,8 +62,13 @@ def run_pyodide() -> dict | None:
         return None
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(JOB)
-    proc = subprocess.run(["node", str(ROOT / "tests" / "pyodide_runner.mjs"), fh.name],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        ["node", str(ROOT / "tests" / "pyodide_runner.mjs"), fh.name],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     Path(fh.name).unlink()
     if proc.returncode:
         print(proc.stderr, file=sys.stderr)
@@ -75,12 +81,19 @@ def main() -> None:
     py = None if "--no-pyodide" in sys.argv else run_pyodide()
     envs = [("CPython " + cp["python"], cp)] + ([("Pyodide " + py["python"], py)] if py else [])
     print("encode / decode throughput, values per second (20,000 values, saturating)")
-    head = f"{'format':16}" + "".join(f"{name + ' ' + k:>28}" for name, _ in envs
-                                      for k in ("encode", "encode_many", "decode"))
+    head = f"{'format':16}" + "".join(
+        f"{name + ' ' + k:>28}" for name, _ in envs for k in ("encode", "encode_many", "decode")
+    )
     print(head)
     for fmt in cp["formats"]:
-        print(f"{fmt:16}" + "".join(f"{r['formats'][fmt][k]:>28,.0f}" for _, r in envs
-                                     for k in ("encode", "encode_many", "decode")))
+        print(
+            f"{fmt:16}"
+            + "".join(
+                f"{r['formats'][fmt][k]:>28,.0f}"
+                for _, r in envs
+                for k in ("encode", "encode_many", "decode")
+            )
+        )
     print()
     print("quantise a 256×256 tensor (ms, median of 5); target < 150 ms in the browser")
     print(f"{'scheme':18}" + "".join(f"{name:>20}" for name, _ in envs))

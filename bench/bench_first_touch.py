@@ -22,6 +22,7 @@ touch (it must not be), who answered (data-answered-by), and when the widget's a
 Not a test: figures depend on the machine.
 Usage: .venv/bin/python bench/bench_first_touch.py [--runs N] [--site DIR (already built; else built here)]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,14 +62,30 @@ ARM = """([sel, summarySel]) => {
 }"""
 
 WIDGETS = {
-    "memory-bar": {"page": "lesson-5/", "root": '[data-widget="memory-bar"]', "summary": ".c9-summary",
-                   "what": "lesson 5 memory bar: b slider 1 → 2"},
-    "step-stages": {"page": "lesson-5/", "root": '[data-widget="step-stages"]', "summary": ".c9-summary",
-                    "what": "lesson 5 step stages: option 「backward」"},
-    "bit-flipper": {"page": "lesson-2/", "root": '[data-widget="bit-flipper"]', "summary": ".c9-summary",
-                    "what": "lesson 2 bit flipper: FP16 bit 0"},
-    "block-lab": {"page": "lesson-4/", "root": '[data-widget="block-lab"]', "summary": ".c9-bl-panel:not([hidden]) .c9-bl-summary",
-                  "what": "lesson 4 block lab: token checkbox"},
+    "memory-bar": {
+        "page": "lesson-5/",
+        "root": '[data-widget="memory-bar"]',
+        "summary": ".c9-summary",
+        "what": "lesson 5 memory bar: b slider 1 → 2",
+    },
+    "step-stages": {
+        "page": "lesson-5/",
+        "root": '[data-widget="step-stages"]',
+        "summary": ".c9-summary",
+        "what": "lesson 5 step stages: option 「backward」",
+    },
+    "bit-flipper": {
+        "page": "lesson-2/",
+        "root": '[data-widget="bit-flipper"]',
+        "summary": ".c9-summary",
+        "what": "lesson 2 bit flipper: FP16 bit 0",
+    },
+    "block-lab": {
+        "page": "lesson-4/",
+        "root": '[data-widget="block-lab"]',
+        "summary": ".c9-bl-panel:not([hidden]) .c9-bl-summary",
+        "what": "lesson 4 block lab: token checkbox",
+    },
 }
 
 
@@ -77,8 +94,12 @@ def touch(page, name: str) -> dict:
     if name == "memory-bar":
         b = root.locator('input[name="b_stop"]')  # b's log slider: its value is the stop's index (1 → b = 2)
         w, h, lo, hi = b.evaluate("(el) => [el.offsetWidth, el.offsetHeight, Number(el.min), Number(el.max)]")
-        thumb = 16  # Chromium's range thumb, px: value v sits at thumb/2 + (v − lo)/(hi − lo) · (width − thumb)
-        b.click(position={"x": thumb / 2 + (1 - lo) / (hi - lo) * (w - thumb), "y": h / 2})  # scrolls it into view
+        thumb = (
+            16  # Chromium's range thumb, px: value v sits at thumb/2 + (v − lo)/(hi − lo) · (width − thumb)
+        )
+        b.click(
+            position={"x": thumb / 2 + (1 - lo) / (hi - lo) * (w - thumb), "y": h / 2}
+        )  # scrolls it into view
         return {"b": root.locator('input[name="b"]').input_value()}
     if name == "step-stages":
         root.locator('button[data-stage="backward"]').click()
@@ -97,18 +118,26 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
     try:
         page.goto(url + w["page"], wait_until="load")
         t_load = page.evaluate("() => performance.now()")
-        page.wait_for_function(f"() => performance.getEntriesByName('c9:mount:{name}').length > 0", polling="raf")
-        before = page.evaluate(f"""async (cache) => {{
+        page.wait_for_function(
+            f"() => performance.getEntriesByName('c9:mount:{name}').length > 0", polling="raf"
+        )
+        before = page.evaluate(
+            f"""async (cache) => {{
             const m = await import({CORE});
             if (!cache) m.answers.enabled = false;   // the control: every answer from Python
-            return {{state: m.python.state, next_id: m.python.nextId}}; }}""", cache)
+            return {{state: m.python.state, next_id: m.python.nextId}}; }}""",
+            cache,
+        )
         page.evaluate(ARM, [w["root"], w["summary"]])
         extra = touch(page, name)
-        done = ("() => window.__redraw.frame !== undefined && performance.getEntriesByName('c9:redraw').length > 0"
-                if name == "block-lab" else
-                f"() => window.__redraw.frame !== undefined && performance.getEntriesByName('c9:draw:{name}').length > 0")
+        done = (
+            "() => window.__redraw.frame !== undefined && performance.getEntriesByName('c9:redraw').length > 0"
+            if name == "block-lab"
+            else f"() => window.__redraw.frame !== undefined && performance.getEntriesByName('c9:draw:{name}').length > 0"
+        )
         page.wait_for_function(done, timeout=180_000, polling=50)
-        r = page.evaluate(f"""async ([name, sel]) => {{
+        r = page.evaluate(
+            f"""async ([name, sel]) => {{
             const m = await import({CORE});
             // The touch: the event that changes the widget's state — pointerdown on the slider (its thumb
             // jumps and "input" fires then), the click (after the button is released) everywhere else.
@@ -134,7 +163,9 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
               answers_file: file || null,
               answers_fetch_ms: res ? [res.startTime - t, res.responseEnd - t] : null,
               status: document.querySelector(sel).querySelector(".c9-status")?.textContent || "",
-            }}; }}""", [name, w["root"]])
+            }}; }}""",
+            [name, w["root"]],
+        )
         r.update(extra)
         # Requests sent to Python by the page since just before the touch (the formula widget follows the
         # memory bar with its own request; with the cache on, both are cached).
@@ -143,8 +174,13 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
             r["answered_by"] = "build" if r["python_requests"] == 0 else "python"
         r["load_to_touch_ms"] = r["touch_at_ms"] - t_load
         start, ready = r["python_start_ms"], r["python_ready_ms"]
-        r["python_state_at_touch"] = ("ready" if ready is not None and ready <= 0 else
-                                      "booting" if start is not None and start <= 0 else "idle")
+        r["python_state_at_touch"] = (
+            "ready"
+            if ready is not None and ready <= 0
+            else "booting"
+            if start is not None and start <= 0
+            else "idle"
+        )
         # The redraw: the whole draw of a liveView widget (c9:draw measure), the first panel of the block lab.
         r["redraw_ms"] = r["draw_end_ms"] if name != "block-lab" else r["summary_ms"]
         r["cache"] = cache
@@ -156,13 +192,24 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
 
 def stats(xs: list[float]) -> dict:
     xs = sorted(x for x in xs if x is not None)
-    return {"n": len(xs), "median": round(statistics.median(xs), 1), "min": round(xs[0], 1), "max": round(xs[-1], 1)} if xs else {"n": 0}
+    return (
+        {
+            "n": len(xs),
+            "median": round(statistics.median(xs), 1),
+            "min": round(xs[0], 1),
+            "max": round(xs[-1], 1),
+        }
+        if xs
+        else {"n": 0}
+    )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--site", type=Path, help="an already built site (built with SITE_URL under /c9/); default: build one")
+    ap.add_argument(
+        "--site", type=Path, help="an already built site (built with SITE_URL under /c9/); default: build one"
+    )
     ap.add_argument("--widgets", default=",".join(WIDGETS))
     args = ap.parse_args()
     names = args.widgets.split(",")
@@ -177,12 +224,15 @@ def main() -> int:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             for i in range(args.runs):
                 for n in names:
-                    for cache in ((True, False) if i % 2 == 0 else (False, True)):
+                    for cache in (True, False) if i % 2 == 0 else (False, True):
                         r = one_run(browser, server.url, n, cache)
                         runs[n]["on" if cache else "off"].append(r)
-                        print(f"  run {i + 1} {n:<12} cache {'on ' if cache else 'off'}: redraw {r['redraw_ms']:8.1f} ms, "
-                              f"frame {r['frame_ms']:8.1f} ms, by {r['answered_by'] or ('build' if r['built_measure'] else 'python')}, "
-                              f"Python {r['python_state_at_touch']} at touch", flush=True)
+                        print(
+                            f"  run {i + 1} {n:<12} cache {'on ' if cache else 'off'}: redraw {r['redraw_ms']:8.1f} ms, "
+                            f"frame {r['frame_ms']:8.1f} ms, by {r['answered_by'] or ('build' if r['built_measure'] else 'python')}, "
+                            f"Python {r['python_state_at_touch']} at touch",
+                            flush=True,
+                        )
             browser.close()
         server.close()
     summary = {}
@@ -197,34 +247,66 @@ def main() -> int:
                 "python_ready_after_touch_ms": stats([r["python_ready_ms"] for r in rs]),
                 "load_to_touch_ms": stats([r["load_to_touch_ms"] for r in rs]),
                 "python_ready_at_touch": sum(r["python_state_at_touch"] == "ready" for r in rs),
-                "answered_by": sorted({r["answered_by"] or ("build" if r["built_measure"] else "python") for r in rs}),
+                "answered_by": sorted(
+                    {r["answered_by"] or ("build" if r["built_measure"] else "python") for r in rs}
+                ),
             }
-    results = {"runs_per_mode": args.runs, "build_seconds": round(build_s, 2) if build_s else None,
-               "bench_seconds": round(time.perf_counter() - t0, 1), "widgets": {n: WIDGETS[n]["what"] for n in names},
-               "summary": summary, "runs": runs}
+    results = {
+        "runs_per_mode": args.runs,
+        "build_seconds": round(build_s, 2) if build_s else None,
+        "bench_seconds": round(time.perf_counter() - t0, 1),
+        "widgets": {n: WIDGETS[n]["what"] for n in names},
+        "summary": summary,
+        "runs": runs,
+    }
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "first_touch.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
 
     fmt = lambda s: f"{s['median']:,.0f} ({s['min']:,.0f}–{s['max']:,.0f})" if s["n"] else "—"  # noqa: E731
-    print(f"\nFirst touch → redraw, right after the load event (fresh context each run; median (min–max) ms; "
-          f"target ≤ 200 ms)")
-    head = ["widget (touch)", "N", "cache on: redraw", "→ frame", "cache off: redraw", "→ frame", "Python ready (off)"]
+    print(
+        "\nFirst touch → redraw, right after the load event (fresh context each run; median (min–max) ms; "
+        "target ≤ 200 ms)"
+    )
+    head = [
+        "widget (touch)",
+        "N",
+        "cache on: redraw",
+        "→ frame",
+        "cache off: redraw",
+        "→ frame",
+        "Python ready (off)",
+    ]
     rows = []
     for n in names:
         on, off = summary[n]["on"], summary[n]["off"]
-        rows.append([WIDGETS[n]["what"], f"{on['redraw_ms']['n']}+{off['redraw_ms']['n']}", fmt(on["redraw_ms"]),
-                     fmt(on["frame_ms"]), fmt(off["redraw_ms"]), fmt(off["frame_ms"]), fmt(off["python_ready_after_touch_ms"])])
+        rows.append(
+            [
+                WIDGETS[n]["what"],
+                f"{on['redraw_ms']['n']}+{off['redraw_ms']['n']}",
+                fmt(on["redraw_ms"]),
+                fmt(on["frame_ms"]),
+                fmt(off["redraw_ms"]),
+                fmt(off["frame_ms"]),
+                fmt(off["python_ready_after_touch_ms"]),
+            ]
+        )
         if n == "block-lab":
-            rows.append(["  … all six schemes drawn", "", fmt(on["all_six_ms"]), "", fmt(off["all_six_ms"]), "", ""])
+            rows.append(
+                ["  … all six schemes drawn", "", fmt(on["all_six_ms"]), "", fmt(off["all_six_ms"]), "", ""]
+            )
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
     for r in [head] + rows:
-        print("  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r)))
+        print(
+            "  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r))
+        )
     for n in names:
         for mode in ("on", "off"):
             s = summary[n][mode]
             if s["python_ready_at_touch"]:
-                print(f"! {n} cache {mode}: Python was already ready at the touch in {s['python_ready_at_touch']} run(s)")
+                print(
+                    f"! {n} cache {mode}: Python was already ready at the touch in {s['python_ready_at_touch']} run(s)"
+                )
             if s["answered_by"] != (["build"] if mode == "on" else ["python"]):
                 print(f"! {n} cache {mode}: answered by {s['answered_by']}")
     print(f"→ {out / 'first_touch.json'}")

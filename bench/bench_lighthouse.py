@@ -16,6 +16,7 @@ scripts, which our site moved to files), measured with the same runs and printed
 the blocking time that is ours.
 Usage: .venv/bin/python bench/bench_lighthouse.py [--pages lesson-5/,fp4/] [--runs N] [--control lesson-5/|all|none]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,10 @@ from conftest import CSP, SUB_PATH, SiteServer, _SubPathHandler  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CHROME_PATH = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
-CHROME_FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-background-networking "
-                "--disable-component-update --disable-sync")
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --disable-background-networking "
+    "--disable-component-update --disable-sync"
+)
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 TARGETS = {"performance": 90, "accessibility": 100, "best-practices": 95, "seo": 95}
@@ -59,8 +62,11 @@ class _GzipHandler(_SubPathHandler):
             if not url_path.endswith("/"):
                 return super().send_head()  # the redirect to the slashed address
             path = os.path.join(path, "index.html")
-        if (not path.endswith(COMPRESSIBLE) or "gzip" not in self.headers.get("Accept-Encoding", "")
-                or not os.path.isfile(path)):
+        if (
+            not path.endswith(COMPRESSIBLE)
+            or "gzip" not in self.headers.get("Accept-Encoding", "")
+            or not os.path.isfile(path)
+        ):
             return super().send_head()
         body = gzip.compress(Path(path).read_bytes(), 6)
         self.send_response(200)
@@ -76,7 +82,9 @@ class _ControlHandler(_GzipHandler):
     """The control site's handler: our policy, plus the inline scripts stock Material's templates carry."""
 
     def end_headers(self):
-        self.send_header("Content-Security-Policy", CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'"))
+        self.send_header(
+            "Content-Security-Policy", CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+        )
         http.server.SimpleHTTPRequestHandler.end_headers(self)
 
 
@@ -93,8 +101,13 @@ def _server(directory: Path, handler_class=_GzipHandler) -> SiteServer:
 
 def build(out: Path, site_url: str) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT, check=True,
-                   env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_url}, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_url},
+        capture_output=True,
+    )
     return time.perf_counter() - t0
 
 
@@ -133,14 +146,18 @@ def build_control(out: Path, work: Path, site_url: str) -> float:
     from hooks.course import CODE
 
     t0 = time.perf_counter()
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
-                             comment_start_string="{##", comment_end_string="##}")
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        comment_start_string="{##",
+        comment_end_string="##}",
+    )
     env.globals.update(fig=_PlainFigures(build_numbers.compute()), widget=lambda *a, **k: "")
     docs = work / "docs"
     for md in sorted((ROOT / "docs").glob("*.md")):
         text, parts, last = md.read_text(encoding="utf-8"), [], 0
-        for m in CODE.finditer(text):   # code is left as written, as our hook does
-            parts += [env.from_string(text[last:m.start()]).render(), m.group(0)]
+        for m in CODE.finditer(text):  # code is left as written, as our hook does
+            parts += [env.from_string(text[last : m.start()]).render(), m.group(0)]
             last = m.end()
         parts.append(env.from_string(text[last:]).render())
         (docs / md.name).parent.mkdir(parents=True, exist_ok=True)
@@ -153,23 +170,42 @@ def build_control(out: Path, work: Path, site_url: str) -> float:
         dst.parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if (katex / src).is_dir() else shutil.copyfile)(katex / src, dst)
     ours = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    nav = ours[ours.index("\nnav:"):].split("\n\n", 1)[0]
-    extensions = ours[ours.index("\nmarkdown_extensions:"):]
+    nav = ours[ours.index("\nnav:") :].split("\n\n", 1)[0]
+    extensions = ours[ours.index("\nmarkdown_extensions:") :]
     (work / "mkdocs.yml").write_text(
         f"{ours.splitlines()[0]}\nsite_url: {site_url}\ntheme:\n  name: material\n  language: zh\n  font: false\n"
         "plugins:\n  - search\n"
         "extra_javascript:\n  - javascripts/katex.js\n  - katex/katex.min.js\n  - katex/contrib/auto-render.min.js\n"
-        "extra_css:\n  - katex/katex.min.css\n" + nav + "\n" + extensions, encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(work / "mkdocs.yml"), "-d", str(out)],
-                   cwd=work, check=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True)
+        "extra_css:\n  - katex/katex.min.css\n" + nav + "\n" + extensions,
+        encoding="utf-8",
+    )
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(work / "mkdocs.yml"), "-d", str(out)],
+        cwd=work,
+        check=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+    )
     return time.perf_counter() - t0
 
 
 def run_lighthouse(url: str, out: Path) -> dict:
     proc = subprocess.run(
-        [str(LIGHTHOUSE), url, "--output=json", f"--output-path={out}", "--quiet",
-         f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}", "--locale=en-US"],
-        env={**os.environ, "CHROME_PATH": CHROME_PATH}, capture_output=True, text=True, timeout=600)
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--output=json",
+            f"--output-path={out}",
+            "--quiet",
+            f"--only-categories={','.join(CATEGORIES)}",
+            f"--chrome-flags={CHROME_FLAGS}",
+            "--locale=en-US",
+        ],
+        env={**os.environ, "CHROME_PATH": CHROME_PATH},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode != 0 or not out.exists():
         raise RuntimeError(f"lighthouse failed on {url}:\n{proc.stderr[-3000:]}")
     return json.loads(out.read_text())
@@ -185,46 +221,75 @@ def summarise(lhr: dict) -> dict:
             a = audits[ref["id"]]
             if ref["weight"] > 0 and a["score"] is not None and a["score"] < 1:
                 items = (a.get("details") or {}).get("items") or []
-                failing.setdefault(c, []).append({
-                    "id": a["id"], "title": a["title"], "score": a["score"],
-                    "items": [_item(i) for i in items[:8]]})
+                failing.setdefault(c, []).append(
+                    {
+                        "id": a["id"],
+                        "title": a["title"],
+                        "score": a["score"],
+                        "items": [_item(i) for i in items[:8]],
+                    }
+                )
     opportunities = []
     for ref in cats["performance"]["auditRefs"]:
         a = audits[ref["id"]]
         d = a.get("details") or {}
-        saving = (a.get("metricSavings") or {})
+        saving = a.get("metricSavings") or {}
         ms = d.get("overallSavingsMs") or max((v for k, v in saving.items() if k != "CLS" and v), default=0)
         if a["score"] is not None and a["score"] < 1 and (ms or d.get("overallSavingsBytes")):
-            opportunities.append({"id": a["id"], "title": a["title"], "savings_ms": round(ms or 0),
-                                  "savings_bytes": round(d.get("overallSavingsBytes") or 0),
-                                  "display": a.get("displayValue", "")})
+            opportunities.append(
+                {
+                    "id": a["id"],
+                    "title": a["title"],
+                    "savings_ms": round(ms or 0),
+                    "savings_bytes": round(d.get("overallSavingsBytes") or 0),
+                    "display": a.get("displayValue", ""),
+                }
+            )
     opportunities.sort(key=lambda o: (-o["savings_ms"], -o["savings_bytes"]))
-    metric = {k: audits[k]["numericValue"] for k in
-              ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
-               "cumulative-layout-shift", "speed-index")}
+    metric = {
+        k: audits[k]["numericValue"]
+        for k in (
+            "first-contentful-paint",
+            "largest-contentful-paint",
+            "total-blocking-time",
+            "cumulative-layout-shift",
+            "speed-index",
+        )
+    }
     dom = (audits.get("dom-size") or {}).get("numericValue")
     tasks = ((audits.get("long-tasks") or {}).get("details") or {}).get("items") or []
-    return {"scores": scores,
-            "fcp_ms": round(metric["first-contentful-paint"]), "lcp_ms": round(metric["largest-contentful-paint"]),
-            "tbt_ms": round(metric["total-blocking-time"]), "cls": round(metric["cumulative-layout-shift"], 3),
-            "si_ms": round(metric["speed-index"]), "dom_size": None if dom is None else round(dom),
-            "long_tasks": [{"url": t.get("url", ""), "ms": round(t.get("duration", 0))}
-                           for t in sorted(tasks, key=lambda t: -t.get("duration", 0))[:5]],
-            # Lighthouse 12.2.3 against this newer Chromium: the trace-based gatherers (LCP element, layout
-            # shift culprits) fail; their audits are listed here rather than silently missing.
-            "audit_errors": sorted(k for k, a in audits.items() if a.get("scoreDisplayMode") == "error"),
-            "failing": failing, "opportunities": opportunities[:8],
-            "runtime_errors": [w for w in lhr.get("runWarnings", [])]}
+    return {
+        "scores": scores,
+        "fcp_ms": round(metric["first-contentful-paint"]),
+        "lcp_ms": round(metric["largest-contentful-paint"]),
+        "tbt_ms": round(metric["total-blocking-time"]),
+        "cls": round(metric["cumulative-layout-shift"], 3),
+        "si_ms": round(metric["speed-index"]),
+        "dom_size": None if dom is None else round(dom),
+        "long_tasks": [
+            {"url": t.get("url", ""), "ms": round(t.get("duration", 0))}
+            for t in sorted(tasks, key=lambda t: -t.get("duration", 0))[:5]
+        ],
+        # Lighthouse 12.2.3 against this newer Chromium: the trace-based gatherers (LCP element, layout
+        # shift culprits) fail; their audits are listed here rather than silently missing.
+        "audit_errors": sorted(k for k, a in audits.items() if a.get("scoreDisplayMode") == "error"),
+        "failing": failing,
+        "opportunities": opportunities[:8],
+        "runtime_errors": [w for w in lhr.get("runWarnings", [])],
+    }
 
 
 def _item(item: dict) -> dict:
     node = item.get("node") or {}
     keep = {k: v for k, v in item.items() if isinstance(v, (str, int, float)) and k != "node"}
-    if isinstance(item.get("source"), dict):   # e.g. the font-size audit's source location
+    if isinstance(item.get("source"), dict):  # e.g. the font-size audit's source location
         keep["source"] = item["source"].get("url") or item["source"].get("value", "")
     if node:
-        keep.update(selector=node.get("selector"), snippet=(node.get("snippet") or "")[:160],
-                    explanation=(node.get("explanation") or "")[:300])
+        keep.update(
+            selector=node.get("selector"),
+            snippet=(node.get("snippet") or "")[:160],
+            explanation=(node.get("explanation") or "")[:300],
+        )
     return keep
 
 
@@ -245,8 +310,11 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", help="comma-separated page paths ('' is the home page); default: all eight")
     ap.add_argument("--runs", type=int, default=3, help="runs per page; the median performance run is kept")
-    ap.add_argument("--control", default="lesson-5/",
-                    help="pages also measured on the control site: comma-separated, 'all' or 'none'")
+    ap.add_argument(
+        "--control",
+        default="lesson-5/",
+        help="pages also measured on the control site: comma-separated, 'all' or 'none'",
+    )
     ap.add_argument("--keep", help="a folder to keep every run's full Lighthouse JSON in (for analysis)")
     args = ap.parse_args()
     pages = PAGES if args.pages is None else [p.strip() for p in args.pages.split(",")]
@@ -258,30 +326,47 @@ def main() -> int:
         site, control_site, work = Path(tmp) / "site", Path(tmp) / "control", Path(tmp) / "control-src"
         for d in (site, control_site, work):
             d.mkdir()
-        server = _server(site)   # first, so that the build's SITE_URL is the served address (canonical links)
+        server = _server(site)  # first, so that the build's SITE_URL is the served address (canonical links)
         control_server = _server(control_site, _ControlHandler)
         build_s = build(site, server.url)
         build_control(control_site, work, control_server.url)
-        results: dict = {"lighthouse": "12.2.3", "form_factor": "mobile", "throttling": "simulate",
-                         "chrome": subprocess.run([CHROME_PATH, "--version"], capture_output=True,
-                                                  text=True).stdout.strip(),
-                         "build_seconds": round(build_s, 2), "runs": args.runs, "load_before": _load(),
-                         "pages": {}, "control": {}}
+        results: dict = {
+            "lighthouse": "12.2.3",
+            "form_factor": "mobile",
+            "throttling": "simulate",
+            "chrome": subprocess.run(
+                [CHROME_PATH, "--version"], capture_output=True, text=True
+            ).stdout.strip(),
+            "build_seconds": round(build_s, 2),
+            "runs": args.runs,
+            "load_before": _load(),
+            "pages": {},
+            "control": {},
+        }
         keep = Path(args.keep) if args.keep else Path(tmp) / "lhr"
         keep.mkdir(parents=True, exist_ok=True)
         try:
             for path in pages:
                 name = path.strip("/") or "index"
                 ours, theirs = [], []
-                for i in range(args.runs):   # ours and the control's runs alternate: the same machine load for both
+                for i in range(
+                    args.runs
+                ):  # ours and the control's runs alternate: the same machine load for both
                     ours.append(summarise(run_lighthouse(server.url + path, keep / f"{name}-{i}.json")))
                     if path in control:
-                        theirs.append(summarise(run_lighthouse(control_server.url + path, keep / f"control-{name}-{i}.json")))
+                        theirs.append(
+                            summarise(
+                                run_lighthouse(control_server.url + path, keep / f"control-{name}-{i}.json")
+                            )
+                        )
                 results["pages"][path or "index"] = _median_run(ours)
                 if theirs:
                     results["control"][path or "index"] = _median_run(theirs)
-                print(f"  {path or 'index'}: {results['pages'][path or 'index']['scores']} (load {_load()})",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {path or 'index'}: {results['pages'][path or 'index']['scores']} (load {_load()})",
+                    file=sys.stderr,
+                    flush=True,
+                )
         finally:
             server.close()
             control_server.close()
@@ -290,34 +375,53 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "lighthouse.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
 
-    print(f"Lighthouse 12.2.3, mobile, simulated throttling ({results['chrome']}); median of {args.runs} runs per page "
-          f"(load average {results['load_before']} before, {results['load_after']} after)")
-    head = (f"{'page':<12} {'perf':>5} {'a11y':>5} {'b.p.':>5} {'seo':>5} {'LCP ms':>7} {'TBT ms':>7} {'CLS':>6} "
-            f"{'DOM':>6}  perf runs")
+    print(
+        f"Lighthouse 12.2.3, mobile, simulated throttling ({results['chrome']}); median of {args.runs} runs per page "
+        f"(load average {results['load_before']} before, {results['load_after']} after)"
+    )
+    head = (
+        f"{'page':<12} {'perf':>5} {'a11y':>5} {'b.p.':>5} {'seo':>5} {'LCP ms':>7} {'TBT ms':>7} {'CLS':>6} "
+        f"{'DOM':>6}  perf runs"
+    )
     print(head)
     print("-" * len(head))
     rows = [(n, r) for n, r in results["pages"].items()]
     rows += [(f"{n} ctrl", r) for n, r in results["control"].items()]
     for name, r in sorted(rows, key=lambda x: (pages.index(x[0].split()[0].replace("index", "")), x[0])):
         s = r["scores"]
-        print(f"{name:<12} {s['performance']:>5} {s['accessibility']:>5} {s['best-practices']:>5} {s['seo']:>5} "
-              f"{r['lcp_ms']:>7} {r['tbt_ms']:>7} {r['cls']:>6} {r['dom_size'] or 0:>6}  {r.get('performance_runs', '')}")
+        print(
+            f"{name:<12} {s['performance']:>5} {s['accessibility']:>5} {s['best-practices']:>5} {s['seo']:>5} "
+            f"{r['lcp_ms']:>7} {r['tbt_ms']:>7} {r['cls']:>6} {r['dom_size'] or 0:>6}  {r.get('performance_runs', '')}"
+        )
     for name, c in results["control"].items():
         r = results["pages"][name]
-        print(f"ours − control on {name}: TBT {r['tbt_ms'] - c['tbt_ms']:+} ms, LCP {r['lcp_ms'] - c['lcp_ms']:+} ms, "
-              f"DOM {(r['dom_size'] or 0) - (c['dom_size'] or 0):+} elements "
-              "(control: stock Material, figures as text, no widgets, KaTeX in the browser)")
+        print(
+            f"ours − control on {name}: TBT {r['tbt_ms'] - c['tbt_ms']:+} ms, LCP {r['lcp_ms'] - c['lcp_ms']:+} ms, "
+            f"DOM {(r['dom_size'] or 0) - (c['dom_size'] or 0):+} elements "
+            "(control: stock Material, figures as text, no widgets, KaTeX in the browser)"
+        )
     med = {c: statistics.median(r["scores"][c] for r in results["pages"].values()) for c in CATEGORIES}
-    print("targets:", ", ".join(f"{c} ≥ {t}" for c, t in TARGETS.items()), "CLS ≤ 0.05",
-          "| median:", ", ".join(f"{c} {med[c]:g}" for c in CATEGORIES))
-    missed = [(n, c, r["scores"][c]) for n, r in results["pages"].items() for c in CATEGORIES
-              if (r["scores"][c] or 0) < TARGETS[c]]
+    print(
+        "targets:",
+        ", ".join(f"{c} ≥ {t}" for c, t in TARGETS.items()),
+        "CLS ≤ 0.05",
+        "| median:",
+        ", ".join(f"{c} {med[c]:g}" for c in CATEGORIES),
+    )
+    missed = [
+        (n, c, r["scores"][c])
+        for n, r in results["pages"].items()
+        for c in CATEGORIES
+        if (r["scores"][c] or 0) < TARGETS[c]
+    ]
     for n, c, s in missed:
         extra = ""
         if c != "performance":
             extra = "; ".join(a["id"] for a in results["pages"][n]["failing"].get(c, []))
         else:
-            extra = "; ".join(f"{o['id']} {o['savings_ms']} ms" for o in results["pages"][n]["opportunities"][:3])
+            extra = "; ".join(
+                f"{o['id']} {o['savings_ms']} ms" for o in results["pages"][n]["opportunities"][:3]
+            )
         print(f"  missed: {n} {c} {s}  ({extra})")
     for n, r in results["pages"].items():
         if r["cls"] > 0.05:

@@ -11,6 +11,7 @@ so that a widget answers a reader's first touch before the page's Python worker 
   or a refusal in Chinese). The widget's root names it in data-answers; core.js fetches it when the widget
   nears the screen (or at its first touch) and answers from it whenever it holds the request.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,8 @@ from c9.views import api
 from c9.views.nearby import canonical
 
 FOLDER = "assets/answers"
-_files: dict[str, bytes] = {}    # path under the site → content
-_answers: dict[str, dict] = {}   # key → answer (the same request, the same answer, on any page)
+_files: dict[str, bytes] = {}  # path under the site → content
+_answers: dict[str, dict] = {}  # key → answer (the same request, the same answer, on any page)
 
 
 def reset() -> None:
@@ -47,8 +48,9 @@ def for_widget(name: str, module, context: dict) -> str | None:
     if not hasattr(module, "neighbours"):
         return None
     keys = sorted({canonical({"widget": name, "params": p}) for p in module.neighbours(context)})
-    data = json.dumps({"answers": {k: answer(k) for k in keys}}, ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False).encode("utf-8")
+    data = json.dumps(
+        {"answers": {k: answer(k) for k in keys}}, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
     path = f"{FOLDER}/{hashlib.sha256(data).hexdigest()[:12]}.json"  # a new build's answers, a new name
     _files[path] = data
     return path

@@ -10,6 +10,7 @@
 - on_page_content: the blocks between headings become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,17 +24,17 @@ import zipfile
 from pathlib import Path
 
 import jinja2
-from mkdocs.utils import get_relative_url
 from markupsafe import Markup
+from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
-from hooks import answers, fonts, sections  # noqa: E402
-from c9.views.api import widget_modules  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
+from c9.views.api import widget_modules  # noqa: E402
+from hooks import answers, fonts, sections  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -52,7 +53,11 @@ VENDOR = [
     ("katex/dist/katex.min.css", "katex/katex.min.css"),
     ("katex/dist/fonts", "katex/fonts"),
 ]
-PY_FILES = ["anchor-model.json", "c9/**/*.py", "lab/results/c09-precision.json"]  # the lab data: real gradients for lesson 2
+PY_FILES = [
+    "anchor-model.json",
+    "c9/**/*.py",
+    "lab/results/c09-precision.json",
+]  # the lab data: real gradients for lesson 2
 
 # Fenced code blocks and inline code are left as written; Jinja renders the rest.
 CODE = re.compile(r"(^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[ \t]*$|`[^`\n]+`)", re.M | re.S)
@@ -71,7 +76,8 @@ def on_config(config):
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         # Markdown's {#id} heading attributes must not open Jinja comments.
-        comment_start_string="{##", comment_end_string="##}",
+        comment_start_string="{##",
+        comment_end_string="##}",
         loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
     )
     env.globals.update(fig=_FigureNamespace(figures), widget=_widget)
@@ -94,7 +100,9 @@ class _FigureNamespace:
         try:
             return _Rendered(self._figures[name])
         except KeyError:
-            raise jinja2.UndefinedError(f"unknown figure {name!r} (build_numbers.py defines {len(self._figures)})") from None
+            raise jinja2.UndefinedError(
+                f"unknown figure {name!r} (build_numbers.py defines {len(self._figures)})"
+            ) from None
 
 
 class _Rendered(Markup):
@@ -115,15 +123,32 @@ def _widget(name: str, **options) -> Markup:
     if "view" in context:
         context["view_json"] = json.dumps(context["view"], ensure_ascii=False, separators=(",", ":"))
     facts = load_facts()
-    html = _state["env"].get_template(f"{name}.html").render(
-        **context, fmt=build_numbers.units.number, models=facts["models"], anchor=facts["models"][facts["anchor"]])
+    html = (
+        _state["env"]
+        .get_template(f"{name}.html")
+        .render(
+            **context,
+            fmt=build_numbers.units.number,
+            models=facts["models"],
+            anchor=facts["models"][facts["anchor"]],
+        )
+    )
     # One line: a raw HTML block must not contain blank lines, and may sit indented in a tab or list.
     # Line breaks inside a <textarea> are content: keep them as character references.
-    html = re.sub(r"(<textarea\b[^>]*>)(.*?)(</textarea>)", lambda m: m.group(1) + m.group(2).replace("\n", "&#10;")
-                  + m.group(3), html, flags=re.S)
+    html = re.sub(
+        r"(<textarea\b[^>]*>)(.*?)(</textarea>)",
+        lambda m: m.group(1) + m.group(2).replace("\n", "&#10;") + m.group(3),
+        html,
+        flags=re.S,
+    )
     cache = answers.for_widget(name, PAGE_WIDGETS[name], context)
     if cache:  # the root names its answer cache (hooks/answers.py), relative to the page like every link
-        html = re.sub(rf'(<[^>]*\bdata-widget="{name}"[^>]*)>', lambda m: f'{m.group(1)} data-answers="{get_relative_url(cache, _state["page"].url)}">', html, count=1)
+        html = re.sub(
+            rf'(<[^>]*\bdata-widget="{name}"[^>]*)>',
+            lambda m: f'{m.group(1)} data-answers="{get_relative_url(cache, _state["page"].url)}">',
+            html,
+            count=1,
+        )
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
@@ -135,7 +160,7 @@ def on_page_markdown(markdown, page, config, files):
     _state["page"] = page  # its widgets' answer caches are named relative to it
     out, last = [], 0
     for m in CODE.finditer(markdown):
-        out.append(_render(env, markdown[last:m.start()], page))
+        out.append(_render(env, markdown[last : m.start()], page))
         out.append(m.group(0))
         last = m.end()
     out.append(_render(env, markdown[last:], page))
@@ -195,7 +220,9 @@ def _service_worker_build(site: Path) -> None:
     vendor = {d.name: _tree_hash(d) for d in sorted((site / "vendor").iterdir()) if d.is_dir()}
     vendor["pyodide"] = f"{pyodide}-{vendor['pyodide']}"
     build = {"vendor": vendor, "site": _tree_hash(site / "assets"), "search": _search_worker_scripts(site)}
-    text, n = SW_BUILD.subn(lambda m: f"const BUILD = {json.dumps(build)}; // c9:build", sw.read_text(encoding="utf-8"))
+    text, n = SW_BUILD.subn(
+        lambda m: f"const BUILD = {json.dumps(build)}; // c9:build", sw.read_text(encoding="utf-8")
+    )
     if n != 1:
         raise SystemExit(f"{sw}: no `const BUILD = {{…}}; // c9:build` line to write the cache versions into")
     sw.write_text(text, encoding="utf-8")
@@ -211,7 +238,9 @@ def _search_worker_scripts(site: Path) -> list[str]:
     lunr = "assets/javascripts/lunr/"
     out = []
     for lang in langs:
-        out += {"ja": [lunr + "tinyseg.js"], "hi": [lunr + "wordcut.js"], "th": [lunr + "wordcut.js"]}.get(lang, [])
+        out += {"ja": [lunr + "tinyseg.js"], "hi": [lunr + "wordcut.js"], "th": [lunr + "wordcut.js"]}.get(
+            lang, []
+        )
         if lang != "en":
             out.append(f"{lunr}min/lunr.{lang}.min.js")
     if len(langs) > 1:

@@ -25,6 +25,7 @@ reader's system has; as 'C9 Symbols' it covers the rest of what Noto Sans SC lac
 
 Subsetting and merging cost seconds, so results are cached under .cache/fonts by input.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -81,7 +82,13 @@ class _Screens(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.first, self.later, self.top, self.depth, self.near = [], [], 0, 0, True   # depth: <div>s open in the part
+        self.first, self.later, self.top, self.depth, self.near = (
+            [],
+            [],
+            0,
+            0,
+            True,
+        )  # depth: <div>s open in the part
 
     def handle_starttag(self, tag, attrs):
         if tag == "div" and self.depth:
@@ -107,7 +114,7 @@ def first_screen(site: Path) -> tuple[set[int], Counter]:
         p.feed(text)
         first.update(map(ord, "".join(p.first) + _material_text(text)))
         counts.update(map(ord, "".join(p.first + p.later)))
-    for js in site.glob("assets/js/*.js"):     # our own (not Material's): a widget's status can show at once
+    for js in site.glob("assets/js/*.js"):  # our own (not Material's): a widget's status can show at once
         first.update(map(ord, js.read_text(encoding="utf-8")))
     # Latin letters, digits and symbols too, wherever they occur: the text's font stack has no Latin system
     # font before Noto Sans SC (course.css), so a stray 「Y」 or 「“」 on the first screen fetched a later slice.
@@ -157,6 +164,7 @@ def _subset(src: Path, keep: list[int]) -> Path:
         subsetter.populate(unicodes=keep)
         subsetter.subset(font)
         font.save(out)
+
     key = hashlib.sha256(src.read_bytes() + ",".join(map(str, keep)).encode()).hexdigest()[:24]
     return _cached(f"{src.stem}-{key}.woff2", make)
 
@@ -164,10 +172,14 @@ def _subset(src: Path, keep: list[int]) -> Path:
 def _merge(parts: list[Path]) -> Path:
     """The subset slices as one font: one download and one re-layout of the page when it arrives (each
     slice arriving on its own re-laid out the whole page, 150–250 ms a time on lesson 5)."""
+
     def make(out: Path) -> None:
-        font = merge.Merger(options=merge.Options(drop_tables=["vhea", "vmtx"])).merge([str(p) for p in parts])
+        font = merge.Merger(options=merge.Options(drop_tables=["vhea", "vmtx"])).merge(
+            [str(p) for p in parts]
+        )
         font.flavor = "woff2"
         font.save(out)
+
     key = hashlib.sha256("".join(p.name for p in parts).encode()).hexdigest()[:24]
     return _cached(f"merged-{key}.woff2", make)
 
@@ -176,9 +188,11 @@ def _face(family: str, weight: int, file: str, codes: set[int]) -> str:
     # block, not swap: these fonts are only fetched where the reader's system has no such glyphs, so what a
     # swap would show first is empty boxes, and the text re-wrapped under the reader when the font came
     # (lesson 2's title took a second line: a layout shift of 0.26). The text waits for the font instead.
-    return (f"@font-face {{\n  font-family: '{family}';\n  font-style: normal;\n  font-display: block;\n"
-            f"  font-weight: {weight};\n  src: url(./files/{file}) format('woff2');\n"
-            f"  unicode-range: {_ranges(sorted(codes))};\n}}\n")
+    return (
+        f"@font-face {{\n  font-family: '{family}';\n  font-style: normal;\n  font-display: block;\n"
+        f"  font-weight: {weight};\n  src: url(./files/{file}) format('woff2');\n"
+        f"  unicode-range: {_ranges(sorted(codes))};\n}}\n"
+    )
 
 
 def write_fonts(site: Path, dst: Path, weight: int = 400) -> dict:
@@ -203,8 +217,8 @@ def write_fonts(site: Path, dst: Path, weight: int = 400) -> dict:
             codes |= keep
     merged = _merge(parts)
     first, counts = first_screen(site)
-    rest = sorted(codes - first, key=lambda c: (-counts[c], c))   # most frequent first
-    slices = [codes & first, set(rest[:len(rest) // 2]), set(rest[len(rest) // 2:])]
+    rest = sorted(codes - first, key=lambda c: (-counts[c], c))  # most frequent first
+    slices = [codes & first, set(rest[: len(rest) // 2]), set(rest[len(rest) // 2 :])]
     names = []
     for i, keep in enumerate(slices):
         cut = _subset(merged, sorted(keep))
@@ -221,14 +235,22 @@ def write_fonts(site: Path, dst: Path, weight: int = 400) -> dict:
     for name, cut, _ in names:
         shutil.copyfile(cut, dst / "files" / name)
     shutil.copyfile(sym, dst / "files" / sym_name)
-    shutil.copyfile(PKG / "LICENSE", dst / "LICENSE")  # the licences travel with the fonts (OFL; Bitstream Vera)
+    shutil.copyfile(
+        PKG / "LICENSE", dst / "LICENSE"
+    )  # the licences travel with the fonts (OFL; Bitstream Vera)
     shutil.copyfile(SYMBOLS / "LICENSE", dst / "LICENSE-DejaVu")
     (dst / "noto-sans-sc.css").write_text(
         "/* Noto Sans SC (SIL Open Font License 1.1, see LICENSE) and DejaVu Sans (see LICENSE-DejaVu),\n"
         "   cut to this site's characters by hooks/fonts.py. */\n"
         + "".join(_face("Noto Sans SC", weight, name, keep) for name, _, keep in names)
         + _face("C9 Scripts", weight, sym_name, scripts)
-        + (_face("C9 Symbols", weight, sym_name, symbols) if symbols else ""), encoding="utf-8")
-    return {"slices": len(parts), "of": len(faces), "characters": [*map(len, slices), len(scripts | symbols)],
-            "bytes": [(dst / "files" / n).stat().st_size for n in [*(n for n, _, _ in names), sym_name]],
-            "missing": "".join(sorted(map(chr, used - codes - has)))}
+        + (_face("C9 Symbols", weight, sym_name, symbols) if symbols else ""),
+        encoding="utf-8",
+    )
+    return {
+        "slices": len(parts),
+        "of": len(faces),
+        "characters": [*map(len, slices), len(scripts | symbols)],
+        "bytes": [(dst / "files" / n).stat().st_size for n in [*(n for n, _, _ in names), sym_name]],
+        "missing": "".join(sorted(map(chr, used - codes - has))),
+    }

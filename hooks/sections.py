@@ -12,6 +12,7 @@ estimate errs high: a part that a script measures while skipped (an accessibilit
 at its own height from the placeholder's top, and one taller than its placeholder would overlap the next
 part and the footer.
 """
+
 from __future__ import annotations
 
 import re
@@ -70,8 +71,13 @@ def estimate_px(html: str) -> int:
     box (fitted to the built lessons' parts, then × 1.25)."""
     text = " ".join(TAG.sub(" ", TOOLTIP.sub("", html)).split())
     width = sum(1 if ord(c) >= 0x2E80 else 0.5 for c in text)
-    px = (width / 21 * 26 + 26 * len(BLOCK.findall(html)) + 20 * html.count("<tr") + 60 * html.count('<div class="arithmatex"')
-          + 300 * (html.count('class="c9-widget') + html.count("c9-chart")))
+    px = (
+        width / 21 * 26
+        + 26 * len(BLOCK.findall(html))
+        + 20 * html.count("<tr")
+        + 60 * html.count('<div class="arithmatex"')
+        + 300 * (html.count('class="c9-widget') + html.count("c9-chart"))
+    )
     return max(100, round(px * 1.25 / 10) * 10)
 
 
@@ -89,7 +95,7 @@ def wrap_parts(html: str) -> str:
         return html
     if parser.depth != 0:  # not a fragment we can read safely: leave it as it is
         return html
-    out, last, run_start = [], 0, None
+    out, last, run_start, run_end = [], 0, None, 0
     for start, end, tag in parser.blocks + [(len(html), len(html), "h1")]:
         if tag in HEADINGS:
             if run_start is not None:

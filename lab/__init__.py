@@ -4,6 +4,7 @@ An optional extra (``pip install .[lab]``: torch 2.13.0, CPU build); the site ne
 ``python -m lab.run`` runs everything and writes ``lab/results/c09-precision.json``, which the site
 reads at build time through ``c9/figures/lab.py`` and ``c9/views/lab_charts.py``.
 """
+
 import json
 from pathlib import Path
 

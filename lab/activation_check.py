@@ -17,6 +17,7 @@ Per saved storage the file keeps its shape, dtype, bytes, the module that was ru
 saved and the autograd nodes that hold it (for the smallest point of each case): the tensor-by-tensor
 model in c9/core/model_activations.py is checked against these (tests/test_activation_check.py).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,34 +43,118 @@ POINTS = [(16, 1), (16, 2), (32, 1), (32, 2), (64, 1)]  # (s, b)
 # Tiny configs with each family's real structure. The keys are those of the family's config.json on the
 # Hugging Face Hub (transformers' configuration_<family>.py); the sizes are ours, small enough to run
 # in seconds. Dropout is left at the family's default (GPT-2: 0.1 everywhere; the others: 0).
-_DECODER = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-            "vocab_size": 512, "max_position_embeddings": 256, "hidden_act": "silu", "rms_norm_eps": 1e-6}
+_DECODER = {
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "vocab_size": 512,
+    "max_position_embeddings": 256,
+    "hidden_act": "silu",
+    "rms_norm_eps": 1e-6,
+}
 FAMILIES: dict[str, dict] = {
-    "gpt2": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
-             "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
-             "bos_token_id": 0, "eos_token_id": 0, "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1, "tie_word_embeddings": True},
-    "llama": {"model_type": "llama", **_DECODER, "intermediate_size": 176, "attention_bias": False,
-              "mlp_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
-    "mistral": {"model_type": "mistral", **_DECODER, "intermediate_size": 176, "sliding_window": 4096,
-                "attention_dropout": 0.0, "tie_word_embeddings": False},
-    "qwen2": {"model_type": "qwen2", **_DECODER, "intermediate_size": 176, "attention_dropout": 0.0,
-              "tie_word_embeddings": False},
-    "qwen3": {"model_type": "qwen3", **_DECODER, "intermediate_size": 192, "head_dim": 32,
-              "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
-    "qwen3_tied": {"model_type": "qwen3", **_DECODER, "intermediate_size": 192, "head_dim": 32,
-                   "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": True},
-    "mixtral": {"model_type": "mixtral", **_DECODER, "intermediate_size": 96, "num_local_experts": 4,
-                "num_experts_per_tok": 2, "router_jitter_noise": 0.0, "attention_dropout": 0.0,
-                "tie_word_embeddings": False},
+    "gpt2": {
+        "model_type": "gpt2",
+        "n_embd": 64,
+        "n_layer": 2,
+        "n_head": 4,
+        "n_inner": None,
+        "vocab_size": 512,
+        "n_positions": 256,
+        "activation_function": "gelu_new",
+        "bos_token_id": 0,
+        "eos_token_id": 0,
+        "resid_pdrop": 0.1,
+        "embd_pdrop": 0.1,
+        "attn_pdrop": 0.1,
+        "tie_word_embeddings": True,
+    },
+    "llama": {
+        "model_type": "llama",
+        **_DECODER,
+        "intermediate_size": 176,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
+    "mistral": {
+        "model_type": "mistral",
+        **_DECODER,
+        "intermediate_size": 176,
+        "sliding_window": 4096,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
+    "qwen2": {
+        "model_type": "qwen2",
+        **_DECODER,
+        "intermediate_size": 176,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
+    "qwen3": {
+        "model_type": "qwen3",
+        **_DECODER,
+        "intermediate_size": 192,
+        "head_dim": 32,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
+    "qwen3_tied": {
+        "model_type": "qwen3",
+        **_DECODER,
+        "intermediate_size": 192,
+        "head_dim": 32,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": True,
+    },
+    "mixtral": {
+        "model_type": "mixtral",
+        **_DECODER,
+        "intermediate_size": 96,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "router_jitter_noise": 0.0,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
     # GPT-2 with its dropout set to 0 (as fine-tuning recipes often do): torch's CPU sdpa then takes the flash
     # kernel, which it does not with dropout > 0 (it falls back to the math backend that writes the scores).
-    "gpt2_no_dropout": {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": None,
-                        "vocab_size": 512, "n_positions": 256, "activation_function": "gelu_new",
-                        "bos_token_id": 0, "eos_token_id": 0, "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": True},
-    "qwen3_moe": {"model_type": "qwen3_moe", **_DECODER, "intermediate_size": 192, "head_dim": 32,
-                  "moe_intermediate_size": 48, "num_experts": 4, "num_experts_per_tok": 2,
-                  "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": True,
-                  "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False},
+    "gpt2_no_dropout": {
+        "model_type": "gpt2",
+        "n_embd": 64,
+        "n_layer": 2,
+        "n_head": 4,
+        "n_inner": None,
+        "vocab_size": 512,
+        "n_positions": 256,
+        "activation_function": "gelu_new",
+        "bos_token_id": 0,
+        "eos_token_id": 0,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "attn_pdrop": 0.0,
+        "tie_word_embeddings": True,
+    },
+    "qwen3_moe": {
+        "model_type": "qwen3_moe",
+        **_DECODER,
+        "intermediate_size": 192,
+        "head_dim": 32,
+        "moe_intermediate_size": 48,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": [],
+        "norm_topk_prob": True,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
 }
 
 
@@ -101,9 +186,13 @@ class _Recorder(SavedTensors):
             self.param_hits[key] = self._params[key]
             return t
         if key not in self.storages:
-            self.detail[key] = {"module": self.stack[-1] if self.stack else "", "shape": list(t.shape),
-                                "dtype": str(t.dtype).replace("torch.", ""), "bytes": _storage_bytes(t),
-                                "storage_elements": _storage_bytes(t) // t.element_size()}
+            self.detail[key] = {
+                "module": self.stack[-1] if self.stack else "",
+                "shape": list(t.shape),
+                "dtype": str(t.dtype).replace("torch.", ""),
+                "bytes": _storage_bytes(t),
+                "storage_elements": _storage_bytes(t) // t.element_size(),
+            }
         return super()._pack(t)
 
     def close(self):
@@ -126,7 +215,7 @@ def _holders(root) -> dict:
                     v = getattr(node, attr)
                 except RuntimeError:
                     continue
-                for t in (v if isinstance(v, (tuple, list)) else [v]):
+                for t in v if isinstance(v, (tuple, list)) else [v]:
                     if isinstance(t, torch.Tensor):
                         out.setdefault(_storage_key(t), set()).add(f"{type(node).__name__}.{attr[7:]}")
         todo.extend(fn for fn, _ in node.next_functions)
@@ -154,18 +243,27 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
     finally:
         rec.close()
     logits_key = _storage_key(out.logits)
-    m = {"s": s, "b": b, "saved_activation_bytes": rec.nbytes,
-         "saved_parameter_bytes": sum(rec.param_hits.values()),
-         "logits_bytes": unique_bytes([out.logits]),
-         "logits_also_saved": logits_key in rec.storages,
-         "loss_bytes": unique_bytes([out.loss]),
-         "by_dtype": rec.by_dtype()}
+    m = {
+        "s": s,
+        "b": b,
+        "saved_activation_bytes": rec.nbytes,
+        "saved_parameter_bytes": sum(rec.param_hits.values()),
+        "logits_bytes": unique_bytes([out.logits]),
+        "logits_also_saved": logits_key in rec.storages,
+        "loss_bytes": unique_bytes([out.loss]),
+        "by_dtype": rec.by_dtype(),
+    }
     if model.config.model_type in ("mixtral", "qwen3_moe"):
         m["tokens_routed"] = s * b * model.config.num_experts_per_tok
     holders = _holders(out.loss.grad_fn)
     nodes = {n.split(".")[0] for v in holders.values() for n in v}
-    m["sdpa_backend"] = ("flash" if any("FlashAttention" in n for n in nodes)
-                         else "math" if any("SafeSoftmax" in n for n in nodes) else None)
+    m["sdpa_backend"] = (
+        "flash"
+        if any("FlashAttention" in n for n in nodes)
+        else "math"
+        if any("SafeSoftmax" in n for n in nodes)
+        else None
+    )
     if detail:
         m["tensors"] = [{**d, "saved_by": sorted(holders.get(k, ()))} for k, d in rec.detail.items()]
     del out
@@ -179,26 +277,39 @@ def run(log=print) -> dict:
         model = build(family, attn, dtype)
         n_params = sum(p.numel() for p in model.parameters())
         points = [measure(model, s, b, detail=(i == 0)) for i, (s, b) in enumerate(POINTS)]
-        log(f"{str(dtype)[6:]:8s} {family:15s} {attn:5s} " + " ".join(f"{p['saved_activation_bytes']:>9d}" for p in points))
+        log(
+            f"{str(dtype)[6:]:8s} {family:15s} {attn:5s} "
+            + " ".join(f"{p['saved_activation_bytes']:>9d}" for p in points)
+        )
         backend = {p.pop("sdpa_backend") for p in points}
         assert len(backend) == 1, backend
-        cases.append({"family": family, "attn_implementation": attn, "dtype": str(dtype).replace("torch.", ""),
-                      "sdpa_backend": backend.pop(),
-                      "model_class": type(model).__name__, "parameters": n_params,
-                      "parameter_bytes": unique_bytes(model.parameters()),
-                      "points": points})
+        cases.append(
+            {
+                "family": family,
+                "attn_implementation": attn,
+                "dtype": str(dtype).replace("torch.", ""),
+                "sdpa_backend": backend.pop(),
+                "model_class": type(model).__name__,
+                "parameters": n_params,
+                "parameter_bytes": unique_bytes(model.parameters()),
+                "points": points,
+            }
+        )
     return {
         "schema": SCHEMA,
-        "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": "python -m lab.activation_check",
-        "versions": {"python": platform.python_version(), "torch": torch.__version__,
-                     "transformers": transformers.__version__},
+        "versions": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        },
         "dtypes": [str(d).replace("torch.", "") for d in DTYPES],
         "device": "cpu",
         "method": "one forward with labels (model loss) in train mode under "
-                  "torch.autograd.graph.saved_tensors_hooks; each saved storage counted once by "
-                  "untyped_storage().nbytes(); parameter storages counted apart; logits = the returned "
-                  "logits tensor",
+        "torch.autograd.graph.saved_tensors_hooks; each saved storage counted once by "
+        "untyped_storage().nbytes(); parameter storages counted apart; logits = the returned "
+        "logits tensor",
         "configs": FAMILIES,
         "points": [list(p) for p in POINTS],
         "cases": cases,
@@ -207,14 +318,18 @@ def run(log=print) -> dict:
 
 def dumps(data: dict) -> str:
     """JSON with one line per case point and per saved tensor (short, and diffs stay readable)."""
+
     def enc(v, depth):
         if isinstance(v, dict) and depth < 3 and "saved_by" not in v:
-            inner = ",\n".join(" " * (depth + 1) + json.dumps(k) + ": " + enc(x, depth + 1) for k, x in v.items())
+            inner = ",\n".join(
+                " " * (depth + 1) + json.dumps(k) + ": " + enc(x, depth + 1) for k, x in v.items()
+            )
             return "{\n" + inner + "\n" + " " * depth + "}"
         if isinstance(v, list) and v and isinstance(v[0], dict):
             inner = ",\n".join(" " * (depth + 1) + enc(x, depth + 1) for x in v)
             return "[\n" + inner + "\n" + " " * depth + "]"
         return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
     return enc(data, 0) + "\n"
 
 

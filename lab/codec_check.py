@@ -12,6 +12,7 @@ to the format (two roundings), our codec rounds once; the exact answer is re-der
 
 The site never imports this module; it reads the data file through c9/figures/codec_check.py.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,8 @@ from c9.core import formats as F  # noqa: E402
 SCHEMA = "codec-check/1"
 OUT_PATH = Path(__file__).resolve().parent / "results" / "codec-check.json"
 SEED = 20261130
-N_RANDOM = 1_000_000          # random float32 inputs per format (half random bit patterns, half in range)
-N_F32_MANTISSAS = 2043        # float32 decode: every sign and exponent × this many mantissa patterns
+N_RANDOM = 1_000_000  # random float32 inputs per format (half random bit patterns, half in range)
+N_F32_MANTISSAS = 2043  # float32 decode: every sign and exponent × this many mantissa patterns
 
 #: format → (torch dtype name or None, reference numpy dtype, its name)
 FORMATS = {
@@ -53,7 +54,7 @@ TORCH_MODE = {"float8_e4m3fn": "saturate"}
 DOUBLE_ROUNDING = [
     ("float16", "1 + 2^-11 + 2^-40", Fraction(1) + Fraction(1, 2**11) + Fraction(1, 2**40)),
     ("bfloat16", "1 + 2^-8 + 2^-40", Fraction(1) + Fraction(1, 2**8) + Fraction(1, 2**40)),
-    ("float8_e4m3fn", "-(432 - 2^-44)", -(Fraction(432) - Fraction(1, 2**44))),   # = -431.99999999999994
+    ("float8_e4m3fn", "-(432 - 2^-44)", -(Fraction(432) - Fraction(1, 2**44))),  # = -431.99999999999994
     ("float8_e5m2", "1 + 2^-3 + 2^-40", Fraction(1) + Fraction(1, 2**3) + Fraction(1, 2**40)),
     ("float8_e8m0fnu", "1.5 - 2^-40", Fraction(3, 2) - Fraction(1, 2**40)),
     ("float4_e2m1fn", "2.5 + 2^-40", Fraction(5, 2) + Fraction(1, 2**40)),
@@ -111,9 +112,12 @@ def decode_codes(f, rng) -> list[int]:
 
 def lib_decode(f, codes, np_dt, tname):
     raw = np.array(codes, dtype=np.uint64).astype(_uint(f.bits))
-    with np.errstate(invalid="ignore"):        # NaN codes widen to NaN, which is what is compared
-        ref = [float(v) for v in raw.view(np_dt).astype(np.float64)] if f.bits > 4 else \
-            [float(raw[i:i + 1].view(np_dt)[0]) for i in range(len(codes))]
+    with np.errstate(invalid="ignore"):  # NaN codes widen to NaN, which is what is compared
+        ref = (
+            [float(v) for v in raw.view(np_dt).astype(np.float64)]
+            if f.bits > 4
+            else [float(raw[i : i + 1].view(np_dt)[0]) for i in range(len(codes))]
+        )
     tv = None
     if tname is not None:
         t = torch.from_numpy(raw.view(np.int32 if f.bits == 32 else np.int16 if f.bits == 16 else np.uint8))
@@ -128,8 +132,14 @@ def edge_inputs(f) -> np.ndarray:
     and the overflow boundary (the midpoint past ±max) with its neighbours."""
     xs = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 1e-45, -1e-45, 6e-39, 1.1754942e-38]
     if f.bits <= 16:
-        pos = sorted({F.decode_exact(f, c) for c in range(f.n_codes)
-                      if F.classify(f, c) in ("zero", "subnormal", "normal")} - {None})
+        pos = sorted(
+            {
+                F.decode_exact(f, c)
+                for c in range(f.n_codes)
+                if F.classify(f, c) in ("zero", "subnormal", "normal")
+            }
+            - {None}
+        )
         pos = [v for v in pos if v >= 0]
         mids = [(a + b) / 2 for a, b in zip(pos, pos[1:])]
         top = F.decode_exact(f, f.max_code)
@@ -138,8 +148,11 @@ def edge_inputs(f) -> np.ndarray:
         for v in pos + mids:
             x = np.float32(float(v))
             if Fraction(float(x)) == v:
-                xs += [float(x), float(np.nextafter(x, np.float32(np.inf))),
-                       float(np.nextafter(x, np.float32(0)))]
+                xs += [
+                    float(x),
+                    float(np.nextafter(x, np.float32(np.inf))),
+                    float(np.nextafter(x, np.float32(0))),
+                ]
     else:
         xs += [3.4028235e38, 1.1754944e-38, 1.4e-45]
     a = np.array(xs, dtype=np.float32)
@@ -162,7 +175,7 @@ def ours_encode(f, xs, mode="default"):
         try:
             out.append(F.encode(f, x, mode))
         except F.CodecInputError:
-            out.append(None)    # NaN into a format without NaN: refused
+            out.append(None)  # NaN into a format without NaN: refused
     return out
 
 
@@ -217,13 +230,17 @@ def compare(f, xs, ours, lib):
             continue
         k = kinds.setdefault(kind_of(f, x), {"count": 0, "example": None})
         k["count"] += 1
-        if x == x:   # the range of |x| the kind covers, to check the page's description of it
+        if x == x:  # the range of |x| the kind covers, to check the page's description of it
             k["abs_min"] = min(k.get("abs_min", math.inf), abs(x))
             k["abs_max"] = max(k.get("abs_max", 0.0), abs(x))
         if k["example"] is None:
-            k["example"] = {"input": repr(x) if x == x else ("-NaN" if math.copysign(1, x) < 0 else "NaN"),
-                            "ours": code_text(f, a), "ours_value": value_text(f, a),
-                            "library": code_text(f, b), "library_value": value_text(f, b)}
+            k["example"] = {
+                "input": repr(x) if x == x else ("-NaN" if math.copysign(1, x) < 0 else "NaN"),
+                "ours": code_text(f, a),
+                "ours_value": value_text(f, a),
+                "library": code_text(f, b),
+                "library_value": value_text(f, b),
+            }
     for k in kinds.values():
         for key in ("abs_min", "abs_max"):
             if key in k:
@@ -235,7 +252,7 @@ def compare(f, xs, ours, lib):
 def double_rounding(fmt, text, exact):
     f = F.get_format(fmt)
     x = float(exact)
-    assert Fraction(x) == exact, text        # the input is one float64, exactly
+    assert Fraction(x) == exact, text  # the input is one float64, exactly
     x32 = float(np.float32(x))
     tname, np_dt, _ = FORMATS[fmt]
     ref, tc = lib_encode(f, np.array([x], dtype=np.float64), np_dt, tname if fmt != "float4_e2m1fn" else None)
@@ -245,19 +262,29 @@ def double_rounding(fmt, text, exact):
     finite = [c for c in range(f.n_codes) if F.classify(f, c) not in ("nan", "infinity")]
     nearest = min(finite, key=lambda c: (abs(F.decode_exact(f, c) - exact), c))
     assert nearest == ours or F.decode_exact(f, nearest) == F.decode_exact(f, ours), (text, nearest, ours)
-    row = {"format": fmt, "input": text, "input_float64": repr(x), "input_hex": x.hex(),
-           "float32_of_input": repr(x32), "float32_is_midpoint": _is_midpoint(f, Fraction(x32)),
-           "exact": code_text(f, ours), "exact_value": value_text(f, ours),
-           "via_float32": code_text(f, via32), "via_float32_value": value_text(f, via32),
-           "reference": FORMATS[fmt][2], "reference_code": code_text(f, ref[0]),
-           "torch": code_text(f, tc[0]) if tc else None}
+    row = {
+        "format": fmt,
+        "input": text,
+        "input_float64": repr(x),
+        "input_hex": x.hex(),
+        "float32_of_input": repr(x32),
+        "float32_is_midpoint": _is_midpoint(f, Fraction(x32)),
+        "exact": code_text(f, ours),
+        "exact_value": value_text(f, ours),
+        "via_float32": code_text(f, via32),
+        "via_float32_value": value_text(f, via32),
+        "reference": FORMATS[fmt][2],
+        "reference_code": code_text(f, ref[0]),
+        "torch": code_text(f, tc[0]) if tc else None,
+    }
     return row
 
 
 def _is_midpoint(f, v: Fraction) -> bool:
     """Whether v lies exactly halfway between two neighbouring finite values of f (a tie)."""
-    vals = sorted(F.decode_exact(f, c) for c in range(f.n_codes)
-                  if F.classify(f, c) in ("zero", "subnormal", "normal"))
+    vals = sorted(
+        F.decode_exact(f, c) for c in range(f.n_codes) if F.classify(f, c) in ("zero", "subnormal", "normal")
+    )
     return any((a + b) / 2 == v for a, b in zip(vals, vals[1:]))
 
 
@@ -268,13 +295,16 @@ def run() -> dict:
     rows = []
     for fmt, (tname, np_dt, ref_name) in FORMATS.items():
         f = F.get_format(fmt)
-        use_torch = tds.get(tname, {"cpu_convert": True})["cpu_convert"]   # FP32/16, BF16: always
+        use_torch = tds.get(tname, {"cpu_convert": True})["cpu_convert"]  # FP32/16, BF16: always
         codes = decode_codes(f, rng)
         ref_v, tor_v = lib_decode(f, codes, np_dt, tname if use_torch else None)
         ours_v = [F.decode(f, c) for c in codes]
-        dec = {"codes_checked": len(codes), "codes_total": f.n_codes,
-               "reference": sum(map(same_value, ours_v, ref_v)),
-               "torch": sum(map(same_value, ours_v, tor_v)) if tor_v is not None else None}
+        dec = {
+            "codes_checked": len(codes),
+            "codes_total": f.n_codes,
+            "reference": sum(map(same_value, ours_v, ref_v)),
+            "torch": sum(map(same_value, ours_v, tor_v)) if tor_v is not None else None,
+        }
         edges, rand = edge_inputs(f), random_inputs(f, rng)
         xs = np.concatenate([edges, rand])
         ref_c, tor_c = lib_encode(f, xs, np_dt, tname if use_torch else None)
@@ -285,20 +315,39 @@ def run() -> dict:
         if tor_c is not None:
             ours_t = ours_encode(f, xs, enc["torch_mode"]) if fmt in TORCH_MODE else ours_ref
             enc["torch"], enc["torch_differences"] = compare(f, xs, ours_t, tor_c)
-            if fmt in TORCH_MODE:   # and how far that is from the format's own default
+            if fmt in TORCH_MODE:  # and how far that is from the format's own default
                 enc["torch_vs_default"], enc["torch_vs_default_differences"] = compare(f, xs, ours_ref, tor_c)
         else:
             enc["torch"], enc["torch_differences"] = None, {}
-        rows.append({"format": fmt, "label": f.label, "bits": f.bits, "reference": ref_name,
-                     "torch_dtype": f"torch.{tname}" if tname else None, "torch_used": use_torch,
-                     "decode": dec, "encode": enc})
-        print(f"{fmt}: decode {dec}, encode ref {enc['reference']}/{len(xs)} torch {enc['torch']}", flush=True)
+        rows.append(
+            {
+                "format": fmt,
+                "label": f.label,
+                "bits": f.bits,
+                "reference": ref_name,
+                "torch_dtype": f"torch.{tname}" if tname else None,
+                "torch_used": use_torch,
+                "decode": dec,
+                "encode": enc,
+            }
+        )
+        print(
+            f"{fmt}: decode {dec}, encode ref {enc['reference']}/{len(xs)} torch {enc['torch']}", flush=True
+        )
     return {
         "schema": SCHEMA,
-        "provenance": {"torch": torch.__version__, "ml_dtypes": ml_dtypes.__version__, "numpy": np.__version__,
-                       "python": platform.python_version(), "device": "cpu", "machine": platform.machine(),
-                       "command": "python -m lab.codec_check", "seed": SEED, "random_inputs_per_format": N_RANDOM,
-                       "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")},
+        "provenance": {
+            "torch": torch.__version__,
+            "ml_dtypes": ml_dtypes.__version__,
+            "numpy": np.__version__,
+            "python": platform.python_version(),
+            "device": "cpu",
+            "machine": platform.machine(),
+            "command": "python -m lab.codec_check",
+            "seed": SEED,
+            "random_inputs_per_format": N_RANDOM,
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        },
         "torch_dtypes": tds,
         "formats": rows,
         "double_rounding": [double_rounding(*c) for c in DOUBLE_ROUNDING],
@@ -312,7 +361,9 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     out = run()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, ensure_ascii=False, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    args.out.write_text(
+        json.dumps(out, ensure_ascii=False, indent=1, allow_nan=False) + "\n", encoding="utf-8"
+    )
     print(f"wrote {args.out}")
     return 0
 

@@ -8,6 +8,7 @@ files (by name) is held out for validation, so no validation text is seen in tra
 The tokenizer is a byte-level BPE with 2,048 tokens (256 bytes + 1,792 merges), trained on the training
 split only; it is deterministic (ties broken by the smallest pair).
 """
+
 from __future__ import annotations
 
 import ast
@@ -50,9 +51,15 @@ def load_corpus(val_fraction: float) -> dict:
     train = "\n\n".join(t for _, t in texts[:-n_val])
     val = "\n\n".join(t for _, t in texts[-n_val:])
     digest = hashlib.sha256((train + "\x00" + val).encode()).hexdigest()
-    return {"train": train, "val": val, "files": len(texts), "train_files": len(texts) - n_val,
-            "val_first_file": texts[-n_val][0], "sha256": digest,
-            "source": f"docstrings of {stdlib_dir()}/*.py (Python {sys.version.split()[0]})"}
+    return {
+        "train": train,
+        "val": val,
+        "files": len(texts),
+        "train_files": len(texts) - n_val,
+        "val_first_file": texts[-n_val][0],
+        "sha256": digest,
+        "source": f"docstrings of {stdlib_dir()}/*.py (Python {sys.version.split()[0]})",
+    }
 
 
 class BPE:
@@ -65,7 +72,7 @@ class BPE:
         self._cache: dict[str, list[int]] = {}
 
     @classmethod
-    def train(cls, text: str, vocab_size: int) -> "BPE":
+    def train(cls, text: str, vocab_size: int) -> BPE:
         counts = collections.Counter(WORD.findall(text))
         words = [list(w.encode("utf-8")) for w in counts]
         freq = list(counts.values())
@@ -114,7 +121,7 @@ class BPE:
             r, k = min(ranked)
             if r == 1 << 30:
                 break
-            ids = ids[:k] + [256 + r] + ids[k + 2:]
+            ids = ids[:k] + [256 + r] + ids[k + 2 :]
         self._cache[word] = ids
         return ids
 

@@ -6,6 +6,7 @@ tensors autograd saved for backward (caught with ``torch.autograd.graph.saved_te
 once per storage, so a tensor saved by two nodes, or a parameter saved by a matmul, is not counted twice
 and parameters are not counted again as activations).
 """
+
 from __future__ import annotations
 
 import torch
@@ -73,18 +74,30 @@ def unique_bytes(tensors) -> int:
     return total
 
 
-def snapshot(point: str, model: torch.nn.Module, optimizer: torch.optim.Optimizer | None,
-             saved: int, logits: torch.Tensor | None = None) -> dict:
+def snapshot(
+    point: str,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer | None,
+    saved: int,
+    logits: torch.Tensor | None = None,
+) -> dict:
     params = list(model.parameters())
     parts = {
         "parameters": unique_bytes(params),
         "gradients": unique_bytes(p.grad for p in params),
         "optimizer_state": unique_bytes(
-            v for st in (optimizer.state.values() if optimizer else []) for v in st.values()
-            if isinstance(v, torch.Tensor)),
+            v
+            for st in (optimizer.state.values() if optimizer else [])
+            for v in st.values()
+            if isinstance(v, torch.Tensor)
+        ),
         "saved_for_backward": saved,
         "logits_and_loss": unique_bytes([logits]) if logits is not None else 0,
     }
-    return {"point": point, "parts": parts, "total": sum(parts.values()),
-            "method": "exact accounting of live tensors on the CPU (untyped_storage().nbytes(), each "
-                      "storage once); saved-for-backward via torch.autograd.graph.saved_tensors_hooks"}
+    return {
+        "point": point,
+        "parts": parts,
+        "total": sum(parts.values()),
+        "method": "exact accounting of live tensors on the CPU (untyped_storage().nbytes(), each "
+        "storage once); saved-for-backward via torch.autograd.graph.saved_tensors_hooks",
+    }

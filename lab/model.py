@@ -3,6 +3,7 @@
 The attention is written out (q·kᵀ, softmax, ·v) rather than fused, so the s×s score tensor really is
 saved for backward, as in the activation formula of lesson 5 (Korthikanti et al. 2022 eq. 1).
 """
+
 from __future__ import annotations
 
 import math
@@ -37,16 +38,25 @@ class Block(nn.Module):
 
 
 class TinyGPT(nn.Module):
-    def __init__(self, vocab_size: int, context: int, d_model: int, n_layers: int, n_heads: int,
-                 ffn_mult: int = 4, **_ignored):
+    def __init__(
+        self,
+        vocab_size: int,
+        context: int,
+        d_model: int,
+        n_layers: int,
+        n_heads: int,
+        ffn_mult: int = 4,
+        **_ignored,
+    ):
         super().__init__()
         self.context = context
         self.tok = nn.Embedding(vocab_size, d_model)
         self.pos = nn.Embedding(context, d_model)
         self.blocks = nn.ModuleList(Block(d_model, n_heads, ffn_mult) for _ in range(n_layers))
         self.norm = nn.RMSNorm(d_model, elementwise_affine=True)
-        self.register_buffer("mask", torch.triu(torch.ones(context, context, dtype=torch.bool), 1),
-                             persistent=False)
+        self.register_buffer(
+            "mask", torch.triu(torch.ones(context, context, dtype=torch.bool), 1), persistent=False
+        )
         self.apply(self._init)
         for blk in self.blocks:  # GPT-2's scaled init of the residual projections
             for lin in (blk.proj, blk.fc2):

@@ -5,6 +5,7 @@ FP16's smallest positive number is 2⁻²⁴ (a subnormal). The probe takes the 
 (bin k holds 2^k ≤ |g| < 2^(k+1)), and counts the elements below 2⁻²⁴ and the elements still below it
 after multiplying by 65,536 = 2¹⁶ (that is, |g| < 2⁻⁴⁰).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,13 +24,17 @@ def histogram(grads: list[torch.Tensor]) -> dict:
     nz = g[g > 0]
     e = torch.floor(torch.log2(nz)).clamp(LO, HI - 1).to(torch.int64)
     counts = torch.bincount(e - LO, minlength=HI - LO).tolist()
-    below = int((g < 2.0 ** FP16_TINY_EXP).sum()) - zero
-    below_scaled = int((g * SCALE < 2.0 ** FP16_TINY_EXP).sum()) - zero
+    below = int((g < 2.0**FP16_TINY_EXP).sum()) - zero
+    below_scaled = int((g * SCALE < 2.0**FP16_TINY_EXP).sum()) - zero
     return {
-        "elements": n, "exact_zero": zero,
-        "bins_log2": list(range(LO, HI)), "counts": counts,
-        "below_2^-24": below, "frac_below_2^-24": below / n,
-        "below_2^-24_after_x65536": below_scaled, "frac_below_2^-24_after_x65536": below_scaled / n,
+        "elements": n,
+        "exact_zero": zero,
+        "bins_log2": list(range(LO, HI)),
+        "counts": counts,
+        "below_2^-24": below,
+        "frac_below_2^-24": below / n,
+        "below_2^-24_after_x65536": below_scaled,
+        "frac_below_2^-24_after_x65536": below_scaled / n,
         "median_log2": float(torch.log2(nz.median())) if nz.numel() else -math.inf,
         "min_log2": float(torch.log2(nz.min())) if nz.numel() else -math.inf,
         "max_log2": float(torch.log2(nz.max())) if nz.numel() else -math.inf,

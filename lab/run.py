@@ -13,6 +13,7 @@ process (time.process_time), over repeated blocks of training steps with the pre
 that other load on a shared machine moves neither the measure nor the ranking much; the file keeps
 every repeat, the median and the spread.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,7 @@ def batches(tokens: torch.Tensor, n: int, b: int, s: int, seed: int):
     g = torch.Generator().manual_seed(seed)
     for _ in range(n):
         ix = torch.randint(0, tokens.numel() - s - 1, (b,), generator=g)
-        yield torch.stack([tokens[i:i + s + 1] for i in ix.tolist()])
+        yield torch.stack([tokens[i : i + s + 1] for i in ix.tolist()])
 
 
 def lr_at(step: int, steps: int, o: dict) -> float:
@@ -77,7 +78,7 @@ def val_loss(model, val_tokens, cfg, prof) -> float:
     starts = list(range(0, seqs.numel() - s - 1, s))[: prof["val_batches"] * prof["batch_size"]]
     total, n = 0.0, 0
     for k in range(0, len(starts), prof["batch_size"]):
-        batch = torch.stack([val_tokens[i:i + s + 1] for i in starts[k:k + prof["batch_size"]]])
+        batch = torch.stack([val_tokens[i : i + s + 1] for i in starts[k : k + prof["batch_size"]]])
         loss, _ = loss_of(model, batch, None)  # evaluated in FP32: every run keeps FP32 weights
         total += float(loss) * batch.shape[0]
         n += batch.shape[0]
@@ -96,8 +97,9 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
     model = build(cfg)
     params = list(model.parameters())
     o = cfg["optimizer"]
-    opt = torch.optim.AdamW(params, lr=o["lr"], betas=tuple(o["betas"]), eps=o["eps"],
-                            weight_decay=o["weight_decay"])
+    opt = torch.optim.AdamW(
+        params, lr=o["lr"], betas=tuple(o["betas"]), eps=o["eps"], weight_decay=o["weight_decay"]
+    )
     mem.append(snapshot("after_build", model, opt, 0))
     scaler = DynamicLossScaler(**cfg["scaler"]) if spec["scaling"] else None
     s, b, steps = cfg["model"]["context"], prof["batch_size"], prof["steps"]
@@ -113,9 +115,13 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
             with SavedTensors(exclude=params + [logits]) as head:
                 loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
             snap = snapshot("after_forward", model, opt, body.nbytes + head.nbytes, logits)
-            snap["saved_detail"] = {"model_body": body.nbytes, "loss_head": head.nbytes,
-                                    "by_dtype": body.by_dtype(), "param_storages_saved": body.excluded_hits,
-                                    "weight_copies_16bit": _weight_copies(body, params)}
+            snap["saved_detail"] = {
+                "model_body": body.nbytes,
+                "loss_head": head.nbytes,
+                "by_dtype": body.by_dtype(),
+                "param_storages_saved": body.excluded_hits,
+                "weight_copies_16bit": _weight_copies(body, params),
+            }
             mem.append(snap)
         else:
             loss, logits = loss_of(model, batch, spec["dtype"])
@@ -136,33 +142,50 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
             mem.append(snapshot("after_step", model, opt, 0))
         opt.zero_grad(set_to_none=True)
         el, cpu = time.perf_counter() - t0, time.process_time() - c0
-        rec = {"step": step + 1, "loss": loss.item(), "tokens_per_s": b * s / el,
-               "loss_scale": scaler.scale if scaler else None, "skipped": bool(skipped),
-               "skipped_steps": skipped_total, "zero_grad_fraction": zf, "seconds": el,
-               "cpu_seconds": cpu, "tokens_per_cpu_s": b * s / cpu if cpu > 0 else None}
+        rec = {
+            "step": step + 1,
+            "loss": loss.item(),
+            "tokens_per_s": b * s / el,
+            "loss_scale": scaler.scale if scaler else None,
+            "skipped": bool(skipped),
+            "skipped_steps": skipped_total,
+            "zero_grad_fraction": zf,
+            "seconds": el,
+            "cpu_seconds": cpu,
+            "tokens_per_cpu_s": b * s / cpu if cpu > 0 else None,
+        }
         log_steps.append(rec)
         if step % 10 == 0 or step == steps - 1:
-            log(f"[{name}] step {step + 1}/{steps} loss {rec['loss']:.4f} tok/s {rec['tokens_per_s']:.0f} "
-                f"zero {zf:.3e} scale {rec['loss_scale']} skipped {skipped_total}")
+            log(
+                f"[{name}] step {step + 1}/{steps} loss {rec['loss']:.4f} tok/s {rec['tokens_per_s']:.0f} "
+                f"zero {zf:.3e} scale {rec['loss_scale']} skipped {skipped_total}"
+            )
     vl = val_loss(model, val_tokens, cfg, prof)
     tps = [r["tokens_per_s"] for r in log_steps[1:]] or [log_steps[0]["tokens_per_s"]]
     tpc = sorted(r["tokens_per_cpu_s"] for r in (log_steps[1:] or log_steps) if r["tokens_per_cpu_s"])
-    return {"label": spec["label"], "autocast_dtype": str(spec["dtype"]).replace("torch.", "") if spec["dtype"] else None,
-            "loss_scaling": "DynamicLossScaler" if scaler else None,
-            "steps": log_steps, "val_loss": vl,
-            "tokens_per_s_median": sorted(tps)[len(tps) // 2],
-            # tokens per second of this process's CPU time (all its threads): robust to other load
-            "tokens_per_cpu_s_median": tpc[len(tpc) // 2] if tpc else None,
-            "skipped_steps": skipped_total,
-            "mean_zero_grad_fraction": sum(r["zero_grad_fraction"] for r in log_steps) / len(log_steps),
-            "final_loss_scale": scaler.scale if scaler else None,
-            "final_train_loss": log_steps[-1]["loss"],
-            "memory": mem, "peak_bytes": max(m["total"] for m in mem)}, model
+    return {
+        "label": spec["label"],
+        "autocast_dtype": str(spec["dtype"]).replace("torch.", "") if spec["dtype"] else None,
+        "loss_scaling": "DynamicLossScaler" if scaler else None,
+        "steps": log_steps,
+        "val_loss": vl,
+        "tokens_per_s_median": sorted(tps)[len(tps) // 2],
+        # tokens per second of this process's CPU time (all its threads): robust to other load
+        "tokens_per_cpu_s_median": tpc[len(tpc) // 2] if tpc else None,
+        "skipped_steps": skipped_total,
+        "mean_zero_grad_fraction": sum(r["zero_grad_fraction"] for r in log_steps) / len(log_steps),
+        "final_loss_scale": scaler.scale if scaler else None,
+        "final_train_loss": log_steps[-1]["loss"],
+        "memory": mem,
+        "peak_bytes": max(m["total"] for m in mem),
+    }, model
 
 
 # Repeated timed blocks of training steps per precision (the throughput section of the data file).
-THROUGHPUT = {"full": {"threads": 1, "repeats": 9, "steps_per_repeat": 10, "warmup_steps": 2},
-              "smoke": {"threads": 1, "repeats": 2, "steps_per_repeat": 1, "warmup_steps": 1}}
+THROUGHPUT = {
+    "full": {"threads": 1, "repeats": 9, "steps_per_repeat": 10, "warmup_steps": 2},
+    "smoke": {"threads": 1, "repeats": 2, "steps_per_repeat": 1, "warmup_steps": 1},
+}
 
 
 def throughput(cfg: dict, prof: dict, train_tokens, opts: dict, names, log=print) -> dict:
@@ -179,8 +202,13 @@ def throughput(cfg: dict, prof: dict, train_tokens, opts: dict, names, log=print
     for name in names:
         torch.manual_seed(cfg["seed"])
         model = build(cfg)
-        opt = torch.optim.AdamW(model.parameters(), lr=o["lr"], betas=tuple(o["betas"]), eps=o["eps"],
-                                weight_decay=o["weight_decay"])
+        opt = torch.optim.AdamW(
+            model.parameters(),
+            lr=o["lr"],
+            betas=tuple(o["betas"]),
+            eps=o["eps"],
+            weight_decay=o["weight_decay"],
+        )
         scaler = DynamicLossScaler(**cfg["scaler"]) if RUNS[name]["scaling"] else None
         state[name] = (model, opt, scaler, batches(train_tokens, total, b, s, cfg["seed"] + 1))
 
@@ -198,26 +226,44 @@ def throughput(cfg: dict, prof: dict, train_tokens, opts: dict, names, log=print
     tokens = opts["steps_per_repeat"] * b * s
     per = {name: {"cpu_seconds": [], "wall_seconds": []} for name in names}
     for rep in range(opts["repeats"]):
-        order = names[rep % len(names):] + names[:rep % len(names)]
+        order = names[rep % len(names) :] + names[: rep % len(names)]
         for name in order:
             t0, c0 = time.perf_counter(), time.process_time()
             run_steps(name, opts["steps_per_repeat"])
             per[name]["wall_seconds"].append(time.perf_counter() - t0)
             per[name]["cpu_seconds"].append(time.process_time() - c0)
-        log(f"[throughput] repeat {rep + 1}/{opts['repeats']}: " + ", ".join(
-            f"{n} {tokens / per[n]['cpu_seconds'][-1]:.1f} tok/cpu-s" for n in names))
+        log(
+            f"[throughput] repeat {rep + 1}/{opts['repeats']}: "
+            + ", ".join(f"{n} {tokens / per[n]['cpu_seconds'][-1]:.1f} tok/cpu-s" for n in names)
+        )
     torch.set_num_threads(threads_before)
-    for name, r in per.items():
+    for r in per.values():
         tpc = sorted(tokens / c for c in r["cpu_seconds"])
         tpw = sorted(tokens / w for w in r["wall_seconds"])
-        r.update({"tokens_per_cpu_s": [tokens / c for c in r["cpu_seconds"]],
-                  "tokens_per_cpu_s_median": statistics.median(tpc), "tokens_per_cpu_s_min": tpc[0],
-                  "tokens_per_cpu_s_max": tpc[-1], "tokens_per_s_median": statistics.median(tpw),
-                  "tokens_per_s_min": tpw[0], "tokens_per_s_max": tpw[-1]})
-    return {"method": "time.process_time around each block of steps; precisions interleaved, starting one rotated",
-            "cpu": _cpu_name(), "cpu_flags_16bit": _cpu_flags(), "torch": torch.__version__, "threads": opts["threads"], "repeats": opts["repeats"], "steps_per_repeat": opts["steps_per_repeat"],
-            "warmup_steps": opts["warmup_steps"], "tokens_per_repeat": tokens,
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "runs": per}
+        r.update(
+            {
+                "tokens_per_cpu_s": [tokens / c for c in r["cpu_seconds"]],
+                "tokens_per_cpu_s_median": statistics.median(tpc),
+                "tokens_per_cpu_s_min": tpc[0],
+                "tokens_per_cpu_s_max": tpc[-1],
+                "tokens_per_s_median": statistics.median(tpw),
+                "tokens_per_s_min": tpw[0],
+                "tokens_per_s_max": tpw[-1],
+            }
+        )
+    return {
+        "method": "time.process_time around each block of steps; precisions interleaved, starting one rotated",
+        "cpu": _cpu_name(),
+        "cpu_flags_16bit": _cpu_flags(),
+        "torch": torch.__version__,
+        "threads": opts["threads"],
+        "repeats": opts["repeats"],
+        "steps_per_repeat": opts["steps_per_repeat"],
+        "warmup_steps": opts["warmup_steps"],
+        "tokens_per_repeat": tokens,
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "runs": per,
+    }
 
 
 def _weight_copies(saved: SavedTensors, params) -> int:
@@ -250,15 +296,27 @@ def ledger_and_formula(cfg: dict, prof: dict, n_params: int) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from c9.core.activations import activation_memory
     from c9.core.ledger import model_states
+
     m = cfg["model"]
     ms = model_states(n_params, "fp32_adamw")
-    act = activation_memory(s=m["context"], b=prof["batch_size"], h=m["d_model"], a=m["n_heads"], L=m["n_layers"])
-    return {"ledger_recipe": "fp32_adamw", "ledger_model_states_bytes": ms.bytes,
-            "ledger_parts": {c.key: c.bytes for c in ms.children},
-            "formula": "Korthikanti et al. 2022 eq. 1: L·s·b·h·(34 + 5·a·s/h) bytes (16-bit activations, with dropout)",
-            "formula_inputs": {"s": m["context"], "b": prof["batch_size"], "h": m["d_model"], "a": m["n_heads"], "L": m["n_layers"]},
-            "formula_activation_bytes": act.bytes,
-            "formula_parts": {c.key: c.bytes for c in act.children}}
+    act = activation_memory(
+        s=m["context"], b=prof["batch_size"], h=m["d_model"], a=m["n_heads"], L=m["n_layers"]
+    )
+    return {
+        "ledger_recipe": "fp32_adamw",
+        "ledger_model_states_bytes": ms.bytes,
+        "ledger_parts": {c.key: c.bytes for c in ms.children},
+        "formula": "Korthikanti et al. 2022 eq. 1: L·s·b·h·(34 + 5·a·s/h) bytes (16-bit activations, with dropout)",
+        "formula_inputs": {
+            "s": m["context"],
+            "b": prof["batch_size"],
+            "h": m["d_model"],
+            "a": m["n_heads"],
+            "L": m["n_layers"],
+        },
+        "formula_activation_bytes": act.bytes,
+        "formula_parts": {c.key: c.bytes for c in act.children},
+    }
 
 
 def main(argv=None) -> int:
@@ -267,8 +325,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS_PATH)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", default=",".join(RUNS))
-    ap.add_argument("--throughput-only", action="store_true",
-                    help="re-measure only the throughput section and write it into the existing --out file")
+    ap.add_argument(
+        "--throughput-only",
+        action="store_true",
+        help="re-measure only the throughput section and write it into the existing --out file",
+    )
     args = ap.parse_args(argv)
     t_start = time.perf_counter()
     torch.set_num_threads(args.threads)
@@ -310,17 +371,27 @@ def main(argv=None) -> int:
     out = {
         "schema": SCHEMA,
         "provenance": {
-            "torch": torch.__version__, "python": platform.python_version(),
-            "device": "cpu", "cpu": _cpu_name(), "threads": torch.get_num_threads(),
-            "machine": platform.machine(), "command": "python -m lab.run" + (" --smoke" if args.smoke else ""),
-            "profile": "smoke" if args.smoke else "full", "seed": cfg["seed"],
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "wall_time_s": None, "config": cfg,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "device": "cpu",
+            "cpu": _cpu_name(),
+            "threads": torch.get_num_threads(),
+            "machine": platform.machine(),
+            "command": "python -m lab.run" + (" --smoke" if args.smoke else ""),
+            "profile": "smoke" if args.smoke else "full",
+            "seed": cfg["seed"],
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "wall_time_s": None,
+            "config": cfg,
         },
         "model": {"param_count": n_params, "config": cfg["model"]},
         "data": {k: corpus[k] for k in ("source", "files", "train_files", "val_first_file", "sha256")}
-                | {"train_tokens": train_tokens.numel(), "val_tokens": val_tokens.numel(),
-                   "vocab_size": bpe.vocab_size, "tokens_per_step": prof["batch_size"] * cfg["model"]["context"]},
+        | {
+            "train_tokens": train_tokens.numel(),
+            "val_tokens": val_tokens.numel(),
+            "vocab_size": bpe.vocab_size,
+            "tokens_per_step": prof["batch_size"] * cfg["model"]["context"],
+        },
         "runs": runs,
         "probe": probes,
         "accounting": ledger_and_formula(cfg, prof, n_params),

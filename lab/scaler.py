@@ -21,18 +21,27 @@ The scale is bounded at both ends, as training frameworks bound it:
 
 :meth:`update` holds the whole rule and needs no torch; :meth:`step` applies it to an optimizer.
 """
+
 from __future__ import annotations
 
-FP32_MAX = 3.4028234663852886e38     # (2 − 2⁻²³) × 2¹²⁷, torch.finfo(torch.float32).max
+FP32_MAX = 3.4028234663852886e38  # (2 − 2⁻²³) × 2¹²⁷, torch.finfo(torch.float32).max
 
 
 class DynamicLossScaler:
-    def __init__(self, init_scale: float = 65536.0, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 min_scale: float = 1.0, max_scale: float = FP32_MAX):
+    def __init__(
+        self,
+        init_scale: float = 65536.0,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        min_scale: float = 1.0,
+        max_scale: float = FP32_MAX,
+    ):
         if not 0 < min_scale <= init_scale <= max_scale <= FP32_MAX:
-            raise ValueError(f"need 0 < min_scale <= init_scale <= max_scale <= FP32 max, got "
-                             f"{min_scale}, {init_scale}, {max_scale}")
+            raise ValueError(
+                f"need 0 < min_scale <= init_scale <= max_scale <= FP32 max, got "
+                f"{min_scale}, {init_scale}, {max_scale}"
+            )
         if not (growth_factor > 1 and 0 < backoff_factor < 1 and growth_interval >= 1):
             raise ValueError("need growth_factor > 1, 0 < backoff_factor < 1, growth_interval >= 1")
         self.scale = float(init_scale)
@@ -67,7 +76,7 @@ class DynamicLossScaler:
             self.clean_steps += 1
             if self.clean_steps == self.growth_interval:
                 grown = self.scale * self.growth_factor
-                if grown <= self.max_scale:        # torch: grow only while the FP32 scale stays finite
+                if grown <= self.max_scale:  # torch: grow only while the FP32 scale stays finite
                     self.scale = grown
                 self.clean_steps = 0
 

@@ -1,5 +1,6 @@
 """Shared fixtures: the built site (one strict build per test session) and a static server that
 serves it under a sub-path, as GitHub Pages does."""
+
 from __future__ import annotations
 
 import functools
@@ -19,13 +20,22 @@ sys.path.insert(0, str(ROOT))
 SUB_PATH = "/c9/"
 # Debian's Chromium (Playwright cannot download browsers here); runners may put it elsewhere.
 CHROMIUM = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 PYTHON_TIMEOUT = 120_000  # ms; Pyodide boots in a few seconds, a loaded CI machine can be slow
 # Every response carries the strict policy the site is built for, so every browser test runs under it
 # (the pages also carry it as a <meta>; the header covers the Web Worker too).
-CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'"
+)
 
 
 @pytest.fixture(scope="session")
@@ -34,9 +44,23 @@ def built_site(tmp_path_factory) -> Path:
     C9_MKDOCS_CONFIG points at another config (for trying a draft docs folder)."""
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1{SUB_PATH}"}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out),
-                           "-f", os.environ.get("C9_MKDOCS_CONFIG", "mkdocs.yml")],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-d",
+            str(out),
+            "-f",
+            os.environ.get("C9_MKDOCS_CONFIG", "mkdocs.yml"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     (out.parent / "build.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
@@ -45,15 +69,21 @@ def built_site(tmp_path_factory) -> Path:
 class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
     """Serves the site only under SUB_PATH; `blocked` paths answer 404 (for failure tests)."""
 
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
-                      ".json": "application/json", ".woff2": "font/woff2", "": "application/octet-stream"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+        ".woff2": "font/woff2",
+        "": "application/octet-stream",
+    }
     blocked: tuple[str, ...] = ()
 
     def translate_path(self, path):
         if not path.startswith(SUB_PATH):
             return "/nonexistent"
-        return super().translate_path("/" + path[len(SUB_PATH):])
+        return super().translate_path("/" + path[len(SUB_PATH) :])
 
     def do_GET(self):
         if any(b in self.path for b in self.server.blocked):

@@ -3,6 +3,7 @@
 Rows: (format, code, value, source). ``value`` is a float (``nan``/``inf`` allowed). Used both ways:
 ``decode(format, code) == value`` and, for finite non-NaN values, ``encode(format, value) == code``.
 """
+
 import math
 
 NAN = math.nan
@@ -84,7 +85,13 @@ GOLDEN = [
 
 # Rounding cases: (format, input, expected code, overflow mode, reason and source).
 ROUNDING = [
-    ("float16", 1e-8, 0x0000, "default", "below half the min subnormal 2^-25: underflows to +0 (IEEE 754 §4.3.1)"),
+    (
+        "float16",
+        1e-8,
+        0x0000,
+        "default",
+        "below half the min subnormal 2^-25: underflows to +0 (IEEE 754 §4.3.1)",
+    ),
     ("float16", -1e-8, 0x8000, "default", "negative underflow gives −0 (IEEE 754 §6.3)"),
     ("float16", 1 + 1e-4, 0x3C00, "default", "1e-4 < half the spacing 2^-11 near 1"),
     ("float16", 70000, 0x7C00, "default", "above 65520 = max + ulp/2: overflows to +inf (IEEE 754 §7.4)"),
@@ -95,10 +102,22 @@ ROUNDING = [
     ("bfloat16", 259, 0x4382, "default", "tie between 258 and 260 (even): 260"),
     ("bfloat16", 1 + 1e-3, 0x3F80, "default", "1e-3 < half the spacing 1/128 near 1"),
     ("float8_e4m3fn", 464, 0x7E, "default", "tie 464 between 448 (even) and 480: 448 (OFP8 §5.3)"),
-    ("float8_e4m3fn", 465, 0x7F, "default", "above 464: overflow gives NaN, E4M3FN has no infinity (OFP8 §5.3)"),
+    (
+        "float8_e4m3fn",
+        465,
+        0x7F,
+        "default",
+        "above 464: overflow gives NaN, E4M3FN has no infinity (OFP8 §5.3)",
+    ),
     ("float8_e4m3fn", 465, 0x7E, "saturate", "saturating conversion clamps to 448 (OFP8 §5.3)"),
     ("float8_e4m3fn", -1e9, 0xFE, "saturate", "saturating conversion clamps to −448"),
-    ("float8_e4m3fn", float("inf"), 0x7F, "default", "infinity becomes NaN: no infinity in E4M3FN (OFP8 §5.3)"),
+    (
+        "float8_e4m3fn",
+        float("inf"),
+        0x7F,
+        "default",
+        "infinity becomes NaN: no infinity in E4M3FN (OFP8 §5.3)",
+    ),
     ("float8_e4m3fn", float("inf"), 0x7E, "saturate", "saturating: infinity clamps to max (OFP8 §5.3)"),
     ("float8_e5m2", 61440, 0x7C, "default", "tie 61440 between 57344 (odd) and 2^16: overflow to inf"),
     ("float8_e5m2", 61439, 0x7B, "default", "just below the tie: max"),

@@ -6,6 +6,7 @@ math, code and the like replaced by OBJ, so that rules see what sits next to the
 their insides; :func:`tables` gives each table as rows of cell texts; :func:`view_strings` gives every
 string a widget view carries, SVG markup reduced to its text.
 """
+
 from __future__ import annotations
 
 import html
@@ -17,16 +18,47 @@ from pathlib import Path
 OBJ = "\ufffc"  # stands in for math, code, an image: neither Chinese, nor Latin, nor punctuation
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SKIP_TAGS = {"script", "style", "code", "pre", "math", "kbd", "samp", "svg:defs", "template", "noscript"}
-SKIP_CLASSES = {"katex", "katex-display", "arithmatex", "headerlink", "footnote-ref", "footnote-backref", "twemoji"}
-BLOCK_TAGS = {"p", "li", "td", "th", "caption", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "dt", "dd",
-              "label", "legend", "option", "summary", "button", "output", "text", "title", "blockquote"}
+SKIP_CLASSES = {
+    "katex",
+    "katex-display",
+    "arithmatex",
+    "headerlink",
+    "footnote-ref",
+    "footnote-backref",
+    "twemoji",
+}
+BLOCK_TAGS = {
+    "p",
+    "li",
+    "td",
+    "th",
+    "caption",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "figcaption",
+    "dt",
+    "dd",
+    "label",
+    "legend",
+    "option",
+    "summary",
+    "button",
+    "output",
+    "text",
+    "title",
+    "blockquote",
+}
 # a tooltip, and a label chip (an inline-block box with its own margin: the evolution map's 「解决了」, 「你在这里」)
 # stand apart from the text around them
 BLOCK_CLASSES = {"fig-how", "c9-evo-k", "c9-evo-badge"}
 
 
 class Node:
-    def __init__(self, tag: str, attrs: dict, parent: "Node | None"):
+    def __init__(self, tag: str, attrs: dict, parent: Node | None):
         self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
 
     @property
@@ -87,7 +119,9 @@ def _block_text(n: Node, out: list[str]) -> str:
     parts = []
     for c in n.children:
         if isinstance(c, str):
-            parts.append(re.sub(r"[ \t\n\r\f]+", " ", c))  # as the browser renders it: a line break in the source is a space
+            parts.append(
+                re.sub(r"[ \t\n\r\f]+", " ", c)
+            )  # as the browser renders it: a line break in the source is a space
         elif _skipped(c):
             parts.append(OBJ)
         elif _is_block(c):
@@ -120,8 +154,12 @@ def article(path: Path) -> Node:
 def without_widgets(node: Node, names) -> Node:
     """The tree with the widgets named left out (in place; returns ``node``): a root with data-widget=NAME,
     or, for a figure the build draws without one, the class c9-NAME."""
+
     def named(c):
-        return isinstance(c, Node) and (c.attrs.get("data-widget") in names or any(f"c9-{x}" in c.classes for x in names))
+        return isinstance(c, Node) and (
+            c.attrs.get("data-widget") in names or any(f"c9-{x}" in c.classes for x in names)
+        )
+
     for n in node.iter():
         n.children = [c for c in n.children if not named(c)]
     return node
@@ -143,8 +181,13 @@ TEXT_ATTRIBUTES = ("aria-label", "aria-valuetext", "title", "placeholder", "alt"
 def attribute_texts(node: Node) -> list[str]:
     """Text a reader meets in attributes: a screen reader's aria-label, a tooltip's title, a placeholder,
     the pattern table's data-info (shown when a cell is chosen). Data attributes carrying JSON are not text."""
-    return [html.unescape(n.attrs[a]) for n in node.iter() if not _skipped(n) for a in TEXT_ATTRIBUTES
-            if n.attrs.get(a)]
+    return [
+        html.unescape(n.attrs[a])
+        for n in node.iter()
+        if not _skipped(n)
+        for a in TEXT_ATTRIBUTES
+        if n.attrs.get(a)
+    ]
 
 
 def tables(node: Node) -> list[list[list[str]]]:
@@ -175,7 +218,11 @@ def _cell_text(n: Node) -> str:
 
 def pages(site: Path) -> list[tuple[str, Path]]:
     """(name, path) of every page of the course: "index", "lesson-1", …"""
-    found = sorted(p for p in site.rglob("index.html") if not {"vendor", "assets", "search"} & set(p.relative_to(site).parts))
+    found = sorted(
+        p
+        for p in site.rglob("index.html")
+        if not {"vendor", "assets", "search"} & set(p.relative_to(site).parts)
+    )
     return [(p.parent.relative_to(site).as_posix().replace(".", "index"), p) for p in found]
 
 
@@ -190,7 +237,7 @@ def view_strings(value) -> list[str]:
         if value.lstrip().startswith("<"):
             return blocks(parse(value)) + [t for t in _svg_texts(value)]
         return [value]
-    if isinstance(value, dict):   # "params" echoes what the reader typed, as typed; "tex" is math
+    if isinstance(value, dict):  # "params" echoes what the reader typed, as typed; "tex" is math
         return [s for k, v in value.items() if k not in ("params", "tex") for s in view_strings(v)]
     if isinstance(value, (list, tuple)):
         return [s for v in value for s in view_strings(v)]

@@ -1,5 +1,6 @@
 """Reading a stacked-bar SVG (c9/views/stacked_bar.py) back as a reader would: bar lengths measured
 against the axis's tick labels, not against the module's own scale."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -28,8 +29,11 @@ def tick_value(text: str) -> float:
 
 def axis_scale(svg: str) -> tuple[float, float]:
     """(x% of the value 0, axis units per % of width), from the tick labels."""
-    ticks = [(_pct(t.get("x")), tick_value(t.text)) for t in parse(svg).iter(NS + "text")
-             if t.get("class") == "c9-bar-tick"]
+    ticks = [
+        (_pct(t.get("x")), tick_value(t.text))
+        for t in parse(svg).iter(NS + "text")
+        if t.get("class") == "c9-bar-tick"
+    ]
     assert len(ticks) >= 2 and ticks[0][1] == 0
     (x0, v0), (x1, v1) = ticks[0], ticks[-1]
     return x0, (v1 - v0) / (x1 - x0)
@@ -38,8 +42,11 @@ def axis_scale(svg: str) -> tuple[float, float]:
 def bar_values(svg: str) -> list[tuple[str, float]]:
     """Every segment as (data-key, length in axis units), top row first, left to right."""
     _, per_pct = axis_scale(svg)
-    return [(r.get("data-key"), _pct(r.get("width")) * per_pct) for r in parse(svg).iter(NS + "rect")
-            if r.get("data-key")]
+    return [
+        (r.get("data-key"), _pct(r.get("width")) * per_pct)
+        for r in parse(svg).iter(NS + "rect")
+        if r.get("data-key")
+    ]
 
 
 def bar_rows(svg: str) -> list[str]:

@@ -4,23 +4,24 @@ The measurements are lab/results/activation-check.json (``python -m lab.activati
 models of each family, saved-tensor hooks, eager and sdpa, FP32 and BF16, several s and b). The live test
 re-measures new points with torch and transformers and is skipped only when they are not installed.
 """
+
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import textwrap
-import importlib.util
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from c9.figures import activation_check as C
+from c9.base.errors import InputError
 from c9.core import activations as eq1
 from c9.core import model_activations as M
 from c9.core import param_count as P
 from c9.core.architecture import parse_config
-from c9.base.errors import InputError
+from c9.figures import activation_check as C
 
 DATA = C.load()
 ROWS = C.rows(DATA)
@@ -40,8 +41,13 @@ def test_predicted_within_five_percent_of_measured(row):
 def test_predicted_equals_measured_byte_for_byte():
     off = [(_id(r), r["predicted"] - r["measured"]) for r in ROWS if r["predicted"] != r["measured"]]
     assert off == []
-    assert C.summary(DATA) == {"rows": len(ROWS), "within": len(ROWS), "exact": len(ROWS),
-                               "worst_relative": 0.0, "tolerance": C.TOLERANCE}
+    assert C.summary(DATA) == {
+        "rows": len(ROWS),
+        "within": len(ROWS),
+        "exact": len(ROWS),
+        "worst_relative": 0.0,
+        "tolerance": C.TOLERANCE,
+    }
 
 
 def test_the_file_covers_every_family_mode_and_the_s_and_b_it_needs():
@@ -67,14 +73,18 @@ def test_eager_keeps_the_scores_and_the_flash_kernel_does_not():
     """What eager keeps beyond the flash kernel grows like s²; at s = 16 it can even be less (GPT-2's
     kernel keeps the whole c_attn output alive), by s = 64 eager keeps more in every family."""
     by = {(r["family"], r["implementation"], r["dtype"], r["s"], r["b"]): r["measured"] for r in ROWS}
-    for (f, impl, dt, s, b), meas in by.items():
+    for (f, impl, dt, s, b), _meas in by.items():
         if impl == "sdpa" and (s, b) == (64, 1):
             extra = {s2: by[(f, "eager", dt, s2, 1)] - by[(f, "sdpa", dt, s2, 1)] for s2 in (16, 32, 64)}
             assert extra[64] > 0
-            assert extra[64] - 2 * extra[32] > 2 * (extra[32] - 2 * extra[16]) > 0  # the s² part doubles twice
+            assert (
+                extra[64] - 2 * extra[32] > 2 * (extra[32] - 2 * extra[16]) > 0
+            )  # the s² part doubles twice
 
 
-@pytest.mark.parametrize("case", DATA["cases"], ids=lambda c: f"{c['family']}-{c['attn_implementation']}-{c['dtype']}")
+@pytest.mark.parametrize(
+    "case", DATA["cases"], ids=lambda c: f"{c['family']}-{c['attn_implementation']}-{c['dtype']}"
+)
 def test_parameters_saved_do_not_depend_on_s_or_b_and_match_the_parameter_count(case):
     # matmuls save their weights: the same storages at every (s, b); they are not counted as activations
     assert len({p["saved_parameter_bytes"] for p in case["points"]}) == 1
@@ -91,8 +101,14 @@ def test_the_per_tensor_record_adds_up_and_names_the_code():
 
 # ---- the model against the paper's eq. 1 ----------------------------------------------------------------
 
-GPT2_XL = {"model_type": "gpt2", "n_embd": 1600, "n_layer": 48, "n_head": 25, "vocab_size": 50257,
-           "n_positions": 1024}
+GPT2_XL = {
+    "model_type": "gpt2",
+    "n_embd": 1600,
+    "n_layer": 48,
+    "n_head": 25,
+    "vocab_size": 50257,
+    "n_positions": 1024,
+}
 
 
 @pytest.mark.parametrize("mode", list(M.MODES))
@@ -100,8 +116,9 @@ def test_the_paper_column_is_eq1(mode):
     arch = parse_config(GPT2_XL)
     rows = M.eq1_rows(arch, 1024, 2, mode)
     assert sum(r["paper"] for r in rows if r["paper"] is not None) == M.eq1_item(arch, 1024, 2, mode).bytes
-    assert sum(r["model"] for r in rows) == M.saved_bytes(M.tensors(arch, 1024, 2, mode)) \
-        + M.logits_bytes(M.tensors(arch, 1024, 2, mode))
+    assert sum(r["model"] for r in rows) == M.saved_bytes(M.tensors(arch, 1024, 2, mode)) + M.logits_bytes(
+        M.tensors(arch, 1024, 2, mode)
+    )
 
 
 def test_gpt2_in_bf16_on_a_gpu_matches_every_term_of_the_paper_and_adds_only_what_it_leaves_out():
@@ -115,9 +132,17 @@ def test_gpt2_in_bf16_on_a_gpu_matches_every_term_of_the_paper_and_adds_only_wha
 
 
 def test_llama_differs_from_eq1_where_its_architecture_does():
-    llama = parse_config(CONFIGS["llama"] | {"hidden_size": 4096, "num_attention_heads": 32,
-                                             "num_key_value_heads": 8, "intermediate_size": 14336,
-                                             "num_hidden_layers": 32, "vocab_size": 128256})
+    llama = parse_config(
+        CONFIGS["llama"]
+        | {
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "intermediate_size": 14336,
+            "num_hidden_layers": 32,
+            "vocab_size": 128256,
+        }
+    )
     r = {x["key"]: x for x in M.eq1_rows(llama, 4096, 1, "flash", "bf16")}
     sbh = 4096 * 4096 * 32
     assert r["qk"]["model"] == 2 * sbh + 2 * sbh // 4  # Q at 32 heads, K at 8 KV heads
@@ -174,8 +199,13 @@ def test_activations_hold_no_parameters(family, mode, s, b):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(["llama", "qwen3", "mixtral", "qwen3_moe"]), MODE, PREC, st.integers(1, 2048),
-       st.integers(1, 64))
+@given(
+    st.sampled_from(["llama", "qwen3", "mixtral", "qwen3_moe"]),
+    MODE,
+    PREC,
+    st.integers(1, 2048),
+    st.integers(1, 64),
+)
 def test_gqa_with_as_many_kv_heads_as_heads_is_multi_head_attention(family, mode, prec, s, b):
     cfg = dict(CONFIGS[family])
     mha = cfg | {"num_key_value_heads": None}  # None → num_attention_heads (the config classes)
@@ -185,8 +215,11 @@ def test_gqa_with_as_many_kv_heads_as_heads_is_multi_head_attention(family, mode
     small = {t.key: t.bytes for t in M.tensors(parse_config(cfg), s, b, mode, prec)}
     full = {t.key: t.bytes for t in M.tensors(parse_config(gqa), s, b, mode, prec)}
     changed = {k for k in full if full[k] != small[k]}
-    assert changed == ({"k", "v", "k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full) if mode == "flash"
-                       else {"k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full))
+    assert changed == (
+        {"k", "v", "k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full)
+        if mode == "flash"
+        else {"k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full)
+    )
 
 
 def test_mixture_of_experts_counts_s_b_k_token_rows():
@@ -206,10 +239,16 @@ def test_the_tree_adds_up_and_every_leaf_says_where_it_comes_from():
     assert all(leaf.source and leaf.label for leaf in tree.leaves())
 
 
-@pytest.mark.parametrize("args,needle", [
-    ((None, 8, 1), "模型结构"), (("cfg", 0, 1), "正整数"), (("cfg", 8, 1.5), "正整数"),
-    (("cfg", 8, 1, "fast"), "存储方式"), (("cfg", 8, 1, "flash", "int4"), "精度"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        ((None, 8, 1), "模型结构"),
+        (("cfg", 0, 1), "正整数"),
+        (("cfg", 8, 1.5), "正整数"),
+        (("cfg", 8, 1, "fast"), "存储方式"),
+        (("cfg", 8, 1, "flash", "int4"), "精度"),
+    ],
+)
 def test_bad_input_gets_a_chinese_message(args, needle):
     arch = parse_config(CONFIGS["llama"])
     args = tuple(arch if a == "cfg" else a for a in args)
@@ -218,8 +257,8 @@ def test_bad_input_gets_a_chinese_message(args, needle):
 
 
 def test_our_lab_model_is_refused_in_chinese():
-    from lab import load_config
     from c9.core.architecture import lab_architecture
+    from lab import load_config
 
     with pytest.raises(InputError, match="小模型"):
         M.tensors(lab_architecture(load_config()["model"]), 64, 1)
@@ -236,10 +275,15 @@ HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
 
 
 @pytest.mark.skipif(not HAVE_LAB, reason="re-measuring needs torch and transformers (pip install .[lab])")
-@pytest.mark.parametrize("family,attn,dtype,s,b", [
-    ("llama", "eager", "float32", 24, 3), ("qwen3_moe", "sdpa", "bfloat16", 40, 2),
-    ("gpt2", "sdpa", "float32", 20, 1), ("qwen3", "eager", "bfloat16", 8, 5),
-])
+@pytest.mark.parametrize(
+    "family,attn,dtype,s,b",
+    [
+        ("llama", "eager", "float32", 24, 3),
+        ("qwen3_moe", "sdpa", "bfloat16", 40, 2),
+        ("gpt2", "sdpa", "float32", 20, 1),
+        ("qwen3", "eager", "bfloat16", 8, 5),
+    ],
+)
 def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
     import torch
 
@@ -270,18 +314,26 @@ def test_every_string_a_reader_sees_follows_the_text_rules():
 
 # ---- the same count inside Pyodide (the page's Python) --------------------------------------------------
 
+
 @pytest.mark.skipif(__import__("shutil").which("node") is None, reason="node is not installed")
 def test_pyodide_counts_the_same_tensors(tmp_path):
     from test_codec_pyodide import run_in_pyodide
 
-    cases = [(CONFIGS[f], s, b, mode, prec) for f in ("gpt2", "llama", "qwen3_moe")
-             for s, b, mode, prec in ((4096, 1, "store_all", "bf16"), (1 << 20, 1024, "flash", "fp32"),
-                                      (7, 3, "selective", "cpu_bf16"), (512, 8, "full_recompute", "fp16"))]
-    script = (f"CASES = {json.dumps(json.dumps(cases))}\n" + textwrap.dedent('''
+    cases = [
+        (CONFIGS[f], s, b, mode, prec)
+        for f in ("gpt2", "llama", "qwen3_moe")
+        for s, b, mode, prec in (
+            (4096, 1, "store_all", "bf16"),
+            (1 << 20, 1024, "flash", "fp32"),
+            (7, 3, "selective", "cpu_bf16"),
+            (512, 8, "full_recompute", "fp16"),
+        )
+    ]
+    script = f"CASES = {json.dumps(json.dumps(cases))}\n" + textwrap.dedent("""
         import json
         from c9.core import model_activations as M
         from c9.core.architecture import parse_config
         RESULT = json.dumps([M.compare(parse_config(c), s, b, m, p) for c, s, b, m, p in json.loads(CASES)])
-    '''))
+    """)
     got = run_in_pyodide(script, tmp_path)
     assert got == [json.loads(json.dumps(M.compare(parse_config(c), s, b, m, p))) for c, s, b, m, p in cases]

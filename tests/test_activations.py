@@ -1,5 +1,6 @@
 """Korthikanti et al. 2022 eq. 1 and its recomputation modes, against an independent oracle: the
 paper's own tensor-by-tensor count (§4.1), summed here without the closed form."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -17,11 +18,11 @@ def korthikanti_tensor_list(s, b, h, a):
     """Bytes stored by one layer, tensor by tensor (Korthikanti et al. 2022, §4.1, 16-bit values,
     1-byte dropout masks). Returns (linear part, score part)."""
     attention_linear = (
-        2 * s * b * h        # QKV matmul input
-        + 4 * s * b * h      # Q and K for QK^T
-        + 2 * s * b * h      # V for the attention-over-values matmul
-        + 2 * s * b * h      # input of the output projection
-        + s * b * h          # its dropout mask
+        2 * s * b * h  # QKV matmul input
+        + 4 * s * b * h  # Q and K for QK^T
+        + 2 * s * b * h  # V for the attention-over-values matmul
+        + 2 * s * b * h  # input of the output projection
+        + s * b * h  # its dropout mask
     )
     scores = 2 * a * s * s * b + a * s * s * b + 2 * a * s * s * b  # softmax out, dropout mask, dropout out
     mlp = 2 * s * b * h + 8 * s * b * h + 8 * s * b * h + s * b * h  # inputs of fc1, GeLU, fc2; dropout mask
@@ -84,7 +85,9 @@ def test_full_recompute_keeps_each_layer_input():
     assert activation_memory(**d, mode="full_recompute").bytes == d["L"] * 2 * d["s"] * d["b"] * d["h"]
 
 
-@pytest.mark.parametrize("bad", [dict(s=0), dict(b=-1), dict(h=1.5), dict(s=True), dict(s2_layers=65), dict(s2_layers=-1)])
+@pytest.mark.parametrize(
+    "bad", [dict(s=0), dict(b=-1), dict(h=1.5), dict(s=True), dict(s2_layers=65), dict(s2_layers=-1)]
+)
 def test_bad_sizes_raise_value_error(bad):
     with pytest.raises(ValueError):
         activation_memory(**{**anchor_dims(), **bad})

@@ -2,6 +2,7 @@
 entry point answers live for the same request; the keys are written as core.js writes them; every
 interactive widget names its cache, and the cache holds each option of each radio and select and the
 neighbouring stops of each slider; the files stay small. (The browser side: test_browser_answer_cache.py.)"""
+
 from __future__ import annotations
 
 import gzip
@@ -13,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from hooks.answers import canonical
 from c9.views import api
+from hooks.answers import canonical
 
 ROOT = Path(__file__).resolve().parent.parent
 # Widgets whose only input is free text (a list of numbers typed by the reader): no state is one step away.
 FREE_TEXT_ONLY = {"mx-nv"}
-GZIP_PER_WIDGET = 300_000   # bytes; fetched when the widget nears the screen (lesson 4's block lab is the largest)
-GZIP_PER_PAGE = 320_000     # bytes: all of a page's caches, within the issue's 800 KB per page without Pyodide
+GZIP_PER_WIDGET = (
+    300_000  # bytes; fetched when the widget nears the screen (lesson 4's block lab is the largest)
+)
+GZIP_PER_PAGE = 320_000  # bytes: all of a page's caches, within the issue's 800 KB per page without Pyodide
 
 
 class _Widgets(HTMLParser):
@@ -41,7 +44,9 @@ class _Widgets(HTMLParser):
             return
         w = self.widgets[-1]
         if tag == "input" and a.get("type") in ("radio", "checkbox") and a.get("name"):
-            w["options"].setdefault(a["name"], set()).add(a.get("value", "on") if a["type"] == "radio" else "switch")
+            w["options"].setdefault(a["name"], set()).add(
+                a.get("value", "on") if a["type"] == "radio" else "switch"
+            )
         if tag == "input" and a.get("type") == "range":
             w["ranges"].append(a)
         if tag == "select":
@@ -87,11 +92,18 @@ def test_the_page_script_writes_the_same_keys(built_site):
     the key again: JavaScript and Python agree on key order, numbers and string escapes."""
     source = (ROOT / "docs" / "assets" / "js" / "core.js").read_text(encoding="utf-8")
     fn = re.search(r"^export (function canonical\(value\) \{.*?^\})", source, re.M | re.S).group(1)
-    keys = [k for f in sorted((built_site / "assets" / "answers").glob("*.json"))
-            for k in json.loads(f.read_text(encoding="utf-8"))["answers"]]
-    script = fn + "\nconst keys = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n" \
+    keys = [
+        k
+        for f in sorted((built_site / "assets" / "answers").glob("*.json"))
+        for k in json.loads(f.read_text(encoding="utf-8"))["answers"]
+    ]
+    script = (
+        fn + "\nconst keys = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
         "process.stdout.write(JSON.stringify(keys.filter((k) => canonical(JSON.parse(k)) !== k)));"
-    out = subprocess.run(["node", "-e", script], input=json.dumps(keys), capture_output=True, text=True, check=True)
+    )
+    out = subprocess.run(
+        ["node", "-e", script], input=json.dumps(keys), capture_output=True, text=True, check=True
+    )
     assert json.loads(out.stdout) == []
     assert len(keys) > 300
 
@@ -108,8 +120,17 @@ def test_every_interactive_widget_names_its_cache(built_site):
         cache = cache_of(html, w)
         assert cache and all(json.loads(k)["widget"] == name for k in cache), (html, name)
         seen.add(name)
-    assert seen >= {"ledger", "bit-flipper", "repeated-update", "loss-scale", "block-lab", "step-stages",
-                    "memory-bar", "formula", "timeline"}
+    assert seen >= {
+        "ledger",
+        "bit-flipper",
+        "repeated-update",
+        "loss-scale",
+        "block-lab",
+        "step-stages",
+        "memory-bar",
+        "formula",
+        "timeline",
+    }
 
 
 def test_each_option_and_neighbouring_stop_is_in_the_cache(built_site):
@@ -143,13 +164,16 @@ def test_each_option_and_neighbouring_stop_is_in_the_cache(built_site):
 def test_lesson_5_bar_holds_every_stop_of_its_sliders(built_site):
     """The memory bar's s slider (by its stops, sent as the number box's text) and b slider: every stop."""
     html = built_site / "lesson-5" / "index.html"
-    w = next(w for h, w in page_widgets(built_site) if h == html and w["attrs"]["data-widget"] == "memory-bar")
+    w = next(
+        w for h, w in page_widgets(built_site) if h == html and w["attrs"]["data-widget"] == "memory-bar"
+    )
     requests = [json.loads(k)["params"] for k in cache_of(html, w)]
     assert set(w["attrs"]["data-stops"].split(",")) <= {p["s"] for p in requests}
     from c9.views.memory_bar import CACHED_B_MAX
+
     b_stops = w["attrs"]["data-b-stops"].split(",")
     assert {b for b in b_stops if int(b) <= CACHED_B_MAX} <= {p["b"] for p in requests}
-    assert {"1", "2", "8"} <= {p["b"] for p in requests}      # the lesson's task moves b from 1 to 8
+    assert {"1", "2", "8"} <= {p["b"] for p in requests}  # the lesson's task moves b from 1 to 8
     # …each model of the select and each card, but not every pair of them: the file stays small.
     assert len(requests) < 100
 
@@ -174,7 +198,9 @@ def test_the_caches_stay_small(built_site, capsys):
 @pytest.mark.parametrize("value", [10.0, 10.05, 0.5, 1e-3])
 def test_a_key_writes_numbers_as_javascript_does(value):
     key = canonical({"widget": "w", "params": {"x": value}})
-    assert key == '{"params":{"x":%s},"widget":"w"}' % {10.0: "10", 10.05: "10.05", 0.5: "0.5", 1e-3: "0.001"}[value]
+    assert key == '{{"params":{{"x":{}}},"widget":"w"}}'.format(
+        {10.0: "10", 10.05: "10.05", 0.5: "0.5", 1e-3: "0.001"}[value]
+    )
 
 
 def test_a_number_javascript_writes_otherwise_is_refused():
@@ -184,11 +210,34 @@ def test_a_number_javascript_writes_otherwise_is_refused():
 
 # ---- Answers ahead (c9.views.api.nearby): the worker's idle-time answers around the state on screen ------
 AHEAD_STATES = [
-    ("memory-bar", {"model": "qwen3.8-27b", "s": "5000", "b": "3", "mode": "flash", "s2_full_only": False,
-                    "card": "h100-80gb", "config": ""}),
-    ("memory-bar", {"model": "llama-3.1-8b", "s": "1048576", "b": "1024", "mode": "store_all", "s2_full_only": True,
-                    "card": "rtx-4090-24gb", "config": ""}),
-    ("bit-flipper", {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"}),
+    (
+        "memory-bar",
+        {
+            "model": "qwen3.8-27b",
+            "s": "5000",
+            "b": "3",
+            "mode": "flash",
+            "s2_full_only": False,
+            "card": "h100-80gb",
+            "config": "",
+        },
+    ),
+    (
+        "memory-bar",
+        {
+            "model": "llama-3.1-8b",
+            "s": "1048576",
+            "b": "1024",
+            "mode": "store_all",
+            "s2_full_only": True,
+            "card": "rtx-4090-24gb",
+            "config": "",
+        },
+    ),
+    (
+        "bit-flipper",
+        {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"},
+    ),
     ("bit-flipper", {"formats": "e4m3,e5m2", "source": "value", "value": "464", "overflow": "saturate"}),
     ("ledger", {"model": "custom", "log10_params": 9.85, "convention": "zero"}),
     ("loss-scale", {"k": 12, "source": "stand-in", "fmt": "float16"}),
@@ -212,9 +261,19 @@ def test_the_states_answered_ahead_are_one_control_step_away_and_answered_like_a
 
 def test_memory_bar_answers_ahead_the_next_slider_stops_first():
     from c9.views.memory_bar import S_STOPS
-    p = {"model": "qwen3.8-27b", "s": "5000", "b": "3", "mode": "store_all", "s2_full_only": False,
-         "card": "h100-80gb", "config": ""}
-    first = [json.loads(k)["params"] for k in api.nearby(canonical({"widget": "memory-bar", "params": p}))[:5]]
+
+    p = {
+        "model": "qwen3.8-27b",
+        "s": "5000",
+        "b": "3",
+        "mode": "store_all",
+        "s2_full_only": False,
+        "card": "h100-80gb",
+        "config": "",
+    }
+    first = [
+        json.loads(k)["params"] for k in api.nearby(canonical({"widget": "memory-bar", "params": p}))[:5]
+    ]
     i = S_STOPS.index(4096)  # the stop nearest 5,000 on the slider's log scale: where the slider sits
     assert [q["s"] for q in first[:3]] == [str(S_STOPS[i + 1]), str(S_STOPS[i - 1]), "4096"]
     assert [q["b"] for q in first[3:5]] == ["4", "2"]
@@ -222,14 +281,22 @@ def test_memory_bar_answers_ahead_the_next_slider_stops_first():
 
 def test_a_bit_flippers_states_ahead_are_each_bit_of_each_row_flipped():
     p = {"formats": "float16,float32", "source": "float16", "code": "0x3C03", "overflow": "default"}
-    codes = {json.loads(k)["params"].get("code") for k in api.nearby(canonical({"widget": "bit-flipper", "params": p}))}
+    codes = {
+        json.loads(k)["params"].get("code")
+        for k in api.nearby(canonical({"widget": "bit-flipper", "params": p}))
+    }
     assert {f"0x{0x3C03 ^ (1 << b):04X}" for b in range(16)} <= codes
 
 
-@pytest.mark.parametrize("request_text", [
-    '{"widget": "memory-bar", "params": {"b": 5000}}',        # refused: nothing around it
-    '{"widget": "step-stages", "params": {}}',                 # a widget that declares no nearby
-    '{"widget": "nope"}', "not json", '{"widget": "memory-bar", "params": [1]}',
-])
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        '{"widget": "memory-bar", "params": {"b": 5000}}',  # refused: nothing around it
+        '{"widget": "step-stages", "params": {}}',  # a widget that declares no nearby
+        '{"widget": "nope"}',
+        "not json",
+        '{"widget": "memory-bar", "params": [1]}',
+    ],
+)
 def test_nearby_is_empty_rather_than_an_error(request_text):
     assert api.nearby(request_text) == []

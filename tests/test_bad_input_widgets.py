@@ -2,6 +2,7 @@
 beyond any range (1e309, 10^100000000, 5,000 digits) get a short Chinese message at once; 1e-400 is
 "not an integer", not "0"; full-width input (１２．５、－３) reads as ASCII in every parser; an empty
 model and an empty seed say what is missing; the formula follows the memory bar to our small model."""
+
 from __future__ import annotations
 
 import json
@@ -10,49 +11,43 @@ from fractions import Fraction
 
 import pytest
 
-from c9.views import api
-
-from c9.views import bit_flipper
-
-from c9.views import block_lab
-
-from c9.views import formula
-
-from c9.core import formats
-
-from c9.views import mx_nv
-
-from c9.views import params
-
 from c9.base import units
 from c9.base.errors import InputError
+from c9.core import formats
 from c9.core.models import lab_run
+from c9.views import api, bit_flipper, block_lab, formula, mx_nv, params
 
 
 def ask(widget, **p):
     return json.loads(api.handle(json.dumps({"widget": widget, "params": p})))
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1e309", "序列长度 s 要在 1 到 1,048,576 之间，收到的是「1e309」"),
-    ("1e100000000", "序列长度 s 要在 1 到 1,048,576 之间，收到的是「1e100000000」"),
-    ("9" * 5000, "序列长度 s 要在 1 到 1,048,576 之间，收到的是「" + "9" * 20 + "」"),
-    ("99999999999999999999", "序列长度 s 要在 1 到 1,048,576 之间，收到的是 约 1×10²⁰"),
-    ("1e-400", "序列长度 s 要是整数，收到的是「1e-400」"),
-    ("1e-100000000", "序列长度 s 要是整数，收到的是「1e-100000000」"),
-    ("4096.5", "序列长度 s 要是整数，收到的是「4096.5」"),
-    ("NaN", "序列长度 s 要是整数，收到的是「NaN」"),
-    ("-Infinity", "序列长度 s 要是整数，收到的是「-Infinity」"),
-    ("1/2", "序列长度 s 要是整数，收到的是「1/2」"),
-    ("1048577", "序列长度 s 要在 1 到 1,048,576 之间，收到的是 1,048,577"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1e309", "序列长度 s 要在 1 到 1,048,576 之间，收到的是「1e309」"),
+        ("1e100000000", "序列长度 s 要在 1 到 1,048,576 之间，收到的是「1e100000000」"),
+        ("9" * 5000, "序列长度 s 要在 1 到 1,048,576 之间，收到的是「" + "9" * 20 + "」"),
+        ("99999999999999999999", "序列长度 s 要在 1 到 1,048,576 之间，收到的是 约 1×10²⁰"),
+        ("1e-400", "序列长度 s 要是整数，收到的是「1e-400」"),
+        ("1e-100000000", "序列长度 s 要是整数，收到的是「1e-100000000」"),
+        ("4096.5", "序列长度 s 要是整数，收到的是「4096.5」"),
+        ("NaN", "序列长度 s 要是整数，收到的是「NaN」"),
+        ("-Infinity", "序列长度 s 要是整数，收到的是「-Infinity」"),
+        ("1/2", "序列长度 s 要是整数，收到的是「1/2」"),
+        ("1048577", "序列长度 s 要在 1 到 1,048,576 之间，收到的是 1,048,577"),
+    ],
+)
 def test_integer_text_beyond_every_range_gets_a_short_message_at_once(text, message):
     t0 = time.perf_counter()
     with pytest.raises(InputError) as e:
-        params.integer(text, "序列长度 s", 1, 1048576)    # the memory bar's range
-    assert time.perf_counter() - t0 < 0.5          # 10^100000000 is never built
+        params.integer(text, "序列长度 s", 1, 1048576)  # the memory bar's range
+    assert time.perf_counter() - t0 < 0.5  # 10^100000000 is never built
     assert e.value.message_zh == message
-    assert ask("memory-bar", s=text) == {"ok": False, "error": message}   # and no "ValueError: Exceeds the limit"
+    assert ask("memory-bar", s=text) == {
+        "ok": False,
+        "error": message,
+    }  # and no "ValueError: Exceeds the limit"
 
 
 def test_integer_reads_full_width_digits_and_separators():
@@ -70,12 +65,21 @@ def test_an_empty_model_says_that_none_was_chosen():
     assert ask("memory-bar", model="gpt-9") == {"ok": False, "error": "没有这个模型：「gpt-9」"}
 
 
-@pytest.mark.parametrize("seed, message", [
-    ("", "随机种子不能为空，请填一个整数"),
-    ("  ", "随机种子不能为空，请填一个整数"),
-    ("9" * 5000, "随机种子要在 0 到 1,000,000,000 之间，收到的是「" + "9" * 20 + "」"),  # more digits than int() reads
-    ("9" * 40, "随机种子要在 0 到 1,000,000,000 之间，收到的是「" + "9" * 20 + "」"),    # the same rule as every integer box
-])
+@pytest.mark.parametrize(
+    "seed, message",
+    [
+        ("", "随机种子不能为空，请填一个整数"),
+        ("  ", "随机种子不能为空，请填一个整数"),
+        (
+            "9" * 5000,
+            "随机种子要在 0 到 1,000,000,000 之间，收到的是「" + "9" * 20 + "」",
+        ),  # more digits than int() reads
+        (
+            "9" * 40,
+            "随机种子要在 0 到 1,000,000,000 之间，收到的是「" + "9" * 20 + "」",
+        ),  # the same rule as every integer box
+    ],
+)
 def test_block_lab_seed_messages_are_short(seed, message):
     assert ask("block-lab", seed=seed) == {"ok": False, "error": message}
 
@@ -83,18 +87,27 @@ def test_block_lab_seed_messages_are_short(seed, message):
 def test_full_width_input_reads_as_ascii_in_every_parser():
     assert bit_flipper.parse_value("－１２．５") == -12.5
     assert bit_flipper.view({"source": "float16", "code": "０ｘ３Ｃ００"})["rows"][0]["code"] == 0x3C00
-    assert mx_nv.parse_block("０．３，－１．２、２．７；０．０５") == [Fraction(3, 10), Fraction(-6, 5), Fraction(27, 10), Fraction(1, 20)]
+    assert mx_nv.parse_block("０．３，－１．２、２．７；０．０５") == [
+        Fraction(3, 10),
+        Fraction(-6, 5),
+        Fraction(27, 10),
+        Fraction(1, 20),
+    ]
     assert block_lab.parse_tensor("[1，2、3 4]; [５, －６、7 8]") == [[1, 2, 3, 4], [5, -6, 7, 8]]
     v = ask("repeated-update", w0="１．５")["view"]
-    assert v["final"]["master"] == formats.round_value("float32", v["final"]["master"]) and v["summary"].startswith("w₀ = 1.5，")
+    assert v["final"]["master"] == formats.round_value("float32", v["final"]["master"]) and v[
+        "summary"
+    ].startswith("w₀ = 1.5，")
 
 
 @pytest.mark.skipif(lab_run() is None, reason="no lab data file")
 def test_formula_follows_the_memory_bar_to_our_small_model():
     r = lab_run()
     v = formula.view({"model": "lab", "s": 256, "b": 3})
-    tot = 34 * 256 * 3 * r["h"] + 5 * r["a"] * 256 ** 2 * 3          # eq. 1 for one layer, by hand
-    (lin, sc), layer = units.adding_up([34 * 256 * 3 * r["h"], 5 * r["a"] * 256 ** 2 * 3], "MiB", 2)
-    assert v["summary"] == (f"我们的小模型（实验课，FP32）、s = 256、b = 3：每层 sbh(34 + 5as/h) = {lin} + {sc} = {layer}，"
-                            f"{r['L']} 层共 {units.size(tot * r['L'], 'MiB')}。")
+    tot = 34 * 256 * 3 * r["h"] + 5 * r["a"] * 256**2 * 3  # eq. 1 for one layer, by hand
+    (lin, sc), layer = units.adding_up([34 * 256 * 3 * r["h"], 5 * r["a"] * 256**2 * 3], "MiB", 2)
+    assert v["summary"] == (
+        f"我们的小模型（实验课，FP32）、s = 256、b = 3：每层 sbh(34 + 5as/h) = {lin} + {sc} = {layer}，"
+        f"{r['L']} 层共 {units.size(tot * r['L'], 'MiB')}。"
+    )
     assert {t["key"]: t["value"] for t in v["terms"]}["h"] == f"h = {r['h']:,}"

@@ -1,16 +1,16 @@
 """Lesson 5 in headless Chromium, served under a sub-path as GitHub Pages does: the figures are in
 the HTML before any script, Python in the page recomputes the memory bar, instant navigation keeps
 working, and nothing is requested from another origin."""
+
 from __future__ import annotations
 
 import re
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT
 from conftest import python_view as view
+from playwright.sync_api import expect
 from svg_chart import bar_values
 
 pytestmark = pytest.mark.browser
@@ -28,13 +28,17 @@ class Watch:
         page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         # A request cancelled by navigation (net::ERR_ABORTED) is not a failure; a refused or missing one is.
-        page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "") and self.failed.append(f"{r.url} {r.failure}"))
+        page.on(
+            "requestfailed",
+            lambda r: "ERR_ABORTED" not in (r.failure or "") and self.failed.append(f"{r.url} {r.failure}"),
+        )
         page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} {r.status}"))
 
         def on_request(r):
             u = urlparse(r.url)
             if u.scheme in ("http", "https", "ws", "wss") and f"{u.scheme}://{u.netloc}" != origin:
                 self.foreign.append(r.url)
+
         page.on("request", on_request)
         # Requests made by the module worker (Pyodide and the course zip) are seen by the context.
         page.context.on("request", on_request)
@@ -90,11 +94,15 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     # The chart was redrawn from Python's figure: the activation bars carry the new sizes.
     bars = bar_values(widget.locator(".c9-chart").inner_html())
     assert bars == [(k, pytest.approx(x, rel=1e-4)) for k, x in bar_values(expected["chart"])]
-    assert dict(bars)["act_scores"] == pytest.approx(64 * 5 * 24 * 8192**2 * 2 / 10**9, rel=1e-4)  # L·5as²b, in GB
+    assert dict(bars)["act_scores"] == pytest.approx(
+        64 * 5 * 24 * 8192**2 * 2 / 10**9, rel=1e-4
+    )  # L·5as²b, in GB
 
     # Switch the storage mode.
     widget.get_by_label("全量重计算").check()
-    expect(summary).to_have_text(python_view(s=8192, b=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(
+        python_view(s=8192, b=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
+    )
 
     # A segment explains itself on click.
     widget.locator('button[data-key="act_scores"]').click()
@@ -104,7 +112,9 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     box = widget.locator('input[name="s"]')
     box.fill("0")
     box.press("Enter")
-    expect(widget.locator(".c9-status")).to_contain_text("序列长度 s 要在 1 到 1,048,576 之间", timeout=PYTHON_TIMEOUT)
+    expect(widget.locator(".c9-status")).to_contain_text(
+        "序列长度 s 要在 1 到 1,048,576 之间", timeout=PYTHON_TIMEOUT
+    )
     expect(summary).to_have_text(python_view(s=8192, b=2, mode="full_recompute")["summary"])
 
     # Instant navigation away and back: the widget mounts again and Python answers at once.
@@ -114,7 +124,9 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     page.wait_for_url(re.compile(r"/c9/lesson-5/$"))
     widget = page.locator('[data-widget="memory-bar"]')
     widget.get_by_label("FlashAttention").check()
-    expect(widget.locator(".c9-summary")).to_have_text(python_view(mode="flash")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(widget.locator(".c9-summary")).to_have_text(
+        python_view(mode="flash")["summary"], timeout=PYTHON_TIMEOUT
+    )
     # A click on a bar segment explains it, as the table's buttons do.
     widget.locator('.c9-chart rect[data-key="act_linear"]').click()
     expect(widget.locator(".c9-explain")).to_contain_text("激活·")
@@ -153,31 +165,37 @@ def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
 
     # The formula: a term explains itself on click and on keyboard focus.
     f = page.locator('[data-widget="formula"]')
-    expect(f).to_have_class(re.compile(r"\bc9-formula-live\b"))   # mounted: a click before that does nothing
+    expect(f).to_have_class(re.compile(r"\bc9-formula-live\b"))  # mounted: a click before that does nothing
     f.locator('button[data-term="5as/h"]').click()
     expect(f.locator('.c9-term-item[data-term="5as/h"]')).to_be_visible()
     expect(f.locator('.c9-term-item[data-term="s"]')).to_be_hidden()
-    expect(f.locator('.c9-term-item[data-term="5as/h"] .c9-term-value')).to_have_text(re.compile(r"^5as/h = 96\.0"))
+    expect(f.locator('.c9-term-item[data-term="5as/h"] .c9-term-value')).to_have_text(
+        re.compile(r"^5as/h = 96\.0")
+    )
     f.locator('button[data-term="s"]').focus()
     expect(f.locator('.c9-term-item[data-term="s"]')).to_be_visible()
     # …and follows the model chosen in the memory bar.
     page.locator('[data-widget="memory-bar"] select[name="model"]').select_option("qwen3-8b")
     expect(f.locator('.c9-term-item[data-term="5as/h"] .c9-term-value')).to_have_text(
-        re.compile(r"^5as/h = 160\.0"), timeout=PYTHON_TIMEOUT)
+        re.compile(r"^5as/h = 160\.0"), timeout=PYTHON_TIMEOUT
+    )
 
     # The timeline: iteration 2 from Python; play under reduced motion jumps to the end.
     t = page.locator('[data-widget="timeline"]')
     t.scroll_into_view_if_needed()  # Plotly loads when a chart comes near the screen
     expect(t).to_have_attribute("data-chart", "drawn", timeout=30_000)
     t.get_by_label("第 2 次").check()
-    expect(t.locator(".c9-summary")).to_have_text(timeline_view(iteration=2)["summary"], timeout=PYTHON_TIMEOUT)
+    expect(t.locator(".c9-summary")).to_have_text(
+        timeline_view(iteration=2)["summary"], timeout=PYTHON_TIMEOUT
+    )
     t.get_by_role("button", name="播放一次迭代").click()
     expect(t.locator(".c9-now")).to_contain_text("zero_grad()")
     t.get_by_role("button", name="单步").click()
     expect(t.locator(".c9-now")).to_contain_text("第 0 步")
     t.get_by_label("全量重计算").check()
-    expect(t.locator(".c9-summary")).to_have_text(timeline_view(iteration=2, mode="full_recompute")["summary"],
-                                                  timeout=PYTHON_TIMEOUT)
+    expect(t.locator(".c9-summary")).to_have_text(
+        timeline_view(iteration=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
+    )
 
     # A guided task: no answer picked, a wrong one, then the right one.
     task = page.locator(".admonition.task").first
@@ -196,9 +214,17 @@ def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
 
 
 BAD_S = [  # (typed into the s box, what the widget must say)
-    ("", "不能为空"), ("abc", "不能为空"), ("NaN", "不能为空"), ("Infinity", "不能为空"),
-    ("-5", "要在 1 到 1,048,576 之间"), ("0", "之间"), ("1048577", "之间"),
-    ("1e400", "不能为空"), ("99999999999999999999", "之间"), ("4096.5", "要是整数"), ("1e7", "之间"),
+    ("", "不能为空"),
+    ("abc", "不能为空"),
+    ("NaN", "不能为空"),
+    ("Infinity", "不能为空"),
+    ("-5", "要在 1 到 1,048,576 之间"),
+    ("0", "之间"),
+    ("1048577", "之间"),
+    ("1e400", "不能为空"),
+    ("99999999999999999999", "之间"),
+    ("4096.5", "要是整数"),
+    ("1e7", "之间"),
 ]
 
 
@@ -210,15 +236,24 @@ def test_bad_input_and_url_parameters(browser, site_server):
     page.goto(site_server.url + "lesson-5/?s=8192&b=2&mode=selective")
     widget = page.locator('[data-widget="memory-bar"]')
     summary, status = widget.locator(".c9-summary"), widget.locator(".c9-status")
-    expect(summary).to_have_text(python_view(s=8192, b=2, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(
+        python_view(s=8192, b=2, mode="selective")["summary"], timeout=PYTHON_TIMEOUT
+    )
     expect(widget.locator('input[name="s"]')).to_have_value("8192")
     expect(widget.get_by_label("选择性重计算")).to_be_checked()
     good = summary.text_content()  # (inner_text is empty while the summary's part of the page is not drawn)
     # Out-of-range and malformed URL parameters: a message, the default state stays.
-    for query, message in [("?s=999999999", "之间"), ("?b=0", "batch b 要在 1 到 1,024 之间"), ("?mode=zip", "没有这种存储方式"),
-                           ("?model=gpt-9", "没有这个模型"), ("?s=%3Cscript%3E", "要是整数")]:
+    for query, message in [
+        ("?s=999999999", "之间"),
+        ("?b=0", "batch b 要在 1 到 1,024 之间"),
+        ("?mode=zip", "没有这种存储方式"),
+        ("?model=gpt-9", "没有这个模型"),
+        ("?s=%3Cscript%3E", "要是整数"),
+    ]:
         page.goto(site_server.url + "lesson-5/" + query)
-        expect(page.locator('[data-widget="memory-bar"] .c9-status')).to_contain_text(message, timeout=PYTHON_TIMEOUT)
+        expect(page.locator('[data-widget="memory-bar"] .c9-status')).to_contain_text(
+            message, timeout=PYTHON_TIMEOUT
+        )
         expect(page.locator('[data-widget="memory-bar"] .c9-summary')).to_have_text(python_view()["summary"])
     # Typed values: a number box drops letters, so the widget sees an empty value; each gets a message.
     page.goto(site_server.url + "lesson-5/?s=8192&b=2&mode=selective")
@@ -244,14 +279,20 @@ def test_bad_input_and_url_parameters(browser, site_server):
     # (b's slider moves over its first stops 1, 2, 3, 4, 6, 8; the last move, i = 39, lands on index 5: b = 8)
     page.evaluate("""() => { const b = document.querySelector('[data-widget="memory-bar"] input[name="b_stop"]');
         for (let i = 0; i < 40; i++) { b.value = String((i + 2) % 6); b.dispatchEvent(new Event('input', {bubbles: true})); } }""")
-    expect(summary).to_have_text(python_view(s=8192, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(
+        python_view(s=8192, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT
+    )
     box.fill("4096")
     box.press("Enter")
-    expect(summary).to_have_text(python_view(s=4096, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(
+        python_view(s=4096, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT
+    )
     # A value typed in another notation is shown as Python read it.
     box.fill("1e3")
     box.press("Enter")
-    expect(summary).to_have_text(python_view(s=1000, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(
+        python_view(s=1000, b=8, mode="selective")["summary"], timeout=PYTHON_TIMEOUT
+    )
     expect(box).to_have_value("1000")
     watch.assert_clean()
     ctx.close()

@@ -1,15 +1,16 @@
 """Issue 13, items 3 and 4 in headless Chromium: choosing DeepSeek-V3 drives the block lab; the heat maps
 draw each scheme's block boundaries; the predict-first task's answer shows without JavaScript."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 from playwright.sync_api import expect
 
-from conftest import PYTHON_TIMEOUT, new_page, python_view
-from c9.views import block_lab
 from c9.core import quant_configs
+from c9.views import block_lab
 
 pytestmark = pytest.mark.browser
 
@@ -61,9 +62,9 @@ def test_heat_maps_draw_block_boundaries_and_the_outliers(page, site_server):
         chart = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-chart')
         shapes = chart.evaluate("el => el.layout.shapes || []")
         xs = sorted(int(x) for sh in shapes for x in re.findall(r"M(\d+),0V", sh["path"]))
-        assert xs == v["col_edges"][1:-1], scheme                         # every inner block edge
-        assert chart.locator(".shapelayer path").count() == len(shapes)   # and Plotly drew them
-        assert chart.evaluate("el => el.data[0].x") == v["col_edges"]     # one cell per block
+        assert xs == v["col_edges"][1:-1], scheme  # every inner block edge
+        assert chart.locator(".shapelayer path").count() == len(shapes)  # and Plotly drew them
+        assert chart.evaluate("el => el.data[0].x") == v["col_edges"]  # one cell per block
     absmap = w.locator(".c9-bl-abs .c9-chart")
     assert absmap.evaluate("el => el.data[0].z.length") == block_lab.ROWS
     expect(w.locator(".c9-bl-abs-summary")).to_have_text(python_view("block-lab")["abs_summary"])
@@ -83,7 +84,9 @@ def test_predict_task_answer_without_javascript(browser, site_server):
         b = answer["deepseek_128x128"]
         assert f"128×128 在右半边有 {b['blocks']} 个块，坏了 {b['ruined']} 个" in shown
         want = python_view("block-lab", scheme="deepseek_1x128")
-        expect(pg.locator('.c9-bl-panel[data-scheme="deepseek_1x128"] .c9-bl-summary')).to_have_text(want["summary"])
+        expect(pg.locator('.c9-bl-panel[data-scheme="deepseek_1x128"] .c9-bl-summary')).to_have_text(
+            want["summary"]
+        )
     finally:
         ctx.close()
 
@@ -100,8 +103,10 @@ def test_a_typed_tensor_refused_on_a_phone_is_answered_on_screen(browser, site_s
     text.fill("1, 2\n3")
     w.locator(".c9-bl-typed button").click()
     status = w.locator(".c9-status")
-    expect(status).to_have_text("输入有误：各行长度不一：第 1 行有 2 个数，第 2 行有 1 个（逗号分隔数：「1,5」是两个数）",
-                                timeout=PYTHON_TIMEOUT)
+    expect(status).to_have_text(
+        "输入有误：各行长度不一：第 1 行有 2 个数，第 2 行有 1 个（逗号分隔数：「1,5」是两个数）",
+        timeout=PYTHON_TIMEOUT,
+    )
     expect(status).to_be_in_viewport()
     assert page.errors == []
     ctx.close()

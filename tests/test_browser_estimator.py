@@ -2,14 +2,15 @@
 model and see its parameters term by term add up to the published total; paste a GPT-2 config.json (or read
 it from a file) and see its count; paste a broken one and get the Chinese message naming the key, inside the
 widget, while the rest of the page keeps working; pick a card and see how many the step needs."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 from playwright.sync_api import expect
 
-from conftest import PYTHON_TIMEOUT, new_page, python_view
 from c9.core.models import load_facts
 
 pytestmark = pytest.mark.browser
@@ -18,9 +19,20 @@ pytestmark = pytest.mark.browser
 # what a public print of GPT2LMHeadModel.from_pretrained('gpt2') reports ("GPT2LMHeadModel<all params:124439808>",
 # wte [50257, 768], wpe [1024, 768], 12 blocks, n_embd 768; found in the stored public code with
 # find_string "124439808"); the lm_head there is the tied wte, counted once.
-GPT2 = json.dumps({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 768, "n_head": 12,
-                   "n_layer": 12, "n_positions": 1024, "n_ctx": 1024, "vocab_size": 50257,
-                   "activation_function": "gelu_new"}, indent=2)
+GPT2 = json.dumps(
+    {
+        "architectures": ["GPT2LMHeadModel"],
+        "model_type": "gpt2",
+        "n_embd": 768,
+        "n_head": 12,
+        "n_layer": 12,
+        "n_positions": 1024,
+        "n_ctx": 1024,
+        "vocab_size": 50257,
+        "activation_function": "gelu_new",
+    },
+    indent=2,
+)
 GPT2_TOTAL = "124,439,808"
 BROKEN = '{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "intermediate_size": 14336, "vocab_size": 128256}'
 
@@ -51,7 +63,7 @@ def test_choose_llama_3_1_8b_and_see_its_published_parameter_count(lesson5):
     expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
     params = w.locator('[data-part="params"] table')
     expect(params).to_be_visible()
-    expect(params.locator("tr").last).to_contain_text("8,030,261,248")    # the total row
+    expect(params.locator("tr").last).to_contain_text("8,030,261,248")  # the total row
     expect(w.locator('[data-part="params_note"]')).to_contain_text("与公开的总数 8,030,261,248 一致")
     # Its source is a link; activations two ways, side by side, each with a total row.
     link = w.locator('[data-part="source"] a')
@@ -65,10 +77,13 @@ def test_choose_llama_3_1_8b_and_see_its_published_parameter_count(lesson5):
     # The formula follows and names what the model adds beyond eq. 1.
     formula = lesson5.locator('[data-widget="formula"]')
     expect(formula.locator(".c9-formula-beyond")).to_have_text(
-        python_view("formula", model="llama-3.1-8b", config="", s=4096, b=1)["beyond"], timeout=PYTHON_TIMEOUT)
+        python_view("formula", model="llama-3.1-8b", config="", s=4096, b=1)["beyond"], timeout=PYTHON_TIMEOUT
+    )
     # Back to the anchor: no config to count from, a note says so and the own-tensor table is hidden.
     w.locator('select[name="model"]').select_option("qwen3.8-27b")
-    expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-summary")).to_have_text(
+        python_view("memory-bar")["summary"], timeout=PYTHON_TIMEOUT
+    )
     expect(w.locator('[data-part="own"]')).to_be_hidden()
     expect(w.locator('[data-part="params"]')).to_be_hidden()
     expect(w.locator('[data-part="params_note"]')).to_contain_text("没有可引用的公开 config.json")
@@ -86,24 +101,29 @@ def test_paste_a_gpt2_config_and_see_its_count(lesson5):
     # The sliders still work on the pasted model (b one stop up: 1 → 2), and the address keeps the short config.
     w.locator('input[name="b_stop"]').focus()
     lesson5.keyboard.press("ArrowRight")
-    expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar", config=GPT2, b=2)["summary"],
-                                                  timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-summary")).to_have_text(
+        python_view("memory-bar", config=GPT2, b=2)["summary"], timeout=PYTHON_TIMEOUT
+    )
     assert "mb.config=" in lesson5.url
     # Choosing a model from the list leaves the pasted one.
     w.locator('select[name="model"]').select_option("gpt2-xl")
-    expect(w.locator('[data-part="params"] table tr').last).to_contain_text("1,557,611,200", timeout=PYTHON_TIMEOUT)
+    expect(w.locator('[data-part="params"] table tr').last).to_contain_text(
+        "1,557,611,200", timeout=PYTHON_TIMEOUT
+    )
     assert "mb.config=" not in lesson5.url
 
 
 def test_a_short_pasted_config_opens_from_the_address(browser, site_server):
     from urllib.parse import quote
+
     compact = json.dumps(json.loads(GPT2), separators=(",", ":"))
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     try:
         page.goto(site_server.url + "lesson-5/?mb.config=" + quote(compact) + "&mb.b=4")
         w = bar(page)
-        expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar", config=compact, b=4)["summary"],
-                                                      timeout=PYTHON_TIMEOUT)
+        expect(w.locator(".c9-summary")).to_have_text(
+            python_view("memory-bar", config=compact, b=4)["summary"], timeout=PYTHON_TIMEOUT
+        )
         expect(w.locator('textarea[name="config"]')).to_have_value(compact)
         expect(w.locator(".c9-config")).to_have_attribute("open", "")
         expect(w.locator('input[name="b"]')).to_have_value("4")
@@ -120,15 +140,19 @@ def test_read_a_config_from_a_file(lesson5, tmp_path):
     w.locator(".c9-config summary").click()
     w.locator('input[name="config_file"]').set_input_files(str(f))
     expect(w.locator('textarea[name="config"]')).to_have_value(GPT2)
-    expect(w.locator('[data-part="params"] table tr').last).to_contain_text(GPT2_TOTAL, timeout=PYTHON_TIMEOUT)
+    expect(w.locator('[data-part="params"] table tr').last).to_contain_text(
+        GPT2_TOTAL, timeout=PYTHON_TIMEOUT
+    )
     assert "mb.config=" in lesson5.url
     # A long config (Qwen3-30B-A3B's, indented, over 1,000 characters) stays out of the address.
     long = json.dumps(load_facts()["models"]["qwen3-30b-a3b"]["config"], indent=4)
     assert len(long) > 1000
-    f.write_text(long, encoding="utf-8")                                   # the same file, edited
+    f.write_text(long, encoding="utf-8")  # the same file, edited
     w.locator('input[name="config_file"]').set_input_files(str(f))
     total = python_view("memory-bar", config=long)["parameter_total"]
-    expect(w.locator('[data-part="params"] table tr').last).to_contain_text(f"{total:,}", timeout=PYTHON_TIMEOUT)
+    expect(w.locator('[data-part="params"] table tr').last).to_contain_text(
+        f"{total:,}", timeout=PYTHON_TIMEOUT
+    )
     assert "mb.config=" not in lesson5.url
 
 
@@ -138,25 +162,31 @@ def test_a_broken_config_gets_a_chinese_message_naming_the_key_and_the_page_keep
     w.locator(".c9-config summary").click()
     box = w.locator('textarea[name="config"]')
     use = w.get_by_role("button", name="用这个配置计算")
-    for text, message in [(BROKEN, "配置里缺少「num_attention_heads」"), ("{not json", "不是合法的 JSON"),
-                          ('{"model_type": "bert"}', "不支持的模型类型「model_type」=「bert」")]:
+    for text, message in [
+        (BROKEN, "配置里缺少「num_attention_heads」"),
+        ("{not json", "不是合法的 JSON"),
+        ('{"model_type": "bert"}', "不支持的模型类型「model_type」=「bert」"),
+    ]:
         box.fill(text)
         use.click()
         expect(w.locator(".c9-status")).to_contain_text(message, timeout=PYTHON_TIMEOUT)
-        expect(w.locator(".c9-summary")).to_have_text(summary)         # the last good state stays
+        expect(w.locator(".c9-summary")).to_have_text(summary)  # the last good state stays
     # The rest of the widget works: another control drops the refused config and keeps the last good state's.
     w.get_by_label("全量重计算").check()
-    expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar", mode="full_recompute")["summary"],
-                                                  timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-summary")).to_have_text(
+        python_view("memory-bar", mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
+    )
     expect(w.locator(".c9-status")).not_to_contain_text("输入有误")
-    expect(box).to_have_value('{"model_type": "bert"}')                   # the text stays, to be fixed
+    expect(box).to_have_value('{"model_type": "bert"}')  # the text stays, to be fixed
     # …and so does the rest of the page.
     f = lesson5.locator('[data-widget="formula"]')
     f.locator('button[data-term="5as/h"]').click()
     expect(f.locator('.c9-term-item[data-term="5as/h"]')).to_be_visible()
     t = lesson5.locator('[data-widget="timeline"]')
     t.get_by_label("第 2 次").check()
-    expect(t.locator(".c9-summary")).to_have_text(python_view("timeline", iteration=2)["summary"], timeout=PYTHON_TIMEOUT)
+    expect(t.locator(".c9-summary")).to_have_text(
+        python_view("timeline", iteration=2)["summary"], timeout=PYTHON_TIMEOUT
+    )
 
 
 def test_card_and_log_sliders(lesson5):
@@ -169,14 +199,16 @@ def test_card_and_log_sliders(lesson5):
     box = w.locator('input[name="b"]')
     box.fill("1000")
     box.press("Enter")
-    expect(w.locator(".c9-summary")).to_have_text(python_view("memory-bar", card="rtx-4090-24gb", b=1000)["summary"],
-                                                  timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-summary")).to_have_text(
+        python_view("memory-bar", card="rtx-4090-24gb", b=1000)["summary"], timeout=PYTHON_TIMEOUT
+    )
     expect(w.locator('input[name="b_stop"]')).to_have_value("19")  # stop 1,024 is nearest to 1,000
     s = w.locator('input[name="s"]')
     s.fill("1048576")
     s.press("Enter")
     expect(w.locator(".c9-summary")).to_have_text(
-        python_view("memory-bar", card="rtx-4090-24gb", b=1000, s=1048576)["summary"], timeout=PYTHON_TIMEOUT)
+        python_view("memory-bar", card="rtx-4090-24gb", b=1000, s=1048576)["summary"], timeout=PYTHON_TIMEOUT
+    )
 
 
 def test_on_a_phone_the_tables_scroll_with_a_cue_after_a_model_change(browser, site_server):
@@ -185,17 +217,20 @@ def test_on_a_phone_the_tables_scroll_with_a_cue_after_a_model_change(browser, s
         page.goto(site_server.url + "lesson-5/")
         w = bar(page)
         w.locator('select[name="model"]').select_option("llama-3.1-8b")
-        expect(w.locator('[data-part="params"] table tr').last).to_contain_text("8,030,261,248", timeout=PYTHON_TIMEOUT)
+        expect(w.locator('[data-part="params"] table tr').last).to_contain_text(
+            "8,030,261,248", timeout=PYTHON_TIMEOUT
+        )
         for part in ("params", "eq1", "own"):
             box = w.locator(f'.c9-est-scroll[data-part="{part}"]')
             box.scroll_into_view_if_needed()  # a cue is made when its table nears the screen (course.js)
             cue = w.locator(f'.c9-scroll-cue:has(+ .c9-est-scroll[data-part="{part}"])')
-            box.scroll_into_view_if_needed()                                  # a cue is made as its table nears the screen
+            box.scroll_into_view_if_needed()  # a cue is made as its table nears the screen
             expect(cue).to_be_visible()
             expect(cue).to_contain_text("左右滑动")
-            expect(box).to_have_attribute("tabindex", "0")                     # reachable by keyboard
+            expect(box).to_have_attribute("tabindex", "0")  # reachable by keyboard
         expect(w.locator('.c9-est-scroll[data-part="params"]')).to_have_attribute(
-            "aria-label", "参数量逐项：Llama-3.1-8B（可左右滑动）")
+            "aria-label", "参数量逐项：Llama-3.1-8B（可左右滑动）"
+        )
         assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 390
         assert page.errors == [], page.errors
     finally:
@@ -214,7 +249,7 @@ def test_the_default_estimate_reads_without_javascript(browser, site_server):
     expect(w.locator('[data-part="eq1"] table tr').last).to_have_text("合计162.50 GiB")
     expect(w.locator('[data-part="params_note"]')).to_contain_text("没有可引用的公开 config.json")
     expect(w.locator('[data-part="own"]')).to_be_hidden()
-    expect(w.locator(".c9-estimate")).to_contain_text("出处")     # each card's source is a link
+    expect(w.locator(".c9-estimate")).to_contain_text("出处")  # each card's source is a link
     assert w.locator(".c9-estimate a[href]").count() == len(load_facts()["cards"]["list"])
     ctx.close()
 
@@ -226,7 +261,9 @@ def test_on_a_phone_a_model_opened_from_the_address_has_its_table_cues(browser, 
     try:
         page.goto(site_server.url + "lesson-5/?mb.model=llama-3.1-8b")
         w = bar(page)
-        expect(w.locator('[data-part="params"] table tr').last).to_contain_text("8,030,261,248", timeout=PYTHON_TIMEOUT)
+        expect(w.locator('[data-part="params"] table tr').last).to_contain_text(
+            "8,030,261,248", timeout=PYTHON_TIMEOUT
+        )
         for part in ("params", "eq1", "own"):
             box = w.locator(f'.c9-est-scroll[data-part="{part}"]')
             box.scroll_into_view_if_needed()

@@ -1,11 +1,11 @@
 """Lesson 4 and the FP4 branch in headless Chromium: the MX/NV table and the block-lab heatmaps are
 recomputed by Python in the page and agree with CPython; bad input gives a Chinese message."""
+
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT, python_view
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +26,7 @@ def test_mx_nv_table_follows_python_and_reports_bad_input(page, site_server):
     box.fill("0.3, abc")
     box.press("Enter")
     expect(w.locator(".c9-status")).to_contain_text("「abc」不是数字")
-    expect(w.locator(".c9-summary")).to_have_text(want["summary"])      # the last good state stays
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"])  # the last good state stays
     assert page.errors == []
 
 
@@ -58,5 +58,7 @@ def test_pattern_table_keyboard(page, site_server):
     t.locator('td[data-code="56"]').focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")
-    expect(t.locator(".c9-pt-detail")).to_have_text(t.locator('td[data-code="73"]').get_attribute("data-info"))
+    expect(t.locator(".c9-pt-detail")).to_have_text(
+        t.locator('td[data-code="73"]').get_attribute("data-info")
+    )
     assert t.locator('td[tabindex="0"]').count() == 1

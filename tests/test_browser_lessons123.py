@@ -1,12 +1,12 @@
 """Lessons 1–3 in headless Chromium: a bit flipped with the keyboard and a loss-scale slider step are
 recomputed by Python in the page and match the same views in CPython; a bad hex code gets a Chinese
 message; the ledger's slider moves the bars. One page per lesson, to keep the suite fast."""
+
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT, python_view
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -18,7 +18,7 @@ def test_bit_flip_by_keyboard_and_a_bad_hex_code(page, site_server):
     first = row.locator(".c9-bit").first
     expect(first).to_be_enabled()
     first.focus()
-    page.keyboard.press("End")                                   # roving focus to the last mantissa bit
+    page.keyboard.press("End")  # roving focus to the last mantissa bit
     last = row.get_by_role("button", name="FP16 尾数位 10")
     expect(last).to_be_focused()
     page.keyboard.press("Space")
@@ -31,21 +31,27 @@ def test_bit_flip_by_keyboard_and_a_bad_hex_code(page, site_server):
     box = row.locator('input[name="hex"]')
     box.fill("0x12345")
     box.press("Enter")
-    expect(widget.locator(".c9-status")).to_contain_text("无法把「0x12345」读成 16 位的编码", timeout=PYTHON_TIMEOUT)
-    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"])   # the last good state stays
+    expect(widget.locator(".c9-status")).to_contain_text(
+        "无法把「0x12345」读成 16 位的编码", timeout=PYTHON_TIMEOUT
+    )
+    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"])  # the last good state stays
 
     value = widget.locator('input[name="value"]')
     value.fill("70000")
     value.press("Enter")
     expect(widget.locator(".c9-summary")).to_have_text(
-        python_view("bit-flipper", formats="float16,float32", value="70000")["summary"], timeout=PYTHON_TIMEOUT)
+        python_view("bit-flipper", formats="float16,float32", value="70000")["summary"],
+        timeout=PYTHON_TIMEOUT,
+    )
 
     ls = page.locator('[data-widget="loss-scale"]')
     slider = ls.locator('input[name="k"]')
     slider.focus()
     for _ in range(16):
         slider.press("ArrowRight")
-    expect(ls.locator(".c9-summary")).to_have_text(python_view("loss-scale", k=16)["summary"], timeout=PYTHON_TIMEOUT)
+    expect(ls.locator(".c9-summary")).to_have_text(
+        python_view("loss-scale", k=16)["summary"], timeout=PYTHON_TIMEOUT
+    )
     assert page.errors == []
 
 

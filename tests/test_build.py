@@ -1,5 +1,6 @@
 """The strict build: no warning, every figure rendered from the build, nothing left unrendered,
 every asset served by the site itself."""
+
 from __future__ import annotations
 
 import json
@@ -8,13 +9,29 @@ import zipfile
 
 import build_numbers
 
-LESSON_5_FIGURES = ["162.5 GiB", "73.8%", "42.5 GiB", "2.5 GiB", "72.5 GiB", "55.9 MB", "402,653,184",
-                    "805.3 MB", "2,013.3 MB", "25,165,824", "109.1 GiB", "82.5%", "444.5 GB"]
+LESSON_5_FIGURES = [
+    "162.5 GiB",
+    "73.8%",
+    "42.5 GiB",
+    "2.5 GiB",
+    "72.5 GiB",
+    "55.9 MB",
+    "402,653,184",
+    "805.3 MB",
+    "2,013.3 MB",
+    "25,165,824",
+    "109.1 GiB",
+    "82.5%",
+    "444.5 GB",
+]
 
 
 def pages(site):
-    return {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in site.rglob("*.html")
-            if "vendor" not in p.parts}
+    return {
+        p.relative_to(site).as_posix(): p.read_text(encoding="utf-8")
+        for p in site.rglob("*.html")
+        if "vendor" not in p.parts
+    }
 
 
 def test_build_log_has_no_warning(built_site):
@@ -33,7 +50,10 @@ def test_lesson_5_quotes_the_builds_figures(built_site):
     for figure in LESSON_5_FIGURES:
         assert figure in text, figure
     # Each quoted figure carries its provenance for hover and focus.
-    assert re.search(r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>依据：全部留着的激活 = L × sbh\(34 \+ 5as/h\) 字节（Korthikanti 式 1）；代入：s = 4,096，b = 1，h = 5,120，a = 24，L = 64</span>', html)
+    assert re.search(
+        r'<span class="fig" tabindex="0" data-fig="act_anchor">162.5 GiB<span class="fig-how" role="tooltip" data-search-exclude>依据：全部留着的激活 = L × sbh\(34 \+ 5as/h\) 字节（Korthikanti 式 1）；代入：s = 4,096，b = 1，h = 5,120，a = 24，L = 64</span>',
+        html,
+    )
 
 
 def test_figures_on_the_page_equal_a_fresh_computation(built_site):
@@ -51,8 +71,11 @@ def test_every_figure_is_whole_even_in_a_table_cell(built_site):
     for page in built_site.glob("**/index.html"):
         html = page.read_text(encoding="utf-8")
         opened = html.count('<span class="fig" tabindex="0"')
-        whole = re.findall(r'<span class="fig" tabindex="0" data-fig="\w+">[^<]+<span class="fig-how" role="tooltip" '
-                           r'data-search-exclude>依据：[^<]+</span></span>', html)
+        whole = re.findall(
+            r'<span class="fig" tabindex="0" data-fig="\w+">[^<]+<span class="fig-how" role="tooltip" '
+            r"data-search-exclude>依据：[^<]+</span></span>",
+            html,
+        )
         assert len(whole) == opened, page
 
 
@@ -60,8 +83,11 @@ def test_memory_bar_default_state_is_in_the_html(built_site):
     html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
     assert 'data-widget="memory-bar"' in html
     assert "模型状态 444.5 GB，激活 174.5 GB（162.5 GiB）" in html  # the summary, no script needed
-    m = re.search(r'data-widget="memory-bar" data-default="([^"]+)"', html)  # the memory bar's, not the first widget's
+    m = re.search(
+        r'data-widget="memory-bar" data-default="([^"]+)"', html
+    )  # the memory bar's, not the first widget's
     import html as html_lib
+
     view = json.loads(html_lib.unescape(m.group(1)))
     assert view["activation_bytes"] == 174_483_046_400
 
@@ -73,10 +99,20 @@ def test_math_is_rendered_at_build_time(built_site):
 
 
 def test_site_ships_its_own_assets(built_site):
-    for rel in ["vendor/pyodide/pyodide.mjs", "vendor/pyodide/pyodide.asm.mjs", "vendor/pyodide/pyodide.asm.wasm",
-                "vendor/pyodide/python_stdlib.zip", "vendor/pyodide/pyodide-lock.json",
-                "vendor/plotly/plotly-cartesian.min.js", "vendor/plotly/plotly-basic.min.js", "vendor/katex/katex.min.css", "vendor/fonts/noto-sans-sc.css",
-                "assets/js/course.js", "assets/js/py-worker.js", "assets/course-py.zip"]:
+    for rel in [
+        "vendor/pyodide/pyodide.mjs",
+        "vendor/pyodide/pyodide.asm.mjs",
+        "vendor/pyodide/pyodide.asm.wasm",
+        "vendor/pyodide/python_stdlib.zip",
+        "vendor/pyodide/pyodide-lock.json",
+        "vendor/plotly/plotly-cartesian.min.js",
+        "vendor/plotly/plotly-basic.min.js",
+        "vendor/katex/katex.min.css",
+        "vendor/fonts/noto-sans-sc.css",
+        "assets/js/course.js",
+        "assets/js/py-worker.js",
+        "assets/course-py.zip",
+    ]:
         assert (built_site / rel).is_file(), rel
     css = (built_site / "vendor" / "fonts" / "noto-sans-sc.css").read_text()
     for url in re.findall(r"url\(([^)]+)\)", css):
@@ -109,5 +145,5 @@ def test_pages_carry_a_strict_csp_and_no_inline_script(built_site):
         assert "script-src 'self' 'wasm-unsafe-eval'" in html, name
         for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
             assert "src=" in attrs or 'type="application/json"' in attrs, (name, body[:80])
-            assert re.search(r'\son\w+=', attrs) is None, name
-        assert re.search(r'<[^>]+\son(click|load|error|input|change)=', html) is None, name
+            assert re.search(r"\son\w+=", attrs) is None, name
+        assert re.search(r"<[^>]+\son(click|load|error|input|change)=", html) is None, name

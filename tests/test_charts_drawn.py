@@ -8,14 +8,14 @@
 - A palette switch at run time (Material's toggle) re-colours every chart and drawing: axis titles,
   ticks, labels and reference lines keep their contrast against the new background.
 """
+
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT, draw_all_parts, new_page, python_view
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -74,15 +74,22 @@ def test_the_lab_models_measured_snapshots_are_drawn_as_black_dots(page, site_se
     want = python_view("timeline", model="lab")
     expect(tl.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
     assert "黑点" in want["summary"] and len(want["figure"]["data"]) == 3
-    drawn = tl.locator(".js-plotly-plot").evaluate("gd => gd.data.map(t => [t.name, (t.x || []).length, t.marker && t.marker.color])")
-    assert drawn == [[t["name"], len(t["x"]), t.get("marker", {}).get("color")] for t in want["figure"]["data"]]
+    drawn = tl.locator(".js-plotly-plot").evaluate(
+        "gd => gd.data.map(t => [t.name, (t.x || []).length, t.marker && t.marker.color])"
+    )
+    assert drawn == [
+        [t["name"], len(t["x"]), t.get("marker", {}).get("color")] for t in want["figure"]["data"]
+    ]
     assert drawn[2] == ["实测", 4, "#111111"]
     # …and on the chart, four markers in that trace (Plotly draws one path per point).
     assert tl.locator(".scatterlayer .trace").nth(2).locator("path.point").count() == 4
-    tl.get_by_role("button", name="单步").click()      # the step line speaks the chart's unit (MiB here)
+    tl.get_by_role("button", name="单步").click()  # the step line speaks the chart's unit (MiB here)
     expect(tl.locator(".c9-now")).to_have_text(re.compile(r"^第 0 步（共 10 步）：.*，14\.1 MiB。$"))
     # The caption names only what this chart draws: no card line for the small model.
-    assert "虚线" not in tl.locator("figcaption").inner_text() and "黑点" in tl.locator("figcaption").inner_text()
+    assert (
+        "虚线" not in tl.locator("figcaption").inner_text()
+        and "黑点" in tl.locator("figcaption").inner_text()
+    )
     assert page.errors == []
 
 
@@ -191,13 +198,13 @@ def test_charts_follow_a_palette_switched_at_run_time(browser, site_server, path
         _open(page, site_server.url + path)
         before = page.evaluate(CONTRAST)
         assert before["low"] == [] and before["texts"] > 10, before
-        page.locator('form[data-md-component="palette"] label:visible').click()   # Material's moon toggle
+        page.locator('form[data-md-component="palette"] label:visible').click()  # Material's moon toggle
         expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
         page.wait_for_timeout(500)
         after = page.evaluate(CONTRAST)
         assert after["bg"] != before["bg"] and after["texts"] == before["texts"], (before, after)
         assert after["low"] == [], after["low"]
-        page.locator('form[data-md-component="palette"] label:visible').click()   # and back to light
+        page.locator('form[data-md-component="palette"] label:visible').click()  # and back to light
         expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
         page.wait_for_timeout(500)
         assert page.evaluate(CONTRAST)["low"] == []
@@ -210,8 +217,10 @@ def test_every_row_of_a_live_view_is_in_its_table(page, site_server):
     """Tables drawn from a view show each of its rows, no more: lesson 5 with our small model (the memory
     bar has no master weights then; the timeline has other key moments)."""
     _open(page, site_server.url + "lesson-5/")
-    for name, field, rows in (("memory-bar", "segments", ".c9-segments tbody tr:not([hidden])"),
-                              ("timeline", "marks", ".c9-marks tbody tr")):
+    for name, field, rows in (
+        ("memory-bar", "segments", ".c9-segments tbody tr:not([hidden])"),
+        ("timeline", "marks", ".c9-marks tbody tr"),
+    ):
         w = page.locator(f'[data-widget="{name}"]')
         w.locator('select[name="model"]').select_option("lab")
         want = python_view(name, model="lab")
@@ -220,6 +229,10 @@ def test_every_row_of_a_live_view_is_in_its_table(page, site_server):
         expect(shown).to_have_count(len(want[field]))
         texts = [r["text"] for r in want[field]]
         draw_all_parts(page)  # inner_text is empty in a part not drawn yet
-        assert [shown.nth(i).locator("td").last.inner_text() if name == "timeline" else
-                shown.nth(i).locator("td").first.inner_text() for i in range(len(texts))] == texts
+        assert [
+            shown.nth(i).locator("td").last.inner_text()
+            if name == "timeline"
+            else shown.nth(i).locator("td").first.inner_text()
+            for i in range(len(texts))
+        ] == texts
     assert page.errors == []

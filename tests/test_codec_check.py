@@ -4,6 +4,7 @@ Without torch: the data file adds up, its claims hold (the double-rounding rows 
 Fraction, the E8M0 and E4M3 differences are what the page says), and the lab page shows the file's
 figures. tests/test_codec_check_torch.py recomputes the file with torch.
 """
+
 from __future__ import annotations
 
 import html
@@ -12,8 +13,8 @@ from fractions import Fraction
 
 import pytest
 
-from c9.figures import codec_check
 from c9.core import formats as F
+from c9.figures import codec_check
 
 DATA = codec_check.load()
 ROWS = {r["format"]: r for r in DATA["formats"]}
@@ -38,17 +39,29 @@ def test_decoding_agrees_everywhere_it_can_be_compared():
 
 def test_torch_can_convert_its_8_bit_types_on_the_cpu_but_not_fp4():
     t = DATA["torch_dtypes"]
-    assert all(t[n]["exists"] and t[n]["cpu_convert"] for n in ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu"))
+    assert all(
+        t[n]["exists"] and t[n]["cpu_convert"] for n in ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu")
+    )
     assert t["float4_e2m1fn_x2"]["exists"] and not t["float4_e2m1fn_x2"]["cpu_convert"]
 
 
 def test_the_differences_are_the_ones_the_page_explains():
-    diffs = {(name, lib, kind) for name, r in ROWS.items() for lib in ("reference", "torch", "torch_vs_default")
-             for kind in r["encode"].get(f"{lib}_differences", {})}
-    assert diffs == {("bfloat16", "torch", "nan"), ("float8_e8m0fnu", "reference", "float32_subnormal"),
-                     ("float8_e8m0fnu", "torch", "float32_subnormal"), ("float8_e8m0fnu", "torch", "zero"),
-                     ("float8_e8m0fnu", "torch", "negative"), ("float4_e2m1fn", "reference", "nan"),
-                     ("float8_e4m3fn", "torch_vs_default", "overflow"), ("float8_e4m3fn", "torch_vs_default", "inf")}
+    diffs = {
+        (name, lib, kind)
+        for name, r in ROWS.items()
+        for lib in ("reference", "torch", "torch_vs_default")
+        for kind in r["encode"].get(f"{lib}_differences", {})
+    }
+    assert diffs == {
+        ("bfloat16", "torch", "nan"),
+        ("float8_e8m0fnu", "reference", "float32_subnormal"),
+        ("float8_e8m0fnu", "torch", "float32_subnormal"),
+        ("float8_e8m0fnu", "torch", "zero"),
+        ("float8_e8m0fnu", "torch", "negative"),
+        ("float4_e2m1fn", "reference", "nan"),
+        ("float8_e4m3fn", "torch_vs_default", "overflow"),
+        ("float8_e4m3fn", "torch_vs_default", "inf"),
+    }
     e8 = ROWS["float8_e8m0fnu"]["encode"]
     sub = e8["reference_differences"]["float32_subnormal"]
     # the page: "above 2^-127 and below 1.5 × 2^-127", where 2^-127 is nearer, yet the libraries give 2^-126
@@ -60,9 +73,11 @@ def test_the_differences_are_the_ones_the_page_explains():
     assert e8["torch_differences"]["negative"]["example"]["library"] != "0xFF"
     e4 = ROWS["float8_e4m3fn"]["encode"]
     assert e4["torch_mode"] == "saturate" and e4["torch"] == e4["inputs"]
-    assert all(k["example"]["library"] == "0x7E" and k["example"]["ours"] == "0x7F"
-               for k in e4["torch_vs_default_differences"].values())
-    assert float(e4["torch_vs_default_differences"]["overflow"]["abs_min"]) > 464   # above the last midpoint
+    assert all(
+        k["example"]["library"] == "0x7E" and k["example"]["ours"] == "0x7F"
+        for k in e4["torch_vs_default_differences"].values()
+    )
+    assert float(e4["torch_vs_default_differences"]["overflow"]["abs_min"]) > 464  # above the last midpoint
     bf = ROWS["bfloat16"]["encode"]["torch_differences"]["nan"]["example"]
     assert (bf["ours"], bf["library"]) == ("0x7FC0", "0xFFFF")
 
@@ -84,10 +99,12 @@ def test_double_rounding_rows_re_derived_with_fractions(row):
     x32 = Fraction(float(row["float32_of_input"]))
     # one rounding: the nearest code; two roundings: float32 first (a tie), then ties to even
     assert int(row["exact"], 16) == _nearest_code(f, x)
-    lo, hi = sorted((F.decode_exact(f, int(row["exact"], 16)), F.decode_exact(f, int(row["via_float32"], 16))))
+    lo, hi = sorted(
+        (F.decode_exact(f, int(row["exact"], 16)), F.decode_exact(f, int(row["via_float32"], 16)))
+    )
     assert x32 == (lo + hi) / 2 and row["float32_is_midpoint"]
     assert int(row["via_float32"], 16) != int(row["exact"], 16)
-    assert (int(row["via_float32"], 16) >> 0) & 1 == 0 or f.mantissa_bits == 0   # the even neighbour
+    assert (int(row["via_float32"], 16) >> 0) & 1 == 0 or f.mantissa_bits == 0  # the even neighbour
     # what the page says: PyTorch always gives the second rounding, the reference too except numpy's float16
     assert row["torch"] in (row["via_float32"], None)
     assert row["reference_code"] == (row["exact"] if row["format"] == "float16" else row["via_float32"])
@@ -100,21 +117,34 @@ def test_the_issues_two_examples_are_rows():
     assert (bf["exact"], bf["via_float32"]) == ("0x3F81", "0x3F80")
     e4 = rows["float8_e4m3fn"]
     assert float(e4["input_float64"]) == -431.99999999999994
-    assert (e4["exact"], e4["via_float32"], F.decode("e4m3", 0xFD), F.decode("e4m3", 0xFE)) == ("0xFD", "0xFE", -416.0, -448.0)
+    assert (e4["exact"], e4["via_float32"], F.decode("e4m3", 0xFD), F.decode("e4m3", 0xFE)) == (
+        "0xFD",
+        "0xFE",
+        -416.0,
+        -448.0,
+    )
 
 
 def test_the_page_shows_the_files_figures(built_site):
     page = (built_site / "lab" / "index.html").read_text(encoding="utf-8")
-    section = page[page.index('id="codec-check"'):]
-    shown = {m.group(1): html.unescape(m.group(2)) for m in
-             re.finditer(r'<span class="fig" tabindex="0" data-fig="(cc_[\w]+)">([^<]*)<span', section)}
+    section = page[page.index('id="codec-check"') :]
+    shown = {
+        m.group(1): html.unescape(m.group(2))
+        for m in re.finditer(r'<span class="fig" tabindex="0" data-fig="(cc_[\w]+)">([^<]*)<span', section)
+    }
     figs = {f["name"]: f["text"] for f in codec_check.figures()}
     assert shown and all(figs[name] == text for name, text in shown.items())
-    for key, _ in codec_check.FORMATS.values():   # every format's counts in both tables
-        for part in ("codes", "inputs", "decode_reference_diff", "decode_torch_diff", "encode_reference_diff",
-                     "encode_torch_diff"):
+    for key, _ in codec_check.FORMATS.values():  # every format's counts in both tables
+        for part in (
+            "codes",
+            "inputs",
+            "decode_reference_diff",
+            "decode_torch_diff",
+            "encode_reference_diff",
+            "encode_torch_diff",
+        ):
             assert f"cc_{key}_{part}" in shown, (key, part)
-    for r in DATA["formats"]:      # every difference kind is quoted with its count
+    for r in DATA["formats"]:  # every difference kind is quoted with its count
         key = codec_check.FORMATS[r["format"]][0]
         for lib in ("reference", "torch", "torch_vs_default"):
             for kind in r["encode"].get(f"{lib}_differences", {}):
@@ -132,6 +162,7 @@ def test_the_page_shows_the_files_figures(built_site):
 
 def test_a_file_that_does_not_add_up_is_refused(tmp_path):
     import json
+
     bad = json.loads(codec_check.DATA_PATH.read_text(encoding="utf-8"))
     bad["formats"][2]["encode"]["torch"] += 1
     p = tmp_path / "codec-check.json"

@@ -5,6 +5,7 @@ example the page quotes and every double-rounding row recomputed and compared wi
 lab/results/codec-check.json. Skipped as a whole without torch (tests/test_codec_check.py still checks
 the file's own claims and the page).
 """
+
 from __future__ import annotations
 
 import math
@@ -15,16 +16,19 @@ torch = pytest.importorskip("torch", reason="re-deriving the file needs torch (p
 np = pytest.importorskip("numpy")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
-from lab import codec_check as lab_check  # noqa: E402
-from c9.figures import codec_check  # noqa: E402
 from c9.core import formats as F  # noqa: E402
+from c9.figures import codec_check  # noqa: E402
+from lab import codec_check as lab_check  # noqa: E402
 
 DATA = codec_check.load()
 ROWS = {r["format"]: r for r in DATA["formats"]}
 
 
 def test_the_file_was_made_with_the_installed_libraries():
-    assert (DATA["provenance"]["torch"], DATA["provenance"]["ml_dtypes"]) == (torch.__version__, ml_dtypes.__version__)
+    assert (DATA["provenance"]["torch"], DATA["provenance"]["ml_dtypes"]) == (
+        torch.__version__,
+        ml_dtypes.__version__,
+    )
     assert lab_check.torch_dtypes() == DATA["torch_dtypes"]
 
 

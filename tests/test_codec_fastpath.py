@@ -2,6 +2,7 @@
 exact per-element paths, on their own edge cases: rounding midpoints (ties) found by the
 zero-byte search, more than 64 candidate hits (the set-test fallback), ±0, subnormals of the
 element format and of float64, saturation, all-zero blocks."""
+
 import math
 import random
 from fractions import Fraction
@@ -50,11 +51,11 @@ def test_quantize_float_path_matches_exact_path(scheme):
     vals = sorted({v for v in F.code_points(ef) if v == v and not math.isinf(v) and v > 0})
     mids = [(a + b) / 2 for a, b in zip(vals, vals[1:])]
     T = []
-    for r in range(6):
-        row = [rng.choice(mids) * rng.choice([-1, 1]) for _ in range(64)]     # ties after scaling
+    for _r in range(6):
+        row = [rng.choice(mids) * rng.choice([-1, 1]) for _ in range(64)]  # ties after scaling
         row[:8] = [vals[-1], 0.0, -0.0, 2.0**-130, -(2.0**-149), vals[-1] * 1.75, -vals[-1] * 1.9, -1.0]
         T.append(row)
-    T.append([0.0] * 32 + [-0.0] * 32)                                        # all-zero blocks
+    T.append([0.0] * 32 + [-0.0] * 32)  # all-zero blocks
     T.append([rng.gauss(0, 1) * 2.0 ** rng.randint(-8, 8) for _ in range(64)])
     # (Not covered: an NVFP4 block whose E4M3 scale underflows to 0 although the block is not all
     # zero; there the float path and the exact path have always disagreed.)

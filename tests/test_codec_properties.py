@@ -1,4 +1,5 @@
 """Property tests (hypothesis) of c9.core.formats and c9.core.blockscale."""
+
 import math
 from fractions import Fraction
 

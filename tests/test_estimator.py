@@ -1,6 +1,7 @@
 """Lesson 5's memory bar as a training-memory estimator (issue 15): the view's new parameters (config,
 card, the wider s and b), the tables it shows (parameters term by term, activations by eq. 1 and by the
 model's own tensors), the cards a step needs, refusals naming the key, and the answer-cache neighbours."""
+
 from __future__ import annotations
 
 import json
@@ -8,24 +9,29 @@ import math
 from decimal import Decimal
 
 import pytest
-
 from page_text import parse, tables
-from c9.views import api
-from c9.views import estimator
-from c9.views import formula
-from c9.views import memory_bar
+
 from c9.base import units
 from c9.core.activations import MODES, activation_memory
 from c9.core.architecture import parse_config
 from c9.core.model_activations import EQ1_TERMS, logits_bytes, saved_bytes, tensors
 from c9.core.models import load_facts
 from c9.core.param_count import param_total
+from c9.views import api, estimator, formula, memory_bar
 
 FACTS = load_facts()
 CONFIGS = {k: m["config"] for k, m in FACTS["models"].items() if m.get("config")}
 PUBLISHED = {k: m["param_total"] for k, m in FACTS["models"].items() if m.get("config") and m["param_total"]}
-TINY_QWEN3 = {"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
-              "head_dim": 16, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100}
+TINY_QWEN3 = {
+    "model_type": "qwen3",
+    "hidden_size": 64,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "num_hidden_layers": 2,
+    "intermediate_size": 128,
+    "vocab_size": 100,
+}
 
 
 def ask(**params):
@@ -44,7 +50,9 @@ def amounts(rows, col):
 def test_the_lessons_default_is_unchanged_and_names_no_config():
     v = memory_bar.view()
     assert v["params"]["config"] == "" and v["params"]["card"] == "h100-80gb"
-    assert v["activation_bytes"] == 174_483_046_400 and "162.5 GiB" in v["summary"] and "73.8%" in v["summary"]
+    assert (
+        v["activation_bytes"] == 174_483_046_400 and "162.5 GiB" in v["summary"] and "73.8%" in v["summary"]
+    )
     assert "是 80 GB 单卡的 7.7 倍" in v["summary"]
     assert v["cards_needed"] == math.ceil(v["total_bytes"] / 80e9) == 8
     # the anchor has no config.json to count from: eq. 1 only, and a note saying why
@@ -60,7 +68,12 @@ def test_each_shipped_config_counts_term_by_term_to_its_total(key):
     *terms, total = rows
     assert total[0] == "合计"
     shown = [int(r[3].replace(",", "")) for r in terms]
-    assert sum(shown) == int(total[3].replace(",", "")) == v["parameter_total"] == param_total(parse_config(CONFIGS[key]))
+    assert (
+        sum(shown)
+        == int(total[3].replace(",", ""))
+        == v["parameter_total"]
+        == param_total(parse_config(CONFIGS[key]))
+    )
     # Ψ of the bar's model states is that count (the published total where a source gives one: equal)
     assert v["states_bytes"] == 16 * v["parameter_total"]
     if key in PUBLISHED:
@@ -71,17 +84,22 @@ def test_each_shipped_config_counts_term_by_term_to_its_total(key):
 def test_llama_3_1_8b_and_its_source_link():
     v = memory_bar.view({"model": "llama-3.1-8b"})
     assert v["parameter_total"] == 8_030_261_248
-    assert ('href="https://github.com/citsjtu2020/LLM-Prof/blob/8434c8d19c396b2f95d92a67845a7c0a0e0dd512/'
-            'sglang/Model_Config.md"') in v["detail"]["source"]
+    assert (
+        'href="https://github.com/citsjtu2020/LLM-Prof/blob/8434c8d19c396b2f95d92a67845a7c0a0e0dd512/'
+        'sglang/Model_Config.md"'
+    ) in v["detail"]["source"]
 
 
 def test_a_pasted_config_is_the_model_shown_whatever_the_select_says():
     text = json.dumps(CONFIGS["llama-3.1-8b"])
-    pasted, shipped = memory_bar.view({"config": text, "model": "lab"}), memory_bar.view({"model": "llama-3.1-8b"})
+    pasted, shipped = (
+        memory_bar.view({"config": text, "model": "lab"}),
+        memory_bar.view({"model": "llama-3.1-8b"}),
+    )
     assert pasted["parameter_total"] == shipped["parameter_total"] == 8_030_261_248
     assert pasted["activation_bytes"] == shipped["activation_bytes"]
     assert pasted["own_activation_bytes"] == shipped["own_activation_bytes"]
-    assert pasted["params"]["recipe"] == "bf16_mixed_adamw"    # not the lab model's FP32 recipe
+    assert pasted["params"]["recipe"] == "bf16_mixed_adamw"  # not the lab model's FP32 recipe
     assert "你粘贴的 config.json" in pasted["detail"]["source"] and "粘贴的配置" in pasted["summary"]
     # a blank config is no config
     assert memory_bar.view({"config": "  \n"})["summary"] == memory_bar.view()["summary"]
@@ -105,8 +123,8 @@ def test_the_eq1_table_is_the_bars_eq1_and_both_tables_add_up_as_shown(key, mode
     assert head[3].startswith("大小（") and total[0] == "合计"
     sub = estimator.subject(key, "")
     exact = sum(r["bytes"] for r in estimator.eq1_rows(sub, 1024, 2, mode))
-    assert exact == v["activation_bytes"]                     # the table is eq. 1 as the bar draws it
-    assert sum(amounts(rows, 3)) == amounts([total], 3)[0]     # and adds up as shown
+    assert exact == v["activation_bytes"]  # the table is eq. 1 as the bar draws it
+    assert sum(amounts(rows, 3)) == amounts([total], 3)[0]  # and adds up as shown
     if v["detail"]["own"]:
         head, *rows, total = table_of(v["detail"]["own"])
         assert sum(amounts(rows, 3)) == amounts([total], 3)[0]
@@ -115,7 +133,7 @@ def test_the_eq1_table_is_the_bars_eq1_and_both_tables_add_up_as_shown(key, mode
 
 def test_eq1_shapes_times_bytes_are_the_papers_terms():
     sizes = {"s×b×h": (1, 0), "2×s×b×h": (2, 0), "s×b×4h": (4, 0), "a×s×s×b": (0, 1)}
-    for key, (label, f_sbh, f_s2) in EQ1_TERMS.items():
+    for key, (_label, f_sbh, f_s2) in EQ1_TERMS.items():
         shape, bpe = estimator.EQ1_SHAPES[key]
         n_sbh, n_s2 = sizes[shape]
         assert (n_sbh * bpe, n_s2 * bpe) == (f_sbh, f_s2), key
@@ -140,7 +158,9 @@ def test_each_card_says_how_many_the_step_needs_and_what_does_not_fit(card):
 
 def test_a_small_step_fits_on_one_card():
     v = memory_bar.view({"model": "gpt2-xl", "s": 1, "b": 1, "card": "mi355x-288gb"})
-    assert v["cards_needed"] == 1 and "一张 288 GB 卡就放得下" in v["cards"] and "单卡放不下" not in v["cards"]
+    assert (
+        v["cards_needed"] == 1 and "一张 288 GB 卡就放得下" in v["cards"] and "单卡放不下" not in v["cards"]
+    )
 
 
 def test_s_and_b_reach_their_new_ends_and_grow_as_the_paper_says():
@@ -149,7 +169,7 @@ def test_s_and_b_reach_their_new_ends_and_grow_as_the_paper_says():
     assert hi["params"]["s"] == 1_048_576 and hi["params"]["b"] == 1024
     assert hi["activation_bytes"] == activation_memory(1_048_576, 1024, 5120, 24, 64).bytes
     assert lo["activation_bytes"] == 64 * (34 * 5120 + 5 * 24)
-    assert hi["states_bytes"] == lo["states_bytes"]            # parameters do not depend on s or b
+    assert hi["states_bytes"] == lo["states_bytes"]  # parameters do not depend on s or b
     # linear in b for the model's own tensors too
     one, two = (memory_bar.view({"model": "qwen3-8b", "b": b, "mode": "flash"}) for b in (1, 2))
     assert two["activation_bytes"] == 2 * one["activation_bytes"]
@@ -160,26 +180,37 @@ def test_the_sliders_stops_are_powers_of_two_and_three_times_them():
     assert S[0] == 1 and S[-1] == 2**20 and B[0] == 1 and B[-1] == 2**10
     assert {2**k for k in range(21)} | {3 * 2**k for k in range(19)} | {5} == set(S)
     assert {2**k for k in range(11)} | {3 * 2**k for k in range(9)} == set(B)
-    assert S == sorted(S) and 4096 in S and 1 in B                       # the lesson's default sits on stops
+    assert S == sorted(S) and 4096 in S and 1 in B  # the lesson's default sits on stops
 
 
-@pytest.mark.parametrize("params,message", [
-    ({"config": '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128, '
-                '"vocab_size": 100}'}, "配置里缺少「num_attention_heads」"),
-    ({"config": '{"model_type": "gpt2", "n_head": 4, "n_layer": 2, "vocab_size": 100}'}, "配置里缺少「n_embd」"),
-    ({"config": '{"model_type": "bert", "hidden_size": 64}'}, "不支持的模型类型「model_type」=「bert」"),
-    ({"config": '{"hidden_size": 64}'}, "配置里缺少「model_type」"),
-    ({"config": "{not json"}, "不是合法的 JSON"),
-    ({"config": "[1, 2]"}, "config.json 应当是一个以 { 开头的对象"),
-    ({"config": 42}, "粘贴的配置应当是 config.json 的文字内容"),
-    ({"config": "{" + " " * estimator.CONFIG_MAX + "}"}, "粘贴的文字太长"),
-    ({"card": "a100-40gb"}, "没有这种卡：「a100-40gb」"),
-    ({"card": 80}, "没有这种卡"),
-    ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
-    ({"s": "1,048,577"}, "序列长度 s 要在 1 到 1,048,576 之间"),
-    ({"b": 1025}, "batch b 要在 1 到 1,024 之间"),
-    ({"b": "0"}, "batch b 要在 1 到 1,024 之间"),
-])
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        (
+            {
+                "config": '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128, '
+                '"vocab_size": 100}'
+            },
+            "配置里缺少「num_attention_heads」",
+        ),
+        (
+            {"config": '{"model_type": "gpt2", "n_head": 4, "n_layer": 2, "vocab_size": 100}'},
+            "配置里缺少「n_embd」",
+        ),
+        ({"config": '{"model_type": "bert", "hidden_size": 64}'}, "不支持的模型类型「model_type」=「bert」"),
+        ({"config": '{"hidden_size": 64}'}, "配置里缺少「model_type」"),
+        ({"config": "{not json"}, "不是合法的 JSON"),
+        ({"config": "[1, 2]"}, "config.json 应当是一个以 { 开头的对象"),
+        ({"config": 42}, "粘贴的配置应当是 config.json 的文字内容"),
+        ({"config": "{" + " " * estimator.CONFIG_MAX + "}"}, "粘贴的文字太长"),
+        ({"card": "a100-40gb"}, "没有这种卡：「a100-40gb」"),
+        ({"card": 80}, "没有这种卡"),
+        ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
+        ({"s": "1,048,577"}, "序列长度 s 要在 1 到 1,048,576 之间"),
+        ({"b": 1025}, "batch b 要在 1 到 1,024 之间"),
+        ({"b": "0"}, "batch b 要在 1 到 1,024 之间"),
+    ],
+)
 def test_refusals_name_the_key_in_chinese(params, message):
     out = ask(**params)
     assert out["ok"] is False and message in out["error"], out
@@ -189,9 +220,11 @@ def test_the_formula_takes_the_config_and_names_what_the_model_adds():
     assert formula.view()["beyond"].startswith("「锚点 Qwen3.8-27B」没有可引用的公开 config.json")
     b = formula.view({"model": "llama-3.1-8b"})["beyond"]
     assert b.startswith("Llama-3.1-8B 自己的代码（全存时）比式 1 多存") and "对数概率（交叉熵）" in b
-    assert "旋转位置编码的 cos 和 sin" in b and "softmax 输出" in b   # added, and sized differently (FP32)
+    assert "旋转位置编码的 cos 和 sin" in b and "softmax 输出" in b  # added, and sized differently (FP32)
     pasted = formula.view({"config": json.dumps(CONFIGS["gpt2-xl"])})
-    assert pasted["summary"] == formula.view({"model": "gpt2-xl"})["summary"].replace("GPT-2 XL", "粘贴的配置（gpt2）")
+    assert pasted["summary"] == formula.view({"model": "gpt2-xl"})["summary"].replace(
+        "GPT-2 XL", "粘贴的配置（gpt2）"
+    )
     assert "位置编号" in pasted["beyond"]
     assert json.loads(api.handle(json.dumps({"widget": "formula", "params": {"config": "{"}})))["ok"] is False
 
@@ -224,8 +257,15 @@ def test_answers_ahead_start_with_the_nearest_stops_and_leave_a_pasted_config_fo
 
 
 def test_source_links():
-    assert estimator.source_link("https://example.org/x (a copy)") == {"text": "https://example.org/x", "url": "https://example.org/x"}
-    assert estimator.source_link("a/b c/d.md (commit " + "0" * 40 + "), a copy")["url"] == \
-        "https://github.com/a/b/blob/" + "0" * 40 + "/c/d.md"
-    assert estimator.source_link("vulkomilev/oumi configs/recipes/llama3_1/README.md, section 70B")["url"] == \
-        "https://github.com/vulkomilev/oumi/blob/HEAD/configs/recipes/llama3_1/README.md"
+    assert estimator.source_link("https://example.org/x (a copy)") == {
+        "text": "https://example.org/x",
+        "url": "https://example.org/x",
+    }
+    assert (
+        estimator.source_link("a/b c/d.md (commit " + "0" * 40 + "), a copy")["url"]
+        == "https://github.com/a/b/blob/" + "0" * 40 + "/c/d.md"
+    )
+    assert (
+        estimator.source_link("vulkomilev/oumi configs/recipes/llama3_1/README.md, section 70B")["url"]
+        == "https://github.com/vulkomilev/oumi/blob/HEAD/configs/recipes/llama3_1/README.md"
+    )

@@ -4,6 +4,7 @@ Chinese, with the formula in the paper's letters and its inputs; no English pseu
 The browser half (the tooltip stays inside the viewport at 390 px) is in tests/test_text_rules.py's
 browser test of figures near both edges.
 """
+
 from __future__ import annotations
 
 import html
@@ -20,13 +21,73 @@ HEX = re.compile(r"\b0x[0-9A-Fa-f]+\b")
 WORD = re.compile(r"[A-Za-z][A-Za-z_]*[A-Za-z]")
 # Names a Chinese text uses as they are: formats, units, papers and tools, and terms the lessons use.
 ALLOWED = {
-    "FP", "BF", "FP16", "BF16", "FP32", "FP8", "FP4", "E4M3", "E5M2", "E2M1", "E8M0", "MXFP4", "NVFP4", "MX", "NV",
-    "MXFP", "NVFP", "autocast", "OCP", "NaN", "Adam", "AdamW", "ZeRO", "Korthikanti", "GPT", "Qwen", "PyTorch", "CPU", "GB", "GiB", "MB",
-    "MiB", "TB", "TiB", "amax", "log", "token", "micro", "batch", "loss", "logits", "RMSNorm", "MLP", "L_full", "d_h",
+    "FP",
+    "BF",
+    "FP16",
+    "BF16",
+    "FP32",
+    "FP8",
+    "FP4",
+    "E4M3",
+    "E5M2",
+    "E2M1",
+    "E8M0",
+    "MXFP4",
+    "NVFP4",
+    "MX",
+    "NV",
+    "MXFP",
+    "NVFP",
+    "autocast",
+    "OCP",
+    "NaN",
+    "Adam",
+    "AdamW",
+    "ZeRO",
+    "Korthikanti",
+    "GPT",
+    "Qwen",
+    "PyTorch",
+    "CPU",
+    "GB",
+    "GiB",
+    "MB",
+    "MiB",
+    "TB",
+    "TiB",
+    "amax",
+    "log",
+    "token",
+    "micro",
+    "batch",
+    "loss",
+    "logits",
+    "RMSNorm",
+    "MLP",
+    "L_full",
+    "d_h",
     # papers and what they name, cited in a reported result's source
     # the model code the lab measures with (lab/activation_check.py): its families and attention paths
-    "transformers", "eager", "sdpa", "math", "dropout", "head_dim", "Llama", "Mistral", "Mixtral",
-    "arXiv", "Chen", "Dao", "DeepSeek", "FlashAttention", "NVIDIA", "ResNet", "MFU", "MoE", "GPU", "Micikevicius",
+    "transformers",
+    "eager",
+    "sdpa",
+    "math",
+    "dropout",
+    "head_dim",
+    "Llama",
+    "Mistral",
+    "Mixtral",
+    "arXiv",
+    "Chen",
+    "Dao",
+    "DeepSeek",
+    "FlashAttention",
+    "NVIDIA",
+    "ResNet",
+    "MFU",
+    "MoE",
+    "GPU",
+    "Micikevicius",
 }
 PAPER_LETTERS = set("sbhaL")  # products such as sbh, 5as²b are the paper's algebra, not words
 
@@ -55,16 +116,29 @@ def test_provenance_reads_as_chinese(name):
 def test_the_issues_examples_now_read_as_chinese():
     how = provenance(FIGURES["fp16_of_1e_minus_8"])
     assert "decode" not in how and "round once" not in how
-    assert how == "依据：把 x 存进 FP16 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；超出范围 → ∞；代入：格式 = FP16，x = 1×10⁻⁸"
+    assert (
+        how
+        == "依据：把 x 存进 FP16 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；超出范围 → ∞；代入：格式 = FP16，x = 1×10⁻⁸"
+    )
     how = provenance(FIGURES["timeline_it1_store_all_peak"])
-    assert how == "依据：一次迭代里常驻显存的最大值（逐个事件累加的时间线）；代入：第几次迭代 = 1，激活的存法 = 全部留着"
+    assert (
+        how
+        == "依据：一次迭代里常驻显存的最大值（逐个事件累加的时间线）；代入：第几次迭代 = 1，激活的存法 = 全部留着"
+    )
     # the paper's letters and the inputs they stand for
     how = provenance(FIGURES["act_anchor"])
     assert "L × sbh(34 + 5as/h)" in how and "s = 4,096，b = 1，h = 5,120，a = 24，L = 64" in how
 
 
 def test_the_checker_catches_english():
-    assert english_words("decode(encode(FP16, x)): round once to nearest") == ["decode", "encode", "round", "once", "to", "nearest"]
+    assert english_words("decode(encode(FP16, x)): round once to nearest") == [
+        "decode",
+        "encode",
+        "round",
+        "once",
+        "to",
+        "nearest",
+    ]
     assert english_words("模型状态（anchor-model.json: param_total）= 16 B × Ψ，E4M3 的 0x7E") == []
 
 
@@ -100,7 +174,9 @@ def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(browser, site_
                 tip = fig.locator(".fig-how")
                 tip.wait_for(state="visible")
                 # focus draws the figure's part of the page if it was not drawn yet: at the next frame
-                page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+                page.evaluate(
+                    "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+                )
                 fig_box, tip_box = fig.bounding_box(), tip.bounding_box()
                 checked += 1
                 if tip_box["x"] < 0 or tip_box["x"] + tip_box["width"] > width + 0.5:
@@ -154,9 +230,11 @@ def test_tooltips_are_opaque_and_legible_in_both_palettes(browser, site_server, 
         for path in ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]:
             page.goto(site_server.url + path)
             if page.locator("body").get_attribute("data-md-color-scheme") != scheme:
-                page.locator('form[data-md-component="palette"] label:visible').click()   # Material's toggle
+                page.locator('form[data-md-component="palette"] label:visible').click()  # Material's toggle
             expect(page.locator("body")).to_have_attribute("data-md-color-scheme", scheme)
-            page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+            page.evaluate(
+                "() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })"
+            )
             for t in page.evaluate(TOOLTIP_COLOURS):
                 seen += 1
                 backgrounds.add(t["bg"])
@@ -164,6 +242,8 @@ def test_tooltips_are_opaque_and_legible_in_both_palettes(browser, site_server, 
                     bad.append((path, t["fig"], t["alpha"], round(t["contrast"], 1), t["over"]))
         assert seen > 100 and bad == [], (seen, bad[:8])
         # the palette's own background: white in the light palette, Material's slate in the dark one
-        assert backgrounds == ({"rgb(255, 255, 255)"} if scheme == "default" else {"rgb(30, 33, 41)"}), backgrounds
+        assert backgrounds == ({"rgb(255, 255, 255)"} if scheme == "default" else {"rgb(30, 33, 41)"}), (
+            backgrounds
+        )
     finally:
         ctx.close()

@@ -1,16 +1,16 @@
 """The web font is cut to the site's characters (hooks/fonts.py): nothing the site shows is missing
 from it."""
+
 from __future__ import annotations
 
 import re
 import unicodedata
 
 import pytest
-
 from fontTools.ttLib import TTFont
 
-from c9.views import api
 from c9.base.errors import InputError
+from c9.views import api
 
 
 def _faces(site):
@@ -22,7 +22,11 @@ def _faces(site):
         for part in re.search(r"unicode-range:([^;]*);", block)[1].split(","):
             lo, _, hi = part.strip()[2:].partition("-")
             codes.update(range(int(lo, 16), int(hi or lo, 16) + 1))
-        yield site / "vendor" / "fonts" / "files" / file, re.search(r"font-family:\s*'([^']+)'", block)[1], codes
+        yield (
+            site / "vendor" / "fonts" / "files" / file,
+            re.search(r"font-family:\s*'([^']+)'", block)[1],
+            codes,
+        )
 
 
 # Every super- and subscript digit and sign (and those of Latin-1): drawn by one font, first in the stacks.
@@ -37,13 +41,17 @@ def test_every_chinese_character_shown_or_written_at_run_time_has_a_glyph(built_
     covered = {}
     for path, _, codes in _faces(built_site):
         cmap = TTFont(path).getBestCmap()
-        assert codes <= set(cmap), (path.name, sorted(codes - set(cmap))[:5])  # the range promises no missing glyph
+        assert codes <= set(cmap), (
+            path.name,
+            sorted(codes - set(cmap))[:5],
+        )  # the range promises no missing glyph
         covered.update(dict.fromkeys(codes, path.name))
     pages = "".join(p.read_text(encoding="utf-8") for p in built_site.glob("**/*.html"))
     # Text only Python writes, in the page, at run time: an error message and a non-default summary.
     try:
         api.WIDGETS  # noqa: B018 (the registry loads lazily)
         from c9.views import memory_bar
+
         memory_bar.view({"s": 0})
     except InputError as e:
         runtime = e.message_zh
@@ -67,14 +75,23 @@ def test_the_first_slice_holds_what_a_page_draws_when_it_opens(built_site):
     the first, which the head asks for with 「中」 (material/base.js), holds every character of each page's
     headings and navigation and every Latin letter and digit, in well under the whole cut's bytes."""
     noto = [(path, codes) for path, family, codes in _faces(built_site) if family == "Noto Sans SC"]
-    assert len(noto) == 3 and all(a[1].isdisjoint(b[1]) for i, a in enumerate(noto) for b in noto[i + 1:])
+    assert len(noto) == 3 and all(a[1].isdisjoint(b[1]) for i, a in enumerate(noto) for b in noto[i + 1 :])
     (first_file, first), rest = noto[0], set().union(*(codes for _, codes in noto[1:]))
     assert "-400-0-" in first_file.name and ord("中") in first
     assert "中" in (built_site / "assets" / "js" / "material" / "base.js").read_text(encoding="utf-8")
-    heads = "".join(re.sub(r"<[^>]+>", "", m[0]) for page in built_site.glob("**/*.html")   # headings, nav links
-                    for m in re.finditer(r'<(h[1-6])\b.*?</\1>|<span class="md-ellipsis">.*?</span>', page.read_text(encoding="utf-8"), re.S))
+    heads = "".join(
+        re.sub(r"<[^>]+>", "", m[0])
+        for page in built_site.glob("**/*.html")  # headings, nav links
+        for m in re.finditer(
+            r'<(h[1-6])\b.*?</\1>|<span class="md-ellipsis">.*?</span>',
+            page.read_text(encoding="utf-8"),
+            re.S,
+        )
+    )
     assert len(heads) > 2000 and _cjk(heads) and {ord(c) for c in heads} & rest == set()
-    assert set(map(ord, "ABCXYZabcxyz0123456789“”")) <= first and len(rest) > 300   # the later slices hold something
+    assert (
+        set(map(ord, "ABCXYZabcxyz0123456789“”")) <= first and len(rest) > 300
+    )  # the later slices hold something
     assert first_file.stat().st_size < 0.7 * sum(path.stat().st_size for path, _ in noto)
 
 
@@ -83,6 +100,7 @@ def test_a_later_slice_is_fetched_only_when_a_part_needing_it_is_drawn(browser, 
     """On a phone, the home page opens with the first slice only; the others are fetched when the parts
     further down are drawn (content-visibility: auto keeps a part's text from being laid out before)."""
     from conftest import draw_all_parts, new_page
+
     fetched = "() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/noto-sans-sc-')).map((n) => n.split('-400-')[1][0]).sort().join()"
     ctx, page = new_page(browser, viewport={"width": 390, "height": 844})
     try:
@@ -109,10 +127,26 @@ class _Text(__import__("html.parser").parser.HTMLParser):
         if tag in ("br", "img", "input", "meta", "link", "hr", "path", "circle", "line", "rect", "source"):
             return
         cls = dict(attrs).get("class") or ""
-        self.skip.append(tag in ("script", "style", "title") or {"katex", "footnote-backref"} & set(cls.split()) or bool(self.skip and self.skip[-1]))
+        self.skip.append(
+            tag in ("script", "style", "title")
+            or {"katex", "footnote-backref"} & set(cls.split())
+            or bool(self.skip and self.skip[-1])
+        )
 
     def handle_endtag(self, tag):
-        if self.skip and tag not in ("br", "img", "input", "meta", "link", "hr", "path", "circle", "line", "rect", "source"):
+        if self.skip and tag not in (
+            "br",
+            "img",
+            "input",
+            "meta",
+            "link",
+            "hr",
+            "path",
+            "circle",
+            "line",
+            "rect",
+            "source",
+        ):
             self.skip.pop()
 
     def handle_data(self, data):
@@ -126,7 +160,7 @@ def _shown_text(site) -> str:
         p = _Text()
         p.feed(page.read_text(encoding="utf-8"))
         out.append("".join(p.parts))
-    for js in (site / "assets" / "js").glob("*/*.js"):   # messages our front end writes (not Material's)
+    for js in (site / "assets" / "js").glob("*/*.js"):  # messages our front end writes (not Material's)
         out.append(js.read_text(encoding="utf-8"))
     return "".join(out)
 
@@ -149,7 +183,9 @@ def test_every_character_shown_has_a_glyph_in_the_sites_fonts(built_site):
     shown = _shown_text(built_site)
     missing = sorted({c for c in shown if unicodedata.category(c) != "Cc" and ord(c) not in served})
     assert not missing, "".join(missing)
-    assert "你在这里" in shown and "自己跑一遍" in shown and "2⁻¹³³" in shown   # the texts of the issues were read
+    assert (
+        "你在这里" in shown and "自己跑一遍" in shown and "2⁻¹³³" in shown
+    )  # the texts of the issues were read
     assert {served[ord(c)] for c in "Ψ∞⅛"} <= {"Noto Sans SC", "C9 Symbols"}
 
 
@@ -158,8 +194,12 @@ def test_every_super_and_subscript_is_drawn_by_one_font_first_in_every_stack(bui
     face 'C9 Scripts', and that face is first in the text and the code font stacks: a system font earlier
     in the stack (PingFang SC has ¹²³ but not ⁷) or a later one can no longer draw part of an exponent."""
     served = _served(built_site)
-    shown = {c for c in _shown_text(built_site) if unicodedata.name(c, "").startswith(("SUPERSCRIPT", "SUBSCRIPT", "MODIFIER LETTER"))}
-    assert set("⁰⁵⁶⁷⁸⁹⁻") <= shown   # the exponents of lesson 3 were read
+    shown = {
+        c
+        for c in _shown_text(built_site)
+        if unicodedata.name(c, "").startswith(("SUPERSCRIPT", "SUBSCRIPT", "MODIFIER LETTER"))
+    }
+    assert set("⁰⁵⁶⁷⁸⁹⁻") <= shown  # the exponents of lesson 3 were read
     wrong = {c: served.get(ord(c)) for c in set(SCRIPTS) | shown if served.get(ord(c)) != "C9 Scripts"}
     assert wrong == {}, wrong
     # The same code points in no other face: within a family the browser would take the one declared last.
@@ -197,6 +237,7 @@ def test_every_chinese_text_in_the_browser_can_fall_back_to_the_web_font(browser
     """In the browser, every element that shows Chinese (prose, code blocks, chart labels, drawings) has
     the web font in its computed font stack: the lab's code block fell back to a system font (boxes)."""
     from conftest import new_page
+
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     try:
         problems, seen = {}, 0
@@ -209,7 +250,7 @@ def test_every_chinese_text_in_the_browser_can_fall_back_to_the_web_font(browser
                 problems[path] = found["out"][:8]
         assert problems == {}, problems
         assert seen > 500
-        code = page.locator("article pre code").filter(has_text="#").first     # the lab's 「自己跑一遍」 block
+        code = page.locator("article pre code").filter(has_text="#").first  # the lab's 「自己跑一遍」 block
         assert "Noto Sans SC" in code.evaluate("e => getComputedStyle(e).fontFamily")
     finally:
         ctx.close()
@@ -241,8 +282,14 @@ WRAP_SCRIPTS = """(chars) => {
 
 def _shown(cdp, node: int) -> bool:
     obj = cdp.send("DOM.resolveNode", {"nodeId": node})["object"]["objectId"]
-    return cdp.send("Runtime.callFunctionOn", {"objectId": obj, "returnByValue": True,
-                                               "functionDeclaration": "function () { return this.getClientRects().length > 0; }"})["result"]["value"]
+    return cdp.send(
+        "Runtime.callFunctionOn",
+        {
+            "objectId": obj,
+            "returnByValue": True,
+            "functionDeclaration": "function () { return this.getClientRects().length > 0; }",
+        },
+    )["result"]["value"]
 
 
 @pytest.mark.browser
@@ -251,6 +298,7 @@ def test_each_exponent_is_drawn_by_one_font_in_the_browser(browser, site_server)
     on every page is drawn by exactly one font, the site's DejaVu Sans cut: 「2¹²⁷」 on lesson 3 drew ¹²
     with Noto Sans SC and ⁷ with a system font."""
     from conftest import draw_all_parts, new_page
+
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     cdp = ctx.new_cdp_session(page)
     try:
@@ -258,17 +306,24 @@ def test_each_exponent_is_drawn_by_one_font_in_the_browser(browser, site_server)
         for path in ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]:
             page.goto(site_server.url + path)
             page.wait_for_function("() => document.fonts.status === 'loaded'")
-            page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+            page.evaluate(
+                "() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })"
+            )
             runs += page.evaluate(WRAP_SCRIPTS, SCRIPTS + "ᵀ")
             draw_all_parts(page)  # text in a part not yet drawn has no font yet
             page.wait_for_function("() => document.fonts.status === 'loaded'")
             cdp.send("DOM.enable")
             cdp.send("CSS.enable")
             root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-            for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".c9-test-scripts"})["nodeIds"]:
-                used = {f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]}
+            for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".c9-test-scripts"})[
+                "nodeIds"
+            ]:
+                used = {
+                    f["familyName"]
+                    for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+                }
                 if not used and not _shown(cdp, node):
-                    continue   # a widget's build-time text, hidden or rewritten since Python answered
+                    continue  # a widget's build-time text, hidden or rewritten since Python answered
                 fonts |= used
                 if len(used) != 1:
                     text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]

@@ -4,6 +4,7 @@ numpy (FP16, FP32), on every code, every rounding midpoint and 10^5 random float
 ml_dtypes 0.6 rounds float64 inputs twice (through float32), so the oracle is always fed float32
 arrays; our encode rounds the exact value once. Failures name the format and the code or value.
 """
+
 import math
 from fractions import Fraction
 
@@ -11,8 +12,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tests.golden_formats import GOLDEN, ROUNDING
 from c9.core import formats as F
+from tests.golden_formats import GOLDEN, ROUNDING
 
 ORACLE = {
     "float16": np.float16,
@@ -62,17 +63,22 @@ def assert_same_codes(name, xs, ours, theirs):
     bad = np.nonzero(ours != theirs)[0]
     if len(bad):
         i = bad[0]
-        pytest.fail(f"{name}: encode({xs[i]!r}) = {int(ours[i]):#x}, oracle {int(theirs[i]):#x} "
-                    f"({len(bad)} mismatches)")
+        pytest.fail(
+            f"{name}: encode({xs[i]!r}) = {int(ours[i]):#x}, oracle {int(theirs[i]):#x} "
+            f"({len(bad)} mismatches)"
+        )
 
 
 # ------------------------------------------------------------------ table and derived values
 
+
 def test_table_counts_every_code_of_the_issue():
     # 65,536 + 65,536 + 256 + 256 + 16 + 256 (+ 64 + 64 for FP6)
     n = {f.name: f.n_codes for f in F.FORMATS}
-    assert [n[k] for k in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
-                           "float4_e2m1fn", "float8_e8m0fnu")] == [65536, 65536, 256, 256, 16, 256]
+    assert [
+        n[k]
+        for k in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e8m0fnu")
+    ] == [65536, 65536, 256, 256, 16, 256]
 
 
 @pytest.mark.parametrize("name", SMALL)
@@ -90,7 +96,11 @@ def test_fp32_derived_values_match_numpy():
     f = F.get_format("FP32")
     fi = np.finfo(np.float32)
     assert (f.max, f.min_normal, f.min_subnormal, f.epsilon) == (
-        float(fi.max), float(fi.smallest_normal), float(fi.smallest_subnormal), float(fi.eps))
+        float(fi.max),
+        float(fi.smallest_normal),
+        float(fi.smallest_subnormal),
+        float(fi.eps),
+    )
 
 
 def test_e4m3_is_the_finite_ocp_one_not_the_ieee_like_one():
@@ -100,10 +110,20 @@ def test_e4m3_is_the_finite_ocp_one_not_the_ieee_like_one():
     assert F.get_format("fp8_e4m3fn") is f and F.get_format("E4M3FN") is f
 
 
-@pytest.mark.parametrize("alias,name", [("FP32", "float32"), ("fp16", "float16"), ("BF16", "bfloat16"),
-                                        ("e5m2", "float8_e5m2"), ("FP4", "float4_e2m1fn"),
-                                        ("E2M1", "float4_e2m1fn"), ("E8M0", "float8_e8m0fnu"),
-                                        ("e2m3", "float6_e2m3fn"), ("E3M2", "float6_e3m2fn")])
+@pytest.mark.parametrize(
+    "alias,name",
+    [
+        ("FP32", "float32"),
+        ("fp16", "float16"),
+        ("BF16", "bfloat16"),
+        ("e5m2", "float8_e5m2"),
+        ("FP4", "float4_e2m1fn"),
+        ("E2M1", "float4_e2m1fn"),
+        ("E8M0", "float8_e8m0fnu"),
+        ("e2m3", "float6_e2m3fn"),
+        ("E3M2", "float6_e3m2fn"),
+    ],
+)
 def test_aliases(alias, name):
     assert F.get_format(alias).name == name
 
@@ -120,6 +140,7 @@ def test_unknown_format_is_a_clear_value_and_key_error():
 
 # ------------------------------------------------------------------ decode, every code
 
+
 @pytest.mark.parametrize("name", SMALL)
 def test_decode_every_code_against_oracle(name):
     f = F.get_format(name)
@@ -130,7 +151,9 @@ def test_decode_every_code_against_oracle(name):
     ours = np.array(F.code_points(f))
     assert len(ours) == f.n_codes
     nan_o, nan_t = np.isnan(ours), np.isnan(theirs)
-    bad = np.nonzero((nan_o != nan_t) | (~nan_o & ((ours != theirs) | (np.signbit(ours) != np.signbit(theirs)))))[0]
+    bad = np.nonzero(
+        (nan_o != nan_t) | (~nan_o & ((ours != theirs) | (np.signbit(ours) != np.signbit(theirs))))
+    )[0]
     if len(bad):
         c = int(bad[0])
         pytest.fail(f"{name} code {c:#x}: ours {ours[c]!r}, oracle {theirs[c]!r} ({len(bad)} codes differ)")
@@ -142,9 +165,15 @@ def test_decode_every_code_against_oracle(name):
 
 def test_decode_fp32_sample_against_numpy():
     rng = np.random.default_rng(1)
-    codes = np.concatenate([rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32),
-                            np.array([0, 1, 0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x80000000,
-                                      0x00800000, 0x007FFFFF, 0x7FC00000], dtype=np.uint32)])
+    codes = np.concatenate(
+        [
+            rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32),
+            np.array(
+                [0, 1, 0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x80000000, 0x00800000, 0x007FFFFF, 0x7FC00000],
+                dtype=np.uint32,
+            ),
+        ]
+    )
     with np.errstate(invalid="ignore"):
         theirs = codes.view(np.float32).astype(np.float64)
     for c, t in zip(codes.tolist(), theirs.tolist()):
@@ -163,6 +192,7 @@ def test_encode_of_every_decoded_value_round_trips(name):
 
 
 # ------------------------------------------------------------------ encode against oracles
+
 
 def _midpoint_inputs(f):
     """float32 midpoints between adjacent positive values (incl. 0 and max + ulp/2), ±1 float32
@@ -227,8 +257,15 @@ def test_encode_fp32_against_numpy_float64_cast():
     a = a[np.abs(a) < np.float32(3.4e38)]
     nb = np.nextafter(a, np.float32(np.inf))
     mid = (a.astype(np.float64) + nb.astype(np.float64)) / 2
-    x = np.concatenate([x, mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf),
-                        [3.4028235677973366e38, 3.4028235677973362e38, 2.0**-150, 2.0**-150 * 1.0000001]])
+    x = np.concatenate(
+        [
+            x,
+            mid,
+            np.nextafter(mid, np.inf),
+            np.nextafter(mid, -np.inf),
+            [3.4028235677973366e38, 3.4028235677973362e38, 2.0**-150, 2.0**-150 * 1.0000001],
+        ]
+    )
     with np.errstate(over="ignore"):
         theirs = x.astype(np.float32).view(np.uint32).astype(np.int64)
     xs = x.tolist()
@@ -242,9 +279,9 @@ def test_saturate_mode_clamps_what_the_oracle_overflows(name):
     xs = x32.astype(np.float64).tolist()
     theirs = oracle_codes(name, x32)
     table = np.array(F.code_points(f))
-    special = ~np.isfinite(table[theirs])            # the oracle overflowed to Inf/NaN
+    special = ~np.isfinite(table[theirs])  # the oracle overflowed to Inf/NaN
     clamp = f.max_code | np.where(x32 < 0, f.sign_bit, 0)
-    if not f.signed:                                 # unsigned E8M0: only positive overflow clamps
+    if not f.signed:  # unsigned E8M0: only positive overflow clamps
         special &= x32 > 0
     expected = np.where(special, clamp, theirs)
     ours = our_codes(name, xs, "saturate")
@@ -254,7 +291,7 @@ def test_saturate_mode_clamps_what_the_oracle_overflows(name):
 def test_ml_dtypes_e8m0_subnormal_input_deviation():
     x = np.array([1.001 * 2.0**-127, 1.49 * 2.0**-127], np.float32)
     assert x.astype(ml_dtypes.float8_e8m0fnu).view(np.uint8).tolist() == [1, 1]  # the oracle's quirk
-    assert [F.encode("E8M0", float(v)) for v in x] == [0, 0]                   # nearest: 2^-127
+    assert [F.encode("E8M0", float(v)) for v in x] == [0, 0]  # nearest: 2^-127
 
 
 def test_e4m3fn_overflow_nan_by_default_like_ml_dtypes_and_saturate_on_request():
@@ -266,6 +303,7 @@ def test_e4m3fn_overflow_nan_by_default_like_ml_dtypes_and_saturate_on_request()
 
 
 # ------------------------------------------------------------------ exactness beyond the oracle
+
 
 def test_no_double_rounding_through_float32():
     # 1 + 2^-8 + 2^-40 is above the BF16 tie 1 + 2^-8 (exact), so it rounds up to 1 + 2^-7;
@@ -321,6 +359,7 @@ def test_signed_zero_survives():
 
 # ------------------------------------------------------------------ the bit view and neighbours
 
+
 def test_fields_classify_expression():
     d = F.describe("E4M3", 0x7E)
     assert (d["sign_bits"], d["exponent_bits"], d["mantissa_bits"]) == ("0", "1111", "110")
@@ -330,7 +369,12 @@ def test_fields_classify_expression():
     assert F.power_of_two("fp16", 0x7C00) == "inf"
     assert F.power_of_two("fp32", 0x3F800001) == "1.00000011920928955078125 × 2^0"
     assert [F.classify("E5M2", c) for c in (0, 1, 4, 0x7C, 0x7D)] == [
-        "zero", "subnormal", "normal", "infinity", "nan"]
+        "zero",
+        "subnormal",
+        "normal",
+        "infinity",
+        "nan",
+    ]
     assert F.fields("E8M0", 0x7F)["sign"] is None
 
 
@@ -375,12 +419,14 @@ def test_ulp_and_interval():
     assert F.interval("E2M1", 0x7).text() == "(5, inf]"
     assert F.interval("E2M1", 0x0).text() == "[0, 0.25]"
     assert F.interval("E8M0", 0x80).text() == "[1.5, 3)"
-    iv = F.interval("E8M0", 0x00)                 # no zero: every tiny positive value rounds here
+    iv = F.interval("E8M0", 0x00)  # no zero: every tiny positive value rounds here
     assert (iv.lo, iv.lo_closed, iv.hi, iv.hi_closed) == (0, False, Fraction(3, 2**128), False)
     assert F.interval("E4M3", 0x7F) is None
 
 
-@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn", "float8_e8m0fnu"])
+@pytest.mark.parametrize(
+    "name", ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn", "float8_e8m0fnu"]
+)
 def test_interval_ends_round_as_stated(name):
     f = F.get_format(name)
     for c in range(f.n_codes):
@@ -397,17 +443,21 @@ def test_interval_ends_round_as_stated(name):
 
 # ------------------------------------------------------------------ errors
 
-@pytest.mark.parametrize("call,match", [
-    (lambda: F.decode("E4M3", 256), "out of range"),
-    (lambda: F.decode("E4M3", -1), "out of range"),
-    (lambda: F.decode("E4M3", 1.0), "must be an int"),
-    (lambda: F.encode("E4M3", "1.5"), "not a number"),
-    (lambda: F.encode("E4M3", None), "not a number"),
-    (lambda: F.encode("E4M3", True), "not a number"),
-    (lambda: F.encode("E4M3", 1.0, overflow="clip"), "overflow must be"),
-    (lambda: F.parse_code("E4M3", "0x1FF"), "cannot read"),
-    (lambda: F.ulp("E4M3", math.inf), "finite"),
-])
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: F.decode("E4M3", 256), "out of range"),
+        (lambda: F.decode("E4M3", -1), "out of range"),
+        (lambda: F.decode("E4M3", 1.0), "must be an int"),
+        (lambda: F.encode("E4M3", "1.5"), "not a number"),
+        (lambda: F.encode("E4M3", None), "not a number"),
+        (lambda: F.encode("E4M3", True), "not a number"),
+        (lambda: F.encode("E4M3", 1.0, overflow="clip"), "overflow must be"),
+        (lambda: F.parse_code("E4M3", "0x1FF"), "cannot read"),
+        (lambda: F.ulp("E4M3", math.inf), "finite"),
+    ],
+)
 def test_bad_input_raises_clear_errors_with_chinese(call, match):
     with pytest.raises(F.CodecInputError, match=match) as ei:
         call()
@@ -419,6 +469,6 @@ def test_parse_code():
     assert F.parse_code("E4M3", "0.1111.110") == 0x7E
     assert F.parse_code("E4M3", "0b01111110") == 0x7E
     assert F.parse_code("fp16", "0d15360") == 0x3C00
-    assert F.parse_code("fp16", "3C00") == 0x3C00     # a bare code is hex, as the field says
+    assert F.parse_code("fp16", "3C00") == 0x3C00  # a bare code is hex, as the field says
     assert F.parse_code("E4M3", "7e") == 0x7E
     assert F.parse_code("fp16", "10") == 0x10

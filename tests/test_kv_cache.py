@@ -1,5 +1,6 @@
 """The FP4 branch's KV-cache example (c9/figures/kv_cache.py): bytes per token at BF16, FP8 and FP4 with
 their block scales, from anchor-model.json and the course's block formats."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -7,9 +8,8 @@ from fractions import Fraction
 import pytest
 
 from c9.core import blockscale
-
-from c9.figures import kv_cache
 from c9.core.models import load_facts, model
+from c9.figures import kv_cache
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +30,9 @@ def test_values_per_token_come_from_the_configs(figs):
 def test_bits_include_the_block_scales():
     assert kv_cache.bits(None) == 16
     assert kv_cache.bits("per_tensor_e4m3") == 8
-    assert kv_cache.bits("mxfp8_e4m3") == Fraction(33, 4)   # 8 + 8/32
-    assert kv_cache.bits("mxfp4") == Fraction(17, 4)        # 4 + 8/32
-    assert kv_cache.bits("nvfp4") == Fraction(9, 2)         # 4 + 8/16
+    assert kv_cache.bits("mxfp8_e4m3") == Fraction(33, 4)  # 8 + 8/32
+    assert kv_cache.bits("mxfp4") == Fraction(17, 4)  # 4 + 8/32
+    assert kv_cache.bits("nvfp4") == Fraction(9, 2)  # 4 + 8/16
     for _, _, scheme in kv_cache.SCHEMES[1:]:
         assert kv_cache.bits(scheme) == pytest.approx(blockscale.bits_per_element(scheme))
 

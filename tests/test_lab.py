@@ -1,5 +1,6 @@
 """The lab (lab/): our small model, the loss scaler against torch's GradScaler, the smoke run's data file
 and its memory accounting. Needs torch (pip install .[lab]); skipped without it."""
+
 from __future__ import annotations
 
 import json
@@ -9,11 +10,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from c9.base import units  # noqa: E402
+from c9.core.ledger import model_states  # noqa: E402
 from lab import load_config  # noqa: E402
 from lab.model import build, param_count  # noqa: E402
 from lab.scaler import DynamicLossScaler  # noqa: E402
-from c9.core.ledger import model_states  # noqa: E402
-from c9.base import units  # noqa: E402
 
 PSI = 3_688_704
 
@@ -105,6 +106,7 @@ def test_scaler_skips_exactly_where_torch_gradscaler_does(interval):
 def smoke(tmp_path_factory):
     """The smoke configuration of the full pipeline, run in this process."""
     from lab.run import main
+
     out = tmp_path_factory.mktemp("lab") / "c09-precision.json"
     assert main(["--smoke", "--out", str(out)]) == 0
     return json.loads(out.read_text(encoding="utf-8"))
@@ -112,9 +114,21 @@ def smoke(tmp_path_factory):
 
 def test_smoke_data_file_schema(smoke, cfg):
     from lab.run import SCHEMA
+
     assert smoke["schema"] == SCHEMA
     prov = smoke["provenance"]
-    for k in ("torch", "python", "device", "cpu", "threads", "seed", "date", "wall_time_s", "config", "command"):
+    for k in (
+        "torch",
+        "python",
+        "device",
+        "cpu",
+        "threads",
+        "seed",
+        "date",
+        "wall_time_s",
+        "config",
+        "command",
+    ):
         assert k in prov
     assert prov["device"] == "cpu" and prov["profile"] == "smoke" and prov["torch"] == torch.__version__
     assert smoke["model"]["param_count"] == PSI
@@ -123,10 +137,22 @@ def test_smoke_data_file_schema(smoke, cfg):
     for name, r in smoke["runs"].items():
         assert len(r["steps"]) == steps
         for s in r["steps"]:
-            assert set(s) >= {"step", "loss", "tokens_per_s", "loss_scale", "skipped_steps", "zero_grad_fraction"}
+            assert set(s) >= {
+                "step",
+                "loss",
+                "tokens_per_s",
+                "loss_scale",
+                "skipped_steps",
+                "zero_grad_fraction",
+            }
             assert math.isfinite(s["loss"]) and s["tokens_per_s"] > 0 and 0 <= s["zero_grad_fraction"] <= 1
         assert math.isfinite(r["val_loss"])
-        assert [m["point"] for m in r["memory"]] == ["after_build", "after_forward", "after_backward", "after_step"]
+        assert [m["point"] for m in r["memory"]] == [
+            "after_build",
+            "after_forward",
+            "after_backward",
+            "after_step",
+        ]
         assert all("saved_tensors_hooks" in m["method"] for m in r["memory"])
         assert (r["steps"][0]["loss_scale"] is not None) == (name == "fp16_scaled")
     assert [p["when"] for p in smoke["probe"]] == ["initialization", "after_training_fp32"]
@@ -148,11 +174,11 @@ def test_smoke_snapshots_reconcile_with_the_ledger(smoke):
     assert acc["ledger_model_states_bytes"] == 16 * PSI
     for name, r in smoke["runs"].items():
         snap = {m["point"]: m for m in r["memory"]}
-        assert snap["after_build"]["total"] == 4 * PSI                      # FP32 weights only
+        assert snap["after_build"]["total"] == 4 * PSI  # FP32 weights only
         assert snap["after_forward"]["parts"]["parameters"] == 4 * PSI
         assert snap["after_forward"]["parts"]["saved_for_backward"] > 0
-        assert snap["after_backward"]["parts"]["saved_for_backward"] == 0   # freed by backward
-        assert snap["after_backward"]["parts"]["gradients"] == 4 * PSI      # FP32 grads even under autocast
+        assert snap["after_backward"]["parts"]["saved_for_backward"] == 0  # freed by backward
+        assert snap["after_backward"]["parts"]["gradients"] == 4 * PSI  # FP32 grads even under autocast
         # after the step: 16 B × Ψ exactly, plus AdamW's FP32 step counter (one per parameter tensor)
         assert snap["after_step"]["total"] == 16 * PSI + 4 * n_tensors
         if name != "fp32":  # autocast saves 16-bit copies of the weight matrices for backward
@@ -162,6 +188,7 @@ def test_smoke_snapshots_reconcile_with_the_ledger(smoke):
 def test_smoke_file_feeds_the_page_figures(smoke):
     """The figures module reads whatever the pipeline writes (here: the smoke run's file)."""
     from c9.figures.lab import figures
+
     rows = figures(smoke)
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names))
@@ -173,6 +200,7 @@ def test_smoke_file_feeds_the_page_figures(smoke):
 
 def test_corpus_is_real_text_held_out():
     from lab.data import load_corpus
+
     c = load_corpus(0.05)
     assert c["train_files"] < c["files"]
     assert len(c["train"]) > 100_000 and len(c["val"]) > 5_000

@@ -1,4 +1,5 @@
 """The lab page's figures and charts, from the committed data file (standard library + plotly only)."""
+
 from __future__ import annotations
 
 import re
@@ -7,10 +8,9 @@ import statistics
 import plotly.graph_objects as go
 import pytest
 
-from c9.views import lab_charts
-
-from c9.figures import lab as lab_figures
 from c9.core.ledger import model_states
+from c9.figures import lab as lab_figures
+from c9.views import lab_charts
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +74,12 @@ def test_charts_are_valid_plotly_and_whole_without_js(chart):
         go.Figure(ctx["figure"])  # raises on a misspelt property
     if chart == "table":
         n = lab_figures.load()["throughput"]["repeats"]
-        assert ctx["columns"][1:5] == [lab_charts.THROUGHPUT_COLUMN.format(n=n), "显存（四个截面的最大值）",
-                                       "val loss", "跳过步数"]
+        assert ctx["columns"][1:5] == [
+            lab_charts.THROUGHPUT_COLUMN.format(n=n),
+            "显存（四个截面的最大值）",
+            "val loss",
+            "跳过步数",
+        ]
         assert len(ctx["rows"]) == 4
 
 
@@ -97,13 +101,14 @@ def test_logits_width_ratio_is_read_from_the_lab_config():
 def test_a_signed_difference_reads_as_chinese():
     """Issue 12 QA, kind F: the lab's prose read 「BF16 比 FP32 -0.0001」; the figure now gives 「低 0.0001」."""
     from c9.figures.lab import higher_or_lower
+
     assert higher_or_lower(-0.00012, 4) == "低 0.0001"
     assert higher_or_lower(0.03125, 4) == "高 0.0313"
     assert higher_or_lower(0.00001, 4) == "相差不到 0.0001"
     f = {r["name"]: r for r in lab_figures.figures()}
     text = f["lab_bf16_vs_fp32_val"]["text"]
     assert re.fullmatch(r"(高|低) \d\.\d{4}|相差不到 0\.0001", text), text
-    assert f["lab_probe_trained_median_log2"]["text"].startswith("2 的 −")     # not 2^-9.8
+    assert f["lab_probe_trained_median_log2"]["text"].startswith("2 的 −")  # not 2^-9.8
 
 
 def test_throughput_is_the_repeated_cpu_time_measure(data):
@@ -118,7 +123,10 @@ def test_throughput_is_the_repeated_cpu_time_measure(data):
         per = [tp["tokens_per_repeat"] / c for c in r["cpu_seconds"]]
         assert len(per) == tp["repeats"] and per == pytest.approx(r["tokens_per_cpu_s"])
         assert statistics.median(per) == pytest.approx(r["tokens_per_cpu_s_median"])
-        assert (min(per), max(per)) == (pytest.approx(r["tokens_per_cpu_s_min"]), pytest.approx(r["tokens_per_cpu_s_max"]))
+        assert (min(per), max(per)) == (
+            pytest.approx(r["tokens_per_cpu_s_min"]),
+            pytest.approx(r["tokens_per_cpu_s_max"]),
+        )
         assert figs[f"lab_{name}_tpc"]["value"] == r["tokens_per_cpu_s_median"]
         cell = figs[f"lab_{name}_tpc_cell"]["text"]
         assert table[data["runs"][name]["label"]][1] == cell
@@ -157,7 +165,7 @@ def test_guide_table_is_the_lab_tables_first_columns(built_site, data):
         return next(t for t in tables(article(built_site / page)) if t[0][1].startswith("tokens / CPU 秒"))
 
     guide, lab = comparison("index.html"), comparison("lab/index.html")
-    assert [r[:len(guide[0])] for r in lab] == guide
+    assert [r[: len(guide[0])] for r in lab] == guide
     figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
     assert guide[0][2] == "显存（四个截面的最大值）"
     assert guide[1][:3] == ["FP32", figs["lab_fp32_tpc_cell"], figs["lab_fp32_peak_mib_table"]]
@@ -167,6 +175,7 @@ def test_the_machine_paragraph_claims_only_what_was_run_or_documented():
     """Issue 13 QA: the page told how a rerun on another CPU would differ (「BF16 … 小的出入，FP32 的出入更小」),
     which nobody had run; it now rests on PyTorch's reproducibility note and says what was not checked."""
     from pathlib import Path
+
     text = (Path(__file__).resolve().parents[1] / "docs" / "lab.md").read_text(encoding="utf-8")
     machine = next(p for p in text.split("\n\n") if p.startswith("**机器**"))
     assert "FP32 的出入更小" not in machine
@@ -179,7 +188,9 @@ def test_the_memory_task_asks_what_the_table_shows_and_its_answer_holds():
     point (model states plus the saved tensors) differs by precision; it now asks about the table's column, the
     maximum of the four snapshots, which is the same in all four runs while the saved part is not."""
     from pathlib import Path
+
     import build_numbers
+
     figs = build_numbers.compute()
     peaks = {figs[f"lab_{r}_peak_mib_table"].text for r in ("fp32", "bf16", "fp16", "fp16_scaled")}
     assert len(peaks) == 1

@@ -1,4 +1,5 @@
 """Model states by recipe, against the ZeRO paper's 2Ψ + 2Ψ + KΨ (K = 12) and the lesson's figures."""
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,9 @@ def test_anchor_model_states():
     assert units.number(states.bytes / card_bytes(), 1) == "5.6"
 
 
-@pytest.mark.parametrize("recipe,per", [("bf16_mixed_adamw", 16), ("fp32_adamw", 16), ("bf16_weights_only", 2)])
+@pytest.mark.parametrize(
+    "recipe,per", [("bf16_mixed_adamw", 16), ("fp32_adamw", 16), ("bf16_weights_only", 2)]
+)
 def test_bytes_per_parameter(recipe, per):
     assert bytes_per_parameter(recipe) == per
     assert model_states(1000, recipe).bytes == per * 1000
@@ -47,13 +50,30 @@ def test_presets_match_their_sources():
     """The configs the widgets use are the published ones (guards against drifting presets)."""
     facts = json.loads(FACTS_FILE.read_text())
     a = model("qwen3.8-27b")
-    assert (a.param_total, a.L, a.full_attention_layers, a.h, a.a, a.head_dim) == (27_781_427_952, 64, 16, 5120, 24, 256)
+    assert (a.param_total, a.L, a.full_attention_layers, a.h, a.a, a.head_dim) == (
+        27_781_427_952,
+        64,
+        16,
+        5120,
+        24,
+        256,
+    )
     q = model("qwen3-8b")
     assert (q.L, q.h, q.a, q.head_dim) == (36, 4096, 32, 128)
     g = facts["models"]["gpt2-1.5b-zero"]
-    assert (g["num_hidden_layers"], g["hidden_size"], g["num_attention_heads"], g["sequence_length"], g["batch_size"]) == (48, 1600, 25, 1024, 32)
+    assert (
+        g["num_hidden_layers"],
+        g["hidden_size"],
+        g["num_attention_heads"],
+        g["sequence_length"],
+        g["batch_size"],
+    ) == (48, 1600, 25, 1024, 32)
     assert facts["card"]["memory_bytes"] == 80 * 10**9
-    assert facts["example_sentence"] == {**facts["example_sentence"], "text": "小明把苹果给了小王", "tokens": 5}
+    assert facts["example_sentence"] == {
+        **facts["example_sentence"],
+        "text": "小明把苹果给了小王",
+        "tokens": 5,
+    }
     for key in model_keys():
         m = facts["models"][key]
         assert m["full_attention_layers"] + m["linear_attention_layers"] == m["num_hidden_layers"]

@@ -1,5 +1,6 @@
 """Lesson 4 and the FP4 branch: the views checked against independent oracles (ml_dtypes, numpy),
 their bad-input messages, their Plotly specs, the evolution map, the figures, and the built pages."""
+
 from __future__ import annotations
 
 import json
@@ -11,20 +12,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from c9.views import api
-
-from c9.views import block_lab
-
-from c9.views import evolution_map
-
-from c9.views import fp4_line
-
-from c9.views import mx_nv
-
-from c9.views import pattern_table
-
 from c9.base import typed
 from c9.figures.lesson4_fp4 import figures
+from c9.views import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table
 
 DTYPES = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
 
@@ -34,6 +24,7 @@ def ask(widget, **params):
 
 
 # ---------------------------------------------------------------- pattern-table
+
 
 @pytest.mark.parametrize("fmt", list(DTYPES))
 def test_every_cell_matches_ml_dtypes(fmt):
@@ -53,15 +44,23 @@ def test_every_cell_matches_ml_dtypes(fmt):
                 assert c["cls"] == "zero"
             else:
                 info = ml_dtypes.finfo(DTYPES[fmt])
-                assert c["cls"] == ("subnormal" if abs(want) < float(info.smallest_normal) else "normal"), f"{fmt} {code:#04x}"
+                assert c["cls"] == ("subnormal" if abs(want) < float(info.smallest_normal) else "normal"), (
+                    f"{fmt} {code:#04x}"
+                )
                 # the value in reader notation ("−448", "1,024"), read back by the site's own reader
                 assert float(typed.parse(c["value"])) == want, f"{fmt} code {code:#04x}"
 
 
-@pytest.mark.parametrize("fmt,counts", [
-    ("float8_e4m3fn", {"zero": 2, "subnormal": 14, "normal": 238, "infinity": 0, "nan": 2}),   # OCP OFP8 §5.1
-    ("float8_e5m2", {"zero": 2, "subnormal": 6, "normal": 240, "infinity": 2, "nan": 6}),
-])
+@pytest.mark.parametrize(
+    "fmt,counts",
+    [
+        (
+            "float8_e4m3fn",
+            {"zero": 2, "subnormal": 14, "normal": 238, "infinity": 0, "nan": 2},
+        ),  # OCP OFP8 §5.1
+        ("float8_e5m2", {"zero": 2, "subnormal": 6, "normal": 240, "infinity": 2, "nan": 6}),
+    ],
+)
 def test_class_counts(fmt, counts):
     assert pattern_table.table(fmt)["counts"] == counts
 
@@ -74,6 +73,7 @@ def test_pattern_table_refuses_other_formats():
 
 # ---------------------------------------------------------------- block-lab
 
+
 def _oracle_per_block(t: np.ndarray, tile):
     """Independent: FP32 scale 448/amax per tile, v·s rounded to E4M3 by ml_dtypes, back to float."""
     rows, cols = t.shape
@@ -81,10 +81,10 @@ def _oracle_per_block(t: np.ndarray, tile):
     deq = np.empty_like(t)
     for r0 in range(0, rows, tr):
         for c0 in range(0, cols, tc):
-            blk = t[r0:r0 + tr, c0:c0 + tc]
+            blk = t[r0 : r0 + tr, c0 : c0 + tc]
             s = np.float64(np.float32(448.0 / np.max(np.abs(blk))))
             q = (blk * s).astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
-            deq[r0:r0 + tr, c0:c0 + tc] = q / s
+            deq[r0 : r0 + tr, c0 : c0 + tc] = q / s
     return np.abs(deq - t) / np.abs(t)
 
 
@@ -93,9 +93,9 @@ def _oracle_mx_2d(t: np.ndarray, dtype, emax: int, top: float):
     deq = np.empty_like(t)
     for r in range(t.shape[0]):
         for c0 in range(0, t.shape[1], 32):
-            blk = t[r, c0:c0 + 32]
+            blk = t[r, c0 : c0 + 32]
             x = 2.0 ** (math.floor(math.log2(np.max(np.abs(blk)))) - emax)
-            deq[r, c0:c0 + 32] = np.clip(blk / x, -top, top).astype(dtype).astype(np.float64) * x
+            deq[r, c0 : c0 + 32] = np.clip(blk / x, -top, top).astype(dtype).astype(np.float64) * x
     return np.abs(deq - t) / np.abs(t)
 
 
@@ -105,9 +105,9 @@ def _oracle_nv_2d(t: np.ndarray):
     deq = np.empty_like(t)
     for r in range(t.shape[0]):
         for c0 in range(0, t.shape[1], 16):
-            blk = t[r, c0:c0 + 16]
+            blk = t[r, c0 : c0 + 16]
             b = np.float64(np.clip(np.max(np.abs(blk)) / (6 * tt), 0, 448).astype(ml_dtypes.float8_e4m3fn))
-            deq[r, c0:c0 + 16] = _e2m1(blk / (b * tt)) * (b * tt) if b else 0.0
+            deq[r, c0 : c0 + 16] = _e2m1(blk / (b * tt)) * (b * tt) if b else 0.0
     return np.abs(deq - t) / np.abs(t)
 
 
@@ -166,8 +166,13 @@ def test_block_boundaries_at_multiples_of_the_block(scheme):
 
 def test_ragged_blocks_and_zero_blocks():
     """A typed 3×5 tensor under 1×128: one block per row, cut to 5 wide; a row of zeros has no mean."""
-    v = block_lab.view({"source": "typed", "text": "1, 2, 3, 4, 5\n0, 0, 0, 0, 0\n1000, 0.01, 0, 0, 0",
-                        "scheme": "deepseek_1x128"})
+    v = block_lab.view(
+        {
+            "source": "typed",
+            "text": "1, 2, 3, 4, 5\n0, 0, 0, 0, 0\n1000, 0.01, 0, 0, 0",
+            "scheme": "deepseek_1x128",
+        }
+    )
     assert v["row_edges"] == [0, 1, 2, 3] and v["col_edges"] == [0, 5]
     assert v["tile_means"][1] == [None] and v["figure"]["data"][0]["z"][1] == [None]
     rel = _oracle_per_block(np.array([[1000, 0.01]]), None)[0]
@@ -194,14 +199,19 @@ def test_predict_task_answer():
 
 def test_block_shape_follows_the_outlier_token():
     """The page's claim: the outlier token hurts 128×128 blocks, hardly 1×128 tiles."""
-    c = {(s, tok): block_lab.view({"scheme": s, "token": tok})["coarse"]
-         for s in ("deepseek_1x128", "deepseek_128x128") for tok in (True, False)}
+    c = {
+        (s, tok): block_lab.view({"scheme": s, "token": tok})["coarse"]
+        for s in ("deepseek_1x128", "deepseek_128x128")
+        for tok in (True, False)
+    }
     assert c["deepseek_128x128", True] > 1.8 * c["deepseek_128x128", False]
     assert abs(c["deepseek_1x128", True] - c["deepseek_1x128", False]) < 0.05 * c["deepseek_1x128", False]
 
 
 def test_typed_default_shows_12_8_and_0_45_percent():
-    got = {s: ask("block-lab", source="typed", scheme=s)["view"]["max_rel_text"] for s in block_lab.SCHEMES[:3]}
+    got = {
+        s: ask("block-lab", source="typed", scheme=s)["view"]["max_rel_text"] for s in block_lab.SCHEMES[:3]
+    }
     assert got == {"per_tensor_e4m3": "12.8%", "deepseek_1x128": "0.45%", "deepseek_128x128": "12.8%"}
     one_row = ask("block-lab", source="typed", text="[1000, 0.01, 0.02, 0.5]", scheme="deepseek_1x128")
     assert one_row["view"]["max_rel_text"] == "12.8%"
@@ -216,23 +226,26 @@ def test_generator_is_seeded_and_describes_its_outliers():
     assert "通道 1、48、67、83" in block_lab.view()["tensor_note"]
 
 
-@pytest.mark.parametrize("params,message", [
-    ({"source": "typed", "text": ""}, "张量是空的"),
-    ({"source": "typed", "text": "1, abc"}, "「abc」不是数字"),
-    ({"source": "typed", "text": "1, 2\n3"}, "各行长度不一"),
-    ({"source": "typed", "text": "1, nan"}, "NaN"),
-    ({"source": "typed", "text": "1, inf"}, "无穷大"),
-    ({"source": "typed", "text": "1e39"}, "FP32"),
-    ({"source": "typed", "text": "\n".join(["1"] * 65)}, "张量太大"),
-    ({"seed": "x"}, "随机种子要是整数"),
-    ({"seed": -1}, "随机种子要在"),
-    ({"channels": 9}, "离群通道数要在"),
-    ({"magnitude": 7}, "离群值的量级只能选"),
-    ({"token": "yes"}, "只能是开或关"),
-    ({"scheme": "fp3"}, "没有这种缩放方案"),
-    ({"source": "web"}, "张量来源"),
-    ({"colour": 1}, "不认识的参数"),
-])
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"source": "typed", "text": ""}, "张量是空的"),
+        ({"source": "typed", "text": "1, abc"}, "「abc」不是数字"),
+        ({"source": "typed", "text": "1, 2\n3"}, "各行长度不一"),
+        ({"source": "typed", "text": "1, nan"}, "NaN"),
+        ({"source": "typed", "text": "1, inf"}, "无穷大"),
+        ({"source": "typed", "text": "1e39"}, "FP32"),
+        ({"source": "typed", "text": "\n".join(["1"] * 65)}, "张量太大"),
+        ({"seed": "x"}, "随机种子要是整数"),
+        ({"seed": -1}, "随机种子要在"),
+        ({"channels": 9}, "离群通道数要在"),
+        ({"magnitude": 7}, "离群值的量级只能选"),
+        ({"token": "yes"}, "只能是开或关"),
+        ({"scheme": "fp3"}, "没有这种缩放方案"),
+        ({"source": "web"}, "张量来源"),
+        ({"colour": 1}, "不认识的参数"),
+    ],
+)
 def test_block_lab_bad_input(params, message):
     out = ask("block-lab", **params)
     assert out["ok"] is False and message in out["error"], out
@@ -240,13 +253,14 @@ def test_block_lab_bad_input(params, message):
 
 # ---------------------------------------------------------------- mx-nv
 
+
 def _e2m1(x):
     return np.clip(np.asarray(x, dtype=np.float64), -6, 6).astype(ml_dtypes.float4_e2m1fn).astype(np.float64)
 
 
 def _oracle_mx(v):
     v = np.asarray(v, dtype=np.float64)
-    x = 2.0 ** (math.floor(math.log2(np.max(np.abs(v)))) - 2)          # OCP MX v1.0 §6.3
+    x = 2.0 ** (math.floor(math.log2(np.max(np.abs(v)))) - 2)  # OCP MX v1.0 §6.3
     return _e2m1(v / x) * x
 
 
@@ -258,8 +272,16 @@ def _oracle_nv(v):
     return _e2m1(v / (b * t)) * (b * t)
 
 
-@pytest.mark.parametrize("block", [[0.3, -1.2, 2.7, 0.05], [0.3, -1.2, 4, 0.05], [1e-3, 5e-4, -7e-3],
-                                   [100.0, 1.0, -3.0, 0.2] * 4, [6.0, 5.0, 2.5, 1.75]])
+@pytest.mark.parametrize(
+    "block",
+    [
+        [0.3, -1.2, 2.7, 0.05],
+        [0.3, -1.2, 4, 0.05],
+        [1e-3, 5e-4, -7e-3],
+        [100.0, 1.0, -3.0, 0.2] * 4,
+        [6.0, 5.0, 2.5, 1.75],
+    ],
+)
 def test_mx_nv_against_ml_dtypes(block):
     v = mx_nv.view({"text": ", ".join(map(repr, block))})
     mx = np.array([r["mx"]["dequantized"] for r in v["rows"]])
@@ -273,20 +295,30 @@ def test_default_block_zeroes_0_05_in_both():
     v = mx_nv.view()
     last = v["rows"][-1]
     assert last["value"] == 0.05 and last["mx"]["zeroed"] and last["nv"]["zeroed"]
-    assert v["mx"]["scale"] == 0.5 and v["mx"]["scale_code"] == 126        # E8M0: 2^(126 − 127)
+    assert v["mx"]["scale"] == 0.5 and v["mx"]["scale_code"] == 126  # E8M0: 2^(126 − 127)
     assert "1 个非零数变成了 0" in v["summary"]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "块是空的"), ("  ,  ", "块是空的"), ("0.3, x", "「x」不是数字"), ("nan", "NaN"),
-    ("inf, 1", "超出了 FP32"), (", ".join(["1"] * 17), "最多 16 个数"), ("0, 0, -0", "全是 0"), (3, "块是空的"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "块是空的"),
+        ("  ,  ", "块是空的"),
+        ("0.3, x", "「x」不是数字"),
+        ("nan", "NaN"),
+        ("inf, 1", "超出了 FP32"),
+        (", ".join(["1"] * 17), "最多 16 个数"),
+        ("0, 0, -0", "全是 0"),
+        (3, "块是空的"),
+    ],
+)
 def test_mx_nv_bad_input(text, message):
     out = ask("mx-nv", text=text)
     assert out["ok"] is False and message in out["error"], out
 
 
 # ---------------------------------------------------------------- fp4-line, evolution-map, figures
+
 
 def test_fp4_line_intervals_round_to_their_code():
     rows = fp4_line.rows()
@@ -322,6 +354,7 @@ def test_figures_match_the_hand_calculation():
 
 # ---------------------------------------------------------------- the built pages
 
+
 def test_built_pages_have_the_tables_and_maps(built_site):
     l4 = (built_site / "lesson-4" / "index.html").read_text()
     for fmt in ("float8_e4m3fn", "float8_e5m2"):
@@ -340,8 +373,15 @@ def test_built_pages_have_the_tables_and_maps(built_site):
 
 # --- Issue 12 QA, kinds A and D: what a list box says about the reader's numbers ------------------------
 
-@pytest.mark.parametrize("text,where", [("1e400, 1", "第 1 行第 1 列「1e400」"), ("1e39, 1", "第 1 行第 1 列「1e39」"),
-                                        ("1, 2\n3, -1e400", "第 2 行第 2 列「-1e400」")])
+
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ("1e400, 1", "第 1 行第 1 列「1e400」"),
+        ("1e39, 1", "第 1 行第 1 列「1e39」"),
+        ("1, 2\n3, -1e400", "第 2 行第 2 列「-1e400」"),
+    ],
+)
 def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
     """Kind A: 「第 1 行第 1 列是 Fraction(1000000…, 1)：…±3.4e38」 quoted a repr; now the typed text, and the
     range in reader notation. MX/NV said 「1.00000e+400」: a reformatted value, not the input."""
@@ -350,14 +390,19 @@ def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
     assert e.value.message_zh == f"{where}超出了 FP32 的范围（±3.4×10³⁸）"
     with pytest.raises(Exception) as e:
         mx_nv.view({"text": text.replace("\n", ", ")})
-    assert "「" + where.split("「")[1] in e.value.message_zh and "FP32 的范围（±3.4×10³⁸）" in e.value.message_zh
+    assert (
+        "「" + where.split("「")[1] in e.value.message_zh and "FP32 的范围（±3.4×10³⁸）" in e.value.message_zh
+    )
     assert "Fraction" not in e.value.message_zh and "e+" not in e.value.message_zh
 
 
 @pytest.mark.parametrize("text", ["1,,2", "1, 2,", ",1", "1、、2"])
 def test_an_empty_list_item_gets_a_message_in_both_list_boxes(text):
     """Kind D: MX/NV read 「1,,2」 as 1 and 2 without a word; the block lab did the same."""
-    for call in (lambda: mx_nv.view({"text": text}), lambda: block_lab.view({"source": "typed", "text": text})):
+    for call in (
+        lambda: mx_nv.view({"text": text}),
+        lambda: block_lab.view({"source": "typed", "text": text}),
+    ):
         with pytest.raises(Exception) as e:
             call()
         assert "有一项是空的" in e.value.message_zh and "「1,5」是 1 和 5 两个数" in e.value.message_zh
@@ -368,9 +413,11 @@ def test_list_boxes_read_commas_as_separators_and_say_so():
     assert mx_nv.view({"text": "1,5"})["values"] == [1.0, 5.0]
     assert block_lab.view({"source": "typed", "text": "[1, 2], [3, 4]"})["shape"] == [2, 2]
     from c9.base import typed
+
     assert "「1,5」是 1 和 5 两个数" in typed.LIST_RULE
     assert mx_nv.page_context()["list_rule"] == block_lab.page_context()["list_rule"] == typed.LIST_RULE
     from pathlib import Path
+
     templates = Path(__file__).resolve().parent.parent / "hooks" / "templates"
     for name in ("mx-nv.html", "block-lab.html"):
         assert "{{ list_rule }}" in (templates / name).read_text(encoding="utf-8")

@@ -1,4 +1,5 @@
 """Lesson 5's timeline, formula and score-tensor views, against closed forms worked out by hand."""
+
 from __future__ import annotations
 
 import json
@@ -8,15 +9,9 @@ import xml.etree.ElementTree as ET
 import plotly.graph_objects as go
 import pytest
 
-from c9.views import api
-
-from c9.views import formula
-
-from c9.views import score_tensor
-
-from c9.views import timeline
 from c9.core.activations import activation_memory
 from c9.core.models import anchor
+from c9.views import api, formula, score_tensor, timeline
 
 PSI = 27_781_427_952
 
@@ -60,7 +55,9 @@ def test_timeline_ends_where_it_started_plus_m_and_v():
         assert ev[-2]["bytes"] - ev[-1]["bytes"] == 2 * PSI
 
 
-@pytest.mark.parametrize("params", [dict(iteration=3), dict(mode="selective"), dict(s=0), dict(model="x"), dict(speed=2)])
+@pytest.mark.parametrize(
+    "params", [dict(iteration=3), dict(mode="selective"), dict(s=0), dict(model="x"), dict(speed=2)]
+)
 def test_timeline_bad_input(params):
     out = ask("timeline", **params)
     assert out["ok"] is False and out["error"]
@@ -75,10 +72,12 @@ def test_timeline_figure_is_valid_plotly():
 def test_formula_terms_on_the_anchor_and_on_qwen3_8b():
     v = formula.view()
     values = {t["key"]: t["value"] for t in v["terms"]}
-    assert values["5as/h"].startswith("5as/h = 96.0")          # 5 · 24 · 4096 / 5120
+    assert values["5as/h"].startswith("5as/h = 96.0")  # 5 · 24 · 4096 / 5120
     assert "73.8%" in values["5as2b"] and "26.2%" in values["34sbh"]
     q = formula.view({"model": "qwen3-8b"})
-    assert {t["key"]: t["value"] for t in q["terms"]}["5as/h"].startswith("5as/h = 160.0")  # 5 · 32 · 4096 / 4096
+    assert {t["key"]: t["value"] for t in q["terms"]}["5as/h"].startswith(
+        "5as/h = 160.0"
+    )  # 5 · 32 · 4096 / 4096
     assert [t["key"] for t in v["terms"]] == ["s", "b", "h", "a", "34", "5as/h", "34sbh", "5as2b"]
     assert ask("formula", s="x")["ok"] is False
 
@@ -132,11 +131,13 @@ def test_timeline_key_moments_stay_a_short_list_under_full_recomputation():
     assert len(tl.view({"mode": "store_all"})["marks"]) == 5
 
 
-@pytest.mark.parametrize("model, iteration, s", [("qwen3.8-27b", 2, 4096), ("qwen3.8-27b", 1, 32768), ("lab", 2, None)])
+@pytest.mark.parametrize(
+    "model, iteration, s", [("qwen3.8-27b", 2, 4096), ("qwen3.8-27b", 1, 32768), ("lab", 2, None)]
+)
 def test_full_recomputation_says_what_it_saved_against_storing_all(model, iteration, s):
     """A reader switching to full recomputation saw the small model's peak unchanged with no word why."""
-    from c9.views import timeline
     from c9.base import units
+    from c9.views import timeline
 
     p = {"model": model, "iteration": iteration, **({"s": s} if s else {})}
     full = timeline.view({**p, "mode": "full_recompute"})
@@ -153,8 +154,11 @@ def test_the_zero_faq_does_not_deny_zeros_own_activation_partitioning():
     """Issue 13 QA: the FAQ answered 「激活也会一起被分掉吗？」 with 「不会」, but the ZeRO paper's Pa (§6.1) splits
     checkpointed activations across the tensor-parallel cards; the answer now says so and when it applies."""
     from pathlib import Path
+
     text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
-    faq = text.split('??? question "ZeRO 把模型状态分到了多张卡上，激活也会一起被分掉吗？"', 1)[1].split("???", 1)[0]
+    faq = text.split('??? question "ZeRO 把模型状态分到了多张卡上，激活也会一起被分掉吗？"', 1)[1].split(
+        "???", 1
+    )[0]
     assert not faq.lstrip().startswith("不会") and "Pa（§6.1）" in faq and "张量并行" in faq
     assert "§6.1" in next(line for line in text.splitlines() if line.startswith("[^zero]:"))
 
@@ -163,6 +167,7 @@ def test_the_measuring_faq_doubles_s_as_the_page_teaches():
     """「对 s 和 micro-batch 做二分」 finds a limit, not whether growth is linear or quadratic; the FAQ just above
     teaches doubling s and reading 2× or 4×."""
     from pathlib import Path
+
     text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
     faq = text.split('??? question "公式只是估算，那实际占多少该信什么？"', 1)[1].split("[^k22]:", 1)[0]
     assert "做二分" not in faq and "翻一倍" in faq and "两倍还是四倍" in faq

@@ -1,5 +1,6 @@
 """Lessons 1–3: the ledger, bit-flipper, repeated-update and loss-scale views, and their figures, against
 independent oracles (ml_dtypes / numpy with float32 inputs, closed forms worked out by hand)."""
+
 from __future__ import annotations
 
 import json
@@ -12,19 +13,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from c9.views import api
-
-from c9.views import bit_flipper
-
-from c9.views import ledger as ledger_chart
-
-from c9.figures import lessons123 as lessons123_figures
-
-from c9.views import loss_scale
-
-from c9.views import repeated_update
-
 from c9.base import typed
+from c9.figures import lessons123 as lessons123_figures
+from c9.views import api, bit_flipper, loss_scale, repeated_update
+from c9.views import ledger as ledger_chart
 
 PSI = 27_781_427_952
 QWEN3_8B = 8_190_735_360
@@ -48,15 +40,16 @@ def oracle_value(fmt: str, code: int) -> float:
 
 # ---------------------------------------------------------------- lesson 1: ledger
 
+
 def test_ledger_default_is_the_anchor_at_16_bytes_against_the_card():
     v = ledger_chart.view()
     fp32, mixed, weights = v["bars"]
-    assert fp32["bytes"] == mixed["bytes"] == 16 * PSI       # mixed precision does not shrink model states
+    assert fp32["bytes"] == mixed["bytes"] == 16 * PSI  # mixed precision does not shrink model states
     assert weights["bytes"] == 2 * PSI and weights["fits"] and not mixed["fits"]
     assert "444.5 GB" in v["summary"] and "55.6 GB" in v["summary"] and "5.6 倍" in v["summary"]
     assert [p["bytes"] for p in mixed["parts"]] == [2 * PSI, 2 * PSI, 4 * PSI, 4 * PSI, 4 * PSI]
     fig = go.Figure(v["figure"])
-    assert fig.layout.shapes[0].x0 == 80                      # the card, in GB
+    assert fig.layout.shapes[0].x0 == 80  # the card, in GB
 
 
 @pytest.mark.parametrize("key, per", [("zero", 16), ("hf", 18), ("playbook", 20), ("fp32", 16)])
@@ -82,11 +75,18 @@ def test_ledger_slider_is_a_log10_parameter_count(x):
     assert v["params"]["param_total"] == n and v["bars"][1]["bytes"] == 16 * n
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"model": "gpt9"}, "没有这个模型"), ({"model": "custom", "log10_params": "abc"}, "要是数字"),
-    ({"model": "custom", "log10_params": float("nan")}, "有限"), ({"model": "custom", "log10_params": 13}, "之间"),
-    ({"model": "custom", "log10_params": ""}, "要是数字"), ({"convention": "x"}, "没有这种口径"), ({"zz": 1}, "不认识"),
-])
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"model": "gpt9"}, "没有这个模型"),
+        ({"model": "custom", "log10_params": "abc"}, "要是数字"),
+        ({"model": "custom", "log10_params": float("nan")}, "有限"),
+        ({"model": "custom", "log10_params": 13}, "之间"),
+        ({"model": "custom", "log10_params": ""}, "要是数字"),
+        ({"convention": "x"}, "没有这种口径"),
+        ({"zz": 1}, "不认识"),
+    ],
+)
 def test_ledger_bad_input_gets_a_chinese_message(params, words):
     out = ask("ledger", **params)
     assert not out["ok"] and words in out["error"]
@@ -94,7 +94,24 @@ def test_ledger_bad_input_gets_a_chinese_message(params, words):
 
 # ---------------------------------------------------------------- lessons 2–3: bit flipper
 
-VALUES = [1.0, 1e-8, 70000.0, 257.0, 1.0001, 1.001, 0.1, -2.5, 6e-8, 3e-8, 65504.0, 65520.0, 1e-40, 3.4e38, 0.0, -0.0]
+VALUES = [
+    1.0,
+    1e-8,
+    70000.0,
+    257.0,
+    1.0001,
+    1.001,
+    0.1,
+    -2.5,
+    6e-8,
+    3e-8,
+    65504.0,
+    65520.0,
+    1e-40,
+    3.4e38,
+    0.0,
+    -0.0,
+]
 
 
 @pytest.mark.parametrize("x", VALUES)
@@ -111,7 +128,9 @@ def test_typed_value_matches_ml_dtypes_in_each_format(x):
 
 
 def test_the_lessons_three_fp16_numbers_and_bf16_257():
-    rows = lambda value, fmts="float16,float32": {r["format"]: r for r in bit_flipper.view({"formats": fmts, "value": value})["rows"]}
+    rows = lambda value, fmts="float16,float32": {
+        r["format"]: r for r in bit_flipper.view({"formats": fmts, "value": value})["rows"]
+    }
     assert rows("1e-8")["float16"]["cls"] == "zero"
     assert rows("1.0001")["float16"]["exact"] == "1"
     assert rows("70000")["float16"]["cls"] == "infinity" and rows("70000")["float16"]["value_text"] == "+∞"
@@ -163,13 +182,24 @@ def test_hex_entry_and_a_bit_view_are_fast():
     assert (time.perf_counter() - t) / 32 < 0.02
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"value": ""}, "空"), ({"value": "abc"}, "看不懂"), ({"value": "1e999"}, "量级"), ({"value": "1" * 80}, "太长"),
-    ({"source": "float16", "code": "0x12345"}, "最多 4 位"), ({"source": "float16", "code": "0xZZ"}, "无法"),
-    ({"source": "float16", "code": ""}, "空"), ({"source": "float16", "code": 70000}, "之间"),
-    ({"source": "float16", "code": -1}, "之间"), ({"source": "bfloat16", "code": 1}, "不在"),
-    ({"formats": "float99"}, "没有「float99」这种数字格式"), ({"formats": "float16,float16"}, "两次"), ({"source": "float16", "code": 1.5}, "整数"),
-])
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"value": ""}, "空"),
+        ({"value": "abc"}, "看不懂"),
+        ({"value": "1e999"}, "量级"),
+        ({"value": "1" * 80}, "太长"),
+        ({"source": "float16", "code": "0x12345"}, "最多 4 位"),
+        ({"source": "float16", "code": "0xZZ"}, "无法"),
+        ({"source": "float16", "code": ""}, "空"),
+        ({"source": "float16", "code": 70000}, "之间"),
+        ({"source": "float16", "code": -1}, "之间"),
+        ({"source": "bfloat16", "code": 1}, "不在"),
+        ({"formats": "float99"}, "没有「float99」这种数字格式"),
+        ({"formats": "float16,float16"}, "两次"),
+        ({"source": "float16", "code": 1.5}, "整数"),
+    ],
+)
 def test_bit_flipper_bad_input_gets_a_chinese_message(params, words):
     out = ask("bit-flipper", **params)
     assert not out["ok"] and words in out["error"], out
@@ -183,6 +213,7 @@ def test_specials_do_not_break_the_view(text):
 
 # ---------------------------------------------------------------- repeated update
 
+
 def oracle_run(np_type, w0, delta, steps):
     w, d = np_type(np.float32(w0)), np_type(np.float32(delta))
     for _ in range(steps):
@@ -190,10 +221,17 @@ def oracle_run(np_type, w0, delta, steps):
     return float(w)
 
 
-@pytest.mark.parametrize("fmt, w0, delta, steps", [
-    ("float16", 1, 1e-4, 1000), ("bfloat16", 1, 1e-3, 1000), ("bfloat16", 0, 1, 1000), ("float16", 0, 1, 3000),
-    ("float16", 0.5, 3e-4, 700), ("bfloat16", 3, 0.02, 400),
-])
+@pytest.mark.parametrize(
+    "fmt, w0, delta, steps",
+    [
+        ("float16", 1, 1e-4, 1000),
+        ("bfloat16", 1, 1e-3, 1000),
+        ("bfloat16", 0, 1, 1000),
+        ("float16", 0, 1, 3000),
+        ("float16", 0.5, 3e-4, 700),
+        ("bfloat16", 3, 0.02, 400),
+    ],
+)
 def test_repeated_update_matches_numpy(fmt, w0, delta, steps):
     v = repeated_update.view({"fmt": fmt, "w0": str(w0), "delta": str(delta), "steps": steps})
     # The 16-bit sums are exact in float32 (both terms are 16-bit values with nearby exponents), so the
@@ -211,11 +249,22 @@ def test_the_lessons_repeated_updates():
     assert v["final"]["low"] == 256.0 and v["final"]["master"] == 1000.0 and "停住" in v["summary"]
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"delta": "0"}, "不能是 0"), ({"delta": "x"}, "看不懂"), ({"delta": ""}, "空"), ({"w0": "inf"}, "有限"),
-    ({"w0": "nan"}, "有限"), ({"steps": 0}, "之间"), ({"steps": 10**6}, "之间"), ({"steps": "ten"}, "整数"),
-    ({"fmt": "float32"}, "只比较"), ({"delta": "1e-300"}, "之间"), ({"w0": "1e300"}, "之间"),
-])
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"delta": "0"}, "不能是 0"),
+        ({"delta": "x"}, "看不懂"),
+        ({"delta": ""}, "空"),
+        ({"w0": "inf"}, "有限"),
+        ({"w0": "nan"}, "有限"),
+        ({"steps": 0}, "之间"),
+        ({"steps": 10**6}, "之间"),
+        ({"steps": "ten"}, "整数"),
+        ({"fmt": "float32"}, "只比较"),
+        ({"delta": "1e-300"}, "之间"),
+        ({"w0": "1e300"}, "之间"),
+    ],
+)
 def test_repeated_update_bad_input(params, words):
     out = ask("repeated-update", **params)
     assert not out["ok"] and words in out["error"], out
@@ -223,13 +272,16 @@ def test_repeated_update_bad_input(params, words):
 
 # ---------------------------------------------------------------- loss scale
 
+
 def test_loss_scale_thresholds_are_fp16s_rounding_boundaries():
     t = loss_scale.thresholds("float16")
     assert t["zero_max"] == 2**-25 and t["inf_min"] == 65520.0
+
     # against numpy: the boundary values themselves, and their float32 neighbours
     def f16(x):
         with np.errstate(over="ignore"):
             return float(np.float16(np.float32(x)))
+
     assert f16(2**-25) == 0 and f16(np.nextafter(np.float32(2**-25), np.float32(1))) > 0
     assert math.isinf(f16(65520)) and f16(np.nextafter(np.float32(65520), np.float32(0))) == 65504
 
@@ -275,10 +327,18 @@ def test_loss_scale_view_is_fast():
     assert (time.perf_counter() - t) / 41 < 0.02
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"k": -1}, "之间"), ({"k": 41}, "之间"), ({"k": "x"}, "整数"), ({"k": 1.5}, "整数"), ({"k": ""}, "整数"),
-    ({"source": "lab-2099"}, "没有这份"), ({"fmt": "float32"}, "只比较"),
-])
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"k": -1}, "之间"),
+        ({"k": 41}, "之间"),
+        ({"k": "x"}, "整数"),
+        ({"k": 1.5}, "整数"),
+        ({"k": ""}, "整数"),
+        ({"source": "lab-2099"}, "没有这份"),
+        ({"fmt": "float32"}, "只比较"),
+    ],
+)
 def test_loss_scale_bad_input(params, words):
     out = ask("loss-scale", **params)
     assert not out["ok"] and words in out["error"], out
@@ -286,15 +346,19 @@ def test_loss_scale_bad_input(params, words):
 
 # ---------------------------------------------------------------- figures
 
+
 def test_lesson_figures_against_closed_forms():
     f = {row["name"]: row for row in lessons123_figures.figures()}
     assert f["fp16_zero_threshold"]["value"] == -25 and f["fp16_swallow_threshold"]["value"] == -11
     assert f["bf16_swallow_threshold"]["value"] == -8 and f["bf16_powers_window"]["value"] == 261
-    assert f["l2_ru_low"]["value"] == 1 and f["l3_sum_stops_at"]["value"] == 256 and f["l2_sum_stops_at"]["value"] == 2048
+    assert (
+        f["l2_ru_low"]["value"] == 1
+        and f["l3_sum_stops_at"]["value"] == 256
+        and f["l2_sum_stops_at"]["value"] == 2048
+    )
     assert f["l1_card_max_params_16"]["text"] == "5.0B" and f["l1_undercount"]["text"] == "8"
     assert float(np.float16(np.float32(1e-8) * np.float32(65536))) == f["fp16_of_1e_minus_8_scaled"]["value"]
     assert f["bf16_of_1001"]["value"] == float(ml_dtypes.bfloat16(1001.0)) == 1000.0
-
 
 
 def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
@@ -303,7 +367,9 @@ def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
     import json
     from pathlib import Path
 
-    probe = json.loads((Path(__file__).parent.parent / "lab/results/c09-precision.json").read_text())["probe"][-1]
+    probe = json.loads((Path(__file__).parent.parent / "lab/results/c09-precision.json").read_text())[
+        "probe"
+    ][-1]
     bins, cnt = probe["bins_log2"], probe["counts"]
     for k in (0, 16, 24):
         v = ask("loss-scale", source="lab", k=k)["view"]["counts"]
@@ -314,24 +380,31 @@ def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
 
 def test_a_nan_is_named_once_in_the_summary():
     from c9.views import bit_flipper
+
     s = bit_flipper.view({"value": "nan"})["summary"]
     assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s
 
 
 # --- Issue 12 QA ------------------------------------------------------------------------------------
 
+
 def test_the_value_box_says_when_it_read_hex():
     """Kind C: 「0x3c00」 in the decimal box quietly gave 「FP16 存成 15360」; now the summary says it read the
     number 15,360 in hexadecimal, that it is not a code, and where a code goes."""
     v = bit_flipper.view({"value": "0x3c00"})
-    assert v["summary"].startswith("输入「0x3c00」（十六进制，读作数值 15360；它不是编码：要看编码 0x3C00 代表的数，")
+    assert v["summary"].startswith(
+        "输入「0x3c00」（十六进制，读作数值 15360；它不是编码：要看编码 0x3C00 代表的数，"
+    )
     assert "编码（十六进制）" in v["summary"]
-    assert bit_flipper.view({"value": "15360"})["summary"].startswith("输入「15360」：")   # a decimal: no note
+    assert bit_flipper.view({"value": "15360"})["summary"].startswith("输入「15360」：")  # a decimal: no note
 
 
 def test_a_typed_code_is_echoed_as_the_site_writes_it():
     """Kind C: a full-width 「ＦＦＦＦ」 went to the address as typed; the view's params hold 0xFFFF."""
-    assert bit_flipper.view({"source": "float16", "code": "ＦＦＦＦ", "formats": "float16"})["params"]["code"] == "0xFFFF"
+    assert (
+        bit_flipper.view({"source": "float16", "code": "ＦＦＦＦ", "formats": "float16"})["params"]["code"]
+        == "0xFFFF"
+    )
     assert bit_flipper.view({"source": "float16", "code": 15360})["params"]["code"] == "0x3C00"
 
 
@@ -341,7 +414,9 @@ def test_lessons123_numbers_in_reader_notation():
     assert loss_scale.view({"k": 40})["k_text"] == "2⁴⁰"
     texts = json.dumps(ledger_chart.view({"model": "custom", "log10_params": 12}), ensure_ascii=False)
     assert "自定义 1 万亿参数" in texts and "1.0T" not in texts
-    assert "自定义 1 亿参数" in json.dumps(ledger_chart.view({"model": "custom", "log10_params": 8}), ensure_ascii=False)
+    assert "自定义 1 亿参数" in json.dumps(
+        ledger_chart.view({"model": "custom", "log10_params": 8}), ensure_ascii=False
+    )
     with pytest.raises(Exception) as e:
         ledger_chart.view({"model": "custom", "log10_params": 13})
     assert e.value.message_zh == "参数量要在 1 亿到 1 万亿之间"

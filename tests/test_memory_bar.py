@@ -1,21 +1,17 @@
 """Lesson 5's memory-bar view and the worker's JSON API: numbers, validation, Plotly spec."""
+
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 
-import re
-
 import pytest
-
-from c9.views import api
-
-from c9.views import memory_bar
+from svg_chart import bar_rows, bar_values, reference_line
 
 from c9.base import units
 from c9.core.activations import MODES
-
-from svg_chart import bar_rows, bar_values, reference_line
+from c9.views import api, memory_bar
 
 GiB, GB = 2**30, 10**9
 
@@ -46,8 +42,15 @@ def test_model_states_in_gb_activations_in_gib_beside_and_a_sum_in_one_unit():
     assert "合计 444.5 GB + 174.5 GB = 619.0 GB" in v["summary"]
     assert "414.0 GiB" not in v["summary"]
     texts = [s["text"] for s in v["segments"]]
-    assert texts == ["55.6 GB", "55.6 GB", "111.1 GB", "111.1 GB", "111.1 GB", "45.6 GB（42.5 GiB）",
-                     "128.9 GB（120.0 GiB）"]
+    assert texts == [
+        "55.6 GB",
+        "55.6 GB",
+        "111.1 GB",
+        "111.1 GB",
+        "111.1 GB",
+        "45.6 GB（42.5 GiB）",
+        "128.9 GB（120.0 GiB）",
+    ]
     # the rows as shown add up to the total as shown, at the summary's one decimal: 619.0 GB
     assert sum(Decimal(t.split(" GB")[0]) for t in texts) == Decimal("619.0")
     small = memory_bar.view({"model": "lab", "s": 64, "b": 2})
@@ -70,17 +73,23 @@ def test_every_mode_and_model_gives_a_valid_figure(mode, model):
         scale = GB if v["view"]["total_bytes"] >= GB else 10**6
         keys = {seg["key"] for seg in v["view"]["segments"]}
         bars = bar_values(v["view"]["chart"])
-        assert sum(x * scale for k, x in bars if k in keys) == pytest.approx(v["view"]["total_bytes"], rel=1e-4)
+        assert sum(x * scale for k, x in bars if k in keys) == pytest.approx(
+            v["view"]["total_bytes"], rel=1e-4
+        )
         own = v["view"]["own_activation_bytes"]
         if own is not None:  # a model with a config: a second bar, the model's own tensors
             assert sum(x * scale for k, x in bars if k.startswith("o_")) == pytest.approx(
-                v["view"]["states_bytes"] + own, rel=1e-4)
+                v["view"]["states_bytes"] + own, rel=1e-4
+            )
 
 
 def test_s2_switch_only_changes_store_all():
     on, off = ask(s2_full_only=True)["view"], ask()["view"]
     assert "72.5 GiB" in on["summary"] and on["activation_bytes"] < off["activation_bytes"]
-    assert ask(mode="selective", s2_full_only=True)["view"]["activation_bytes"] == ask(mode="selective")["view"]["activation_bytes"]
+    assert (
+        ask(mode="selective", s2_full_only=True)["view"]["activation_bytes"]
+        == ask(mode="selective")["view"]["activation_bytes"]
+    )
 
 
 def test_number_typed_as_text_is_accepted():
@@ -89,34 +98,39 @@ def test_number_typed_as_text_is_accepted():
     assert ask(s=" 4096 ")["view"]["params"]["s"] == 4096
 
 
-@pytest.mark.parametrize("params,message", [
-    ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
-    ({"s": 1048577}, "之间"),
-    ({"s": "abc"}, "要是整数"),
-    ({"s": "1/0"}, "要是整数"),
-    ({"s": "4096.5"}, "要是整数"),
-    ({"s": "1e400"}, "之间"),
-    ({"s": ""}, "不能为空"),
-    ({"s": "  "}, "不能为空"),
-    ({"s": 1e400}, "要是整数"),
-    ({"s": float("nan")}, "要是整数"),
-    ({"s": 4096.5}, "要是整数"),
-    ({"b": 0}, "batch b 要在 1 到 1,024 之间"),
-    ({"b": 1025}, "之间"),
-    ({"b": "2,048"}, "之间"),
-    ({"b": True}, "要是整数"),
-    ({"mode": "zip"}, "没有这种存储方式"),
-    ({"model": "gpt-5"}, "没有这个模型"),
-    ({"s2_full_only": "yes"}, "只能是开或关"),
-    ({"colour": "red"}, "不认识的参数"),
-])
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
+        ({"s": 1048577}, "之间"),
+        ({"s": "abc"}, "要是整数"),
+        ({"s": "1/0"}, "要是整数"),
+        ({"s": "4096.5"}, "要是整数"),
+        ({"s": "1e400"}, "之间"),
+        ({"s": ""}, "不能为空"),
+        ({"s": "  "}, "不能为空"),
+        ({"s": 1e400}, "要是整数"),
+        ({"s": float("nan")}, "要是整数"),
+        ({"s": 4096.5}, "要是整数"),
+        ({"b": 0}, "batch b 要在 1 到 1,024 之间"),
+        ({"b": 1025}, "之间"),
+        ({"b": "2,048"}, "之间"),
+        ({"b": True}, "要是整数"),
+        ({"mode": "zip"}, "没有这种存储方式"),
+        ({"model": "gpt-5"}, "没有这个模型"),
+        ({"s2_full_only": "yes"}, "只能是开或关"),
+        ({"colour": "red"}, "不认识的参数"),
+    ],
+)
 def test_bad_input_gives_a_chinese_message(params, message):
     out = ask(**params)
     assert out["ok"] is False
     assert message in out["error"]
 
 
-@pytest.mark.parametrize("raw", ["", "not json", "[]", '{"widget": "nope"}', '{"widget": "memory-bar", "params": 3}', "null"])
+@pytest.mark.parametrize(
+    "raw", ["", "not json", "[]", '{"widget": "nope"}', '{"widget": "memory-bar", "params": 3}', "null"]
+)
 def test_malformed_requests_never_raise(raw):
     out = json.loads(api.handle(raw))
     assert out["ok"] is False and out["error"]
@@ -132,11 +146,19 @@ def test_every_widget_module_names_itself_as_registered():
 def test_the_api_imports_widget_modules_only_when_asked():
     import subprocess
     import sys
-    code = ("import sys, json; from c9.views import api; "
-            "api.handle(json.dumps({'widget': 'memory-bar', 'params': {}})); "
-            "print(sorted(m for m in sys.modules if m.startswith('c9.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(__import__('pathlib').Path(__file__).parent.parent)).stdout
+
+    code = (
+        "import sys, json; from c9.views import api; "
+        "api.handle(json.dumps({'widget': 'memory-bar', 'params': {}})); "
+        "print(sorted(m for m in sys.modules if m.startswith('c9.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(__import__("pathlib").Path(__file__).parent.parent),
+    ).stdout
     assert "c9.core.formats" not in out and "c9.core.blockscale" not in out, out
     assert "c9.views.memory_bar" in out
 
@@ -156,10 +178,15 @@ def test_our_small_model_shows_the_labs_measured_bar_at_its_own_s_and_b():
     assert bar_rows(memory_bar.view({"model": "lab", "s": 128, "b": 2})["chart"]) == []
 
 
-@pytest.mark.parametrize("params", [{"model": "qwen3-8b", "s": 21131, "b": 7, "mode": "full_recompute"},
-                                    {"model": "qwen3-8b", "s": 4096, "b": 1, "mode": "store_all"},
-                                    {"model": "qwen3.8-27b", "s": 131072, "b": 8, "mode": "selective"},
-                                    {"model": "lab", "s": 64, "b": 2}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"model": "qwen3-8b", "s": 21131, "b": 7, "mode": "full_recompute"},
+        {"model": "qwen3-8b", "s": 4096, "b": 1, "mode": "store_all"},
+        {"model": "qwen3.8-27b", "s": 131072, "b": 8, "mode": "selective"},
+        {"model": "lab", "s": 64, "b": 2},
+    ],
+)
 def test_segments_groups_and_summary_add_up_at_one_decimal(params):
     """Reviewer: Qwen3-8B, s 21,131, b 7 printed states 16.3815 ×2 + 32.7629 ×3 = 131.0517 against 131.0518,
     segments summing to 174.6742 against 174.6743, and 「0.0000 GB」 beside a summary at one decimal."""
@@ -173,7 +200,7 @@ def test_segments_groups_and_summary_add_up_at_one_decimal(params):
     assert sum(states) == num(a) and sum(acts) == num(b) and num(a) + num(b) == num(c)
     if params["model"] == "qwen3-8b" and params["s"] == 21131:
         assert "0.0 GB（0.0 GiB）" in texts[-1] and "174.7 GB" in v["summary"]
-        assert units.ADJUSTED_NOTE in v["summary"]       # 32.7629 shown as 32.7: the page says why
+        assert units.ADJUSTED_NOTE in v["summary"]  # 32.7629 shown as 32.7: the page says why
 
 
 @pytest.mark.parametrize("mode", list(MODES))

@@ -4,6 +4,7 @@ never used a widget online gets the usual Chinese message. Served under the sub-
 
 The network is cut twice over: the browser context goes offline, and the server answers 404 to
 everything (site_server.block), so a request that still went out would break the page instead of passing."""
+
 from __future__ import annotations
 
 import json
@@ -12,9 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT, python_view
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def wait_cached(page, *urls):
 
 def move_b(page, presses):
     widget = page.locator('[data-widget="memory-bar"]')
-    b = widget.locator('input[name="b_stop"]')   # b's log slider: one press, one stop (1, 2, 3, 4, 6, …)
+    b = widget.locator('input[name="b_stop"]')  # b's log slider: one press, one stop (1, 2, 3, 4, 6, …)
     b.focus()
     for _ in range(presses):
         b.press("ArrowRight")
@@ -67,21 +67,36 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
         scope = page.evaluate("() => navigator.serviceWorker.controller.scriptURL")
         assert scope == site_server.url + "sw.js"
         widget = move_b(page, 1)
-        expect(widget.locator(".c9-summary")).to_have_text(python_view("memory-bar", b=2)["summary"],
-                                                           timeout=PYTHON_TIMEOUT)
+        expect(widget.locator(".c9-summary")).to_have_text(
+            python_view("memory-bar", b=2)["summary"], timeout=PYTHON_TIMEOUT
+        )
         # That first touch is answered from the build's answer cache; Python boots (and is cached) behind it.
-        page.wait_for_function("() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=PYTHON_TIMEOUT)
+        page.wait_for_function(
+            "() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=PYTHON_TIMEOUT
+        )
         # Lesson 2 is read online too (its widget untouched).
         page.goto(site_server.url + "lesson-2/")
         assert page.evaluate("window.__c9ControlledAtStart") is True
         # What the first page loaded before the worker was in control, Pyodide and the course's Python.
-        wait_cached(page, "../lesson-5/", "../lesson-2/", "../assets/js/course.js", "../assets/js/py-worker.js",
-                    "../assets/course-py.zip", "../vendor/pyodide/pyodide.mjs", "../vendor/pyodide/pyodide.asm.mjs",
-                    "../vendor/pyodide/pyodide.asm.wasm", "../vendor/pyodide/python_stdlib.zip",
-                    "../vendor/pyodide/pyodide-lock.json", "../assets/js/widgets/bit-flipper.js")
+        wait_cached(
+            page,
+            "../lesson-5/",
+            "../lesson-2/",
+            "../assets/js/course.js",
+            "../assets/js/py-worker.js",
+            "../assets/course-py.zip",
+            "../vendor/pyodide/pyodide.mjs",
+            "../vendor/pyodide/pyodide.asm.mjs",
+            "../vendor/pyodide/pyodide.asm.wasm",
+            "../vendor/pyodide/python_stdlib.zip",
+            "../vendor/pyodide/pyodide-lock.json",
+            "../assets/js/widgets/bit-flipper.js",
+        )
         # Without a CJK system font (this Chromium has none) the pages fetched the web font's first slice and
         # those their drawn parts needed: every slice is kept, so parts and pages not yet read draw offline too.
-        slices = sorted(f.name for f in (built_site / "vendor" / "fonts" / "files").glob("noto-sans-sc-*.woff2"))
+        slices = sorted(
+            f.name for f in (built_site / "vendor" / "fonts" / "files").glob("noto-sans-sc-*.woff2")
+        )
         assert len(slices) == 3, slices
         wait_cached(page, *(f"../vendor/fonts/files/{name}" for name in slices))
         names = page.evaluate(CACHE_NAMES)
@@ -89,9 +104,17 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
         # folder used so far (the web font only where the system has no CJK font; KaTeX's CSS on every page).
         pyodide = json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
         kinds = {re.sub(r"-[0-9a-f]{10}$", "-HASH", n.removeprefix(f"c9 {site_server.url} ")) for n in names}
-        assert {"site-HASH", f"vendor-pyodide-{pyodide}-HASH", "vendor-katex-HASH"} <= kinds <= {
-            "site-HASH", f"vendor-pyodide-{pyodide}-HASH", "vendor-katex-HASH", "vendor-fonts-HASH",
-            "vendor-plotly-HASH"}, names
+        assert (
+            {"site-HASH", f"vendor-pyodide-{pyodide}-HASH", "vendor-katex-HASH"}
+            <= kinds
+            <= {
+                "site-HASH",
+                f"vendor-pyodide-{pyodide}-HASH",
+                "vendor-katex-HASH",
+                "vendor-fonts-HASH",
+                "vendor-plotly-HASH",
+            }
+        ), names
 
         # Another browser context (as every other test opens) is not served by this worker or its caches:
         # the tests that block Pyodide see no Pyodide.
@@ -120,20 +143,24 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
         assert page.evaluate("window.__c9ControlledAtStart") is True
         widget = move_b(page, 3)
         expect(widget.locator('input[name="b"]')).to_have_value("4")
-        expect(widget.locator(".c9-summary")).to_have_text(python_view("memory-bar", b=4)["summary"],
-                                                           timeout=PYTHON_TIMEOUT)
+        expect(widget.locator(".c9-summary")).to_have_text(
+            python_view("memory-bar", b=4)["summary"], timeout=PYTHON_TIMEOUT
+        )
         expect(widget).to_have_attribute("data-state", "live")
         expect(widget.locator(".c9-status")).to_contain_text("Python 已算出")
         widget.get_by_label("全量重计算").check()
         expect(widget.locator(".c9-summary")).to_have_text(
-            python_view("memory-bar", b=4, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT)
+            python_view("memory-bar", b=4, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
+        )
 
         # Lesson 2, visited before the cut: a bit flipped in its widget is recomputed by Python.
         page.goto(site_server.url + "lesson-2/")
         widget = flip_last_fp16_bit(page)
         expected = python_view("bit-flipper", formats="float16,float32", source="float16", code=0x3C01)
         expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
-        expect(widget.locator('.c9-bf-row[data-format="float32"] input[name="hex"]')).to_have_value("0x3F802000")
+        expect(widget.locator('.c9-bf-row[data-format="float32"] input[name="hex"]')).to_have_value(
+            "0x3F802000"
+        )
         assert errors == [], errors
     finally:
         ctx.set_offline(False)
@@ -154,9 +181,16 @@ def test_python_unused_before_the_cut_says_so_offline(browser, site_server):
         page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=30_000)
         # The first page loaded before the worker was in control; what it (and Material's search worker) loaded is
         # cached all the same.
-        wait_cached(page, "../lesson-5/", "../assets/js/course.js", "../assets/javascripts/lunr/min/lunr.zh.min.js",
-                    "../assets/javascripts/lunr/min/lunr.stemmer.support.min.js")
-        state = page.evaluate("() => import(new URL('../assets/js/course.js', location.href)).then(m => m.c9.python.state)")
+        wait_cached(
+            page,
+            "../lesson-5/",
+            "../assets/js/course.js",
+            "../assets/javascripts/lunr/min/lunr.zh.min.js",
+            "../assets/javascripts/lunr/min/lunr.stemmer.support.min.js",
+        )
+        state = page.evaluate(
+            "() => import(new URL('../assets/js/course.js', location.href)).then(m => m.c9.python.state)"
+        )
         assert state == "idle"  # no widget came near the screen
         assert not page.evaluate(CACHED, "../vendor/pyodide/pyodide.asm.wasm")
 
@@ -175,7 +209,6 @@ def test_python_unused_before_the_cut_says_so_offline(browser, site_server):
         ctx.close()
 
 
-
 def test_the_build_writes_the_cache_versions_into_sw_js(built_site, tmp_path):
     import os
     import zipfile
@@ -190,8 +223,10 @@ def test_the_build_writes_the_cache_versions_into_sw_js(built_site, tmp_path):
     assert build["vendor"]["pyodide"] == f"{pyodide}-{_tree_hash(built_site / 'vendor' / 'pyodide')}"
     assert build["vendor"]["fonts"] == _tree_hash(built_site / "vendor" / "fonts")
     assert build["site"] == _tree_hash(built_site / "assets")
-    assert build["search"] == ["assets/javascripts/lunr/min/lunr.stemmer.support.min.js",
-                               "assets/javascripts/lunr/min/lunr.zh.min.js"]
+    assert build["search"] == [
+        "assets/javascripts/lunr/min/lunr.stemmer.support.min.js",
+        "assets/javascripts/lunr/min/lunr.zh.min.js",
+    ]
     assert all((built_site / p).is_file() for p in build["search"])
 
     # The site hash follows the course's code, not the zip's file times.

@@ -3,6 +3,7 @@
 Two independent checks of the count: the published totals recorded in anchor-model.json, and the real
 Hugging Face model built from the same config on the ``meta`` device (no memory), compared group by group.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from c9.core.architecture import FAMILIES, Architecture, lab_architecture, parse_config, shipped
 from c9.base.errors import InputError
+from c9.core.architecture import FAMILIES, Architecture, lab_architecture, parse_config, shipped
 from c9.core.models import FACTS_FILE, LAB_DATA, load_facts
 from c9.core.param_count import active_params, breakdown, param_total, terms
 
@@ -31,8 +32,12 @@ def test_shipped_configs_and_sources():
         assert m["config_source"] and m["param_total_source"], key
         a = parse_config(m["config"])
         # The lesson's own fields agree with the config they were read from.
-        assert (a.L, a.h, a.a, a.head_dim) == (m["num_hidden_layers"], m["hidden_size"], m["num_attention_heads"],
-                                               m["head_dim"]), key
+        assert (a.L, a.h, a.a, a.head_dim) == (
+            m["num_hidden_layers"],
+            m["hidden_size"],
+            m["num_attention_heads"],
+            m["head_dim"],
+        ), key
     assert MODELS["qwen3.8-27b"]["config"] is None and "not found" in MODELS["qwen3.8-27b"]["config_source"]
 
 
@@ -61,7 +66,9 @@ def test_rows_add_up_and_moe_active():
 
 def test_gqa_and_tying_terms():
     t = {x.key: x for x in terms(parse_config(MODELS["llama-3.1-8b"]["config"]))}
-    assert t["q_proj"].shape == (4096, 4096) and t["k_proj"].shape == (1024, 4096) and t["k_proj"].copies == 32
+    assert (
+        t["q_proj"].shape == (4096, 4096) and t["k_proj"].shape == (1024, 4096) and t["k_proj"].copies == 32
+    )
     assert t["lm_head"].count == 128256 * 4096
     g = {x.key: x for x in terms(parse_config(MODELS["gpt2-xl"]["config"]))}
     assert g["lm_head"].count == 0 and g["pos_embed"].shape == (1024, 1600)
@@ -74,18 +81,54 @@ def test_gqa_and_tying_terms():
 
 # Which parameter names (transformers 5.24.0) each term counts; terms sharing a pattern are summed
 # (GPT-2 and our lab model fuse q, k and v into one matrix).
-LLAMA_NAMES = {"embed": r"embed_tokens", "attn_norm": r"input_layernorm", "q_proj": r"q_proj", "k_proj": r"k_proj",
-               "v_proj": r"v_proj", "o_proj": r"o_proj", "q_norm": r"q_norm", "k_norm": r"k_norm",
-               "mlp_norm": r"post_attention_layernorm", "gate_proj": r"mlp\.gate_proj", "up_proj": r"mlp\.up_proj",
-               "down_proj": r"mlp\.down_proj", "router": r"mlp\.gate\.weight", "experts_gate_up": r"experts\.gate_up",
-               "experts_down": r"experts\.down", "final_norm": r"^model\.norm\.", "lm_head": r"lm_head"}
+LLAMA_NAMES = {
+    "embed": r"embed_tokens",
+    "attn_norm": r"input_layernorm",
+    "q_proj": r"q_proj",
+    "k_proj": r"k_proj",
+    "v_proj": r"v_proj",
+    "o_proj": r"o_proj",
+    "q_norm": r"q_norm",
+    "k_norm": r"k_norm",
+    "mlp_norm": r"post_attention_layernorm",
+    "gate_proj": r"mlp\.gate_proj",
+    "up_proj": r"mlp\.up_proj",
+    "down_proj": r"mlp\.down_proj",
+    "router": r"mlp\.gate\.weight",
+    "experts_gate_up": r"experts\.gate_up",
+    "experts_down": r"experts\.down",
+    "final_norm": r"^model\.norm\.",
+    "lm_head": r"lm_head",
+}
 NAMES = {
-    "gpt2": {"embed": r"wte", "pos_embed": r"wpe", "attn_norm": r"ln_1", "q_proj": r"c_attn", "k_proj": r"c_attn",
-             "v_proj": r"c_attn", "o_proj": r"attn\.c_proj", "mlp_norm": r"ln_2", "fc_in": r"c_fc",
-             "fc_out": r"mlp\.c_proj", "final_norm": r"ln_f", "lm_head": r"lm_head"},
-    "lab": {"embed": r"^tok\.", "pos_embed": r"^pos\.", "attn_norm": r"norm1", "q_proj": r"qkv", "k_proj": r"qkv",
-            "v_proj": r"qkv", "o_proj": r"\.proj\.", "mlp_norm": r"norm2", "fc_in": r"fc1", "fc_out": r"fc2",
-            "final_norm": r"^norm\.", "lm_head": r"lm_head"},
+    "gpt2": {
+        "embed": r"wte",
+        "pos_embed": r"wpe",
+        "attn_norm": r"ln_1",
+        "q_proj": r"c_attn",
+        "k_proj": r"c_attn",
+        "v_proj": r"c_attn",
+        "o_proj": r"attn\.c_proj",
+        "mlp_norm": r"ln_2",
+        "fc_in": r"c_fc",
+        "fc_out": r"mlp\.c_proj",
+        "final_norm": r"ln_f",
+        "lm_head": r"lm_head",
+    },
+    "lab": {
+        "embed": r"^tok\.",
+        "pos_embed": r"^pos\.",
+        "attn_norm": r"norm1",
+        "q_proj": r"qkv",
+        "k_proj": r"qkv",
+        "v_proj": r"qkv",
+        "o_proj": r"\.proj\.",
+        "mlp_norm": r"norm2",
+        "fc_in": r"fc1",
+        "fc_out": r"fc2",
+        "final_norm": r"^norm\.",
+        "lm_head": r"lm_head",
+    },
 }
 
 
@@ -122,23 +165,84 @@ def test_term_by_term_against_transformers(key):
 # Small made-up configs, one or more per supported family, for the structures no shipped model has
 # (mistral, mixtral, qwen2's q/k/v biases, an untied GPT-2 with its own n_inner, head_dim ≠ h/a, tied Qwen3).
 SMALL = [
-    {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "n_inner": 96, "n_positions": 32,
-     "vocab_size": 300, "tie_word_embeddings": False},
-    {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 24,
-     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300, "attention_bias": True, "mlp_bias": True},
-    {"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
-     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300},
-    {"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
-     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300, "tie_word_embeddings": True},
-    {"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
-     "num_hidden_layers": 2, "intermediate_size": 80, "vocab_size": 300, "tie_word_embeddings": True},
-    {"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
-     "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": 300, "num_local_experts": 4,
-     "num_experts_per_tok": 2},
-    {"model_type": "qwen3_moe", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
-     "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 48, "moe_intermediate_size": 24,
-     "num_experts": 6, "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [3],
-     "vocab_size": 300},
+    {
+        "model_type": "gpt2",
+        "n_embd": 64,
+        "n_head": 4,
+        "n_layer": 2,
+        "n_inner": 96,
+        "n_positions": 32,
+        "vocab_size": 300,
+        "tie_word_embeddings": False,
+    },
+    {
+        "model_type": "llama",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 24,
+        "num_hidden_layers": 2,
+        "intermediate_size": 80,
+        "vocab_size": 300,
+        "attention_bias": True,
+        "mlp_bias": True,
+    },
+    {
+        "model_type": "mistral",
+        "hidden_size": 64,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 80,
+        "vocab_size": 300,
+    },
+    {
+        "model_type": "qwen2",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 80,
+        "vocab_size": 300,
+        "tie_word_embeddings": True,
+    },
+    {
+        "model_type": "qwen3",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "head_dim": 32,
+        "num_hidden_layers": 2,
+        "intermediate_size": 80,
+        "vocab_size": 300,
+        "tie_word_embeddings": True,
+    },
+    {
+        "model_type": "mixtral",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 40,
+        "vocab_size": 300,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    {
+        "model_type": "qwen3_moe",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_hidden_layers": 4,
+        "intermediate_size": 48,
+        "moe_intermediate_size": 24,
+        "num_experts": 6,
+        "num_experts_per_tok": 2,
+        "decoder_sparse_step": 2,
+        "mlp_only_layers": [3],
+        "vocab_size": 300,
+    },
 ]
 
 
@@ -167,12 +271,17 @@ def test_lab_model_against_its_code():
 
 # --- properties -------------------------------------------------------------------------------------------
 
-llama_like = st.fixed_dictionaries({
-    "model_type": st.sampled_from(["llama", "mistral", "qwen2", "qwen3"]),
-    "hidden_size": st.sampled_from([64, 96, 128, 256]), "num_attention_heads": st.sampled_from([1, 2, 4, 8]),
-    "num_hidden_layers": st.integers(1, 6), "intermediate_size": st.integers(1, 512),
-    "vocab_size": st.integers(1, 5000), "tie_word_embeddings": st.booleans(),
-})
+llama_like = st.fixed_dictionaries(
+    {
+        "model_type": st.sampled_from(["llama", "mistral", "qwen2", "qwen3"]),
+        "hidden_size": st.sampled_from([64, 96, 128, 256]),
+        "num_attention_heads": st.sampled_from([1, 2, 4, 8]),
+        "num_hidden_layers": st.integers(1, 6),
+        "intermediate_size": st.integers(1, 512),
+        "vocab_size": st.integers(1, 5000),
+        "tie_word_embeddings": st.booleans(),
+    }
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -200,6 +309,7 @@ def test_gqa_saves_exactly_the_kv_rows(cfg, kv):
 
 
 # --- bad configs ------------------------------------------------------------------------------------------
+
 
 def _zh(text_or_dict) -> str:
     with pytest.raises(InputError) as e:
@@ -235,23 +345,37 @@ def test_parse_errors_name_the_key():
 def test_defaults_are_the_config_classes():
     # GPT2Config: n_inner None → 4h; tie_word_embeddings True; dropouts 0.1.
     g = parse_config({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100})
-    assert (g.intermediate, g.tied_embeddings, g.resid_dropout, g.activation, g.n_positions) == \
-        (256, True, 0.1, "gelu_new", 1024)
+    assert (g.intermediate, g.tied_embeddings, g.resid_dropout, g.activation, g.n_positions) == (
+        256,
+        True,
+        0.1,
+        "gelu_new",
+        1024,
+    )
     # LlamaConfig: head_dim None → h / a, num_key_value_heads None → a; Qwen3Config head_dim defaults to 128.
-    sizes = {"hidden_size": 256, "num_attention_heads": 8, "num_hidden_layers": 2, "intermediate_size": 512,
-             "vocab_size": 1000}
+    sizes = {
+        "hidden_size": 256,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 2,
+        "intermediate_size": 512,
+        "vocab_size": 1000,
+    }
     ll = parse_config({"model_type": "llama", **sizes})
     assert (ll.head_dim, ll.kv_heads, ll.tied_embeddings, ll.mlp_bias) == (32, 8, False, False)
     assert parse_config({"model_type": "qwen3", **sizes, "num_key_value_heads": 8}).head_dim == 128
     assert "num_key_value_heads" in _zh({"model_type": "qwen3", **sizes})  # Qwen3Config's default is 32 > 8
-    assert parse_config({"model_type": "qwen2", **sizes, "num_key_value_heads": 8}).qkv_bias is True  # hard-coded
+    assert (
+        parse_config({"model_type": "qwen2", **sizes, "num_key_value_heads": 8}).qkv_bias is True
+    )  # hard-coded
     # The sizes have no silent default: a config cut short names what is missing.
     for key in sizes:
         assert key in _zh({"model_type": "llama", **{k: v for k, v in sizes.items() if k != key}})
     assert "n_layer" in _zh({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "vocab_size": 100})
     assert "num_local_experts" in _zh({"model_type": "mixtral", **sizes, "num_experts_per_tok": 2})
     assert set(FAMILIES) == {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe"}
-    assert parse_config(json.dumps(MODELS["qwen3-8b"]["config"])) == parse_config(MODELS["qwen3-8b"]["config"])
+    assert parse_config(json.dumps(MODELS["qwen3-8b"]["config"])) == parse_config(
+        MODELS["qwen3-8b"]["config"]
+    )
 
 
 def test_cards_list():

@@ -1,10 +1,10 @@
 """Every page at phone width (375 × 812 CSS px, touch, 2× pixels): the page never scrolls sideways, every
 control of a widget is at least 44 × 44 CSS px to hit, and the charts stay legible (text ≥ 10 px, no
 label running into another; the charts are checked on a desktop width too)."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import draw_all_parts, new_page
 from test_site_quality import page_paths
 
@@ -12,8 +12,8 @@ pytestmark = pytest.mark.browser
 
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
 WIDTH = 375
-MIN_TARGET = 44      # CSS px (WCAG 2.5.5; Apple's and Google's touch guidelines say the same)
-MIN_FONT = 10        # CSS px, as the glyphs are drawn (SVG text is scaled with its drawing)
+MIN_TARGET = 44  # CSS px (WCAG 2.5.5; Apple's and Google's touch guidelines say the same)
+MIN_FONT = 10  # CSS px, as the glyphs are drawn (SVG text is scaled with its drawing)
 
 # The controls of our widgets, as the reader's finger meets them.
 # - A radio button or checkbox is hit through its <label> too (clicking the label toggles it), so its hit
@@ -107,8 +107,13 @@ CHART_DRAWN = "(chart) => chart.querySelector('svg') || chart.textContent.trim()
 
 @pytest.fixture(scope="module")
 def phone(browser):
-    ctx, page = new_page(browser, viewport={"width": WIDTH, "height": 812}, is_mobile=True, has_touch=True,
-                         device_scale_factor=2)
+    ctx, page = new_page(
+        browser,
+        viewport={"width": WIDTH, "height": 812},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
     yield page
     ctx.close()
 
@@ -136,13 +141,17 @@ def test_no_sideways_scroll_and_every_widget_control_is_big_enough(phone, site_s
         _open(phone, site_server.url + path)
         width = phone.evaluate("() => document.scrollingElement.scrollWidth")
         small = phone.evaluate(TARGETS, MIN_TARGET)
-        checked += phone.evaluate("() => document.querySelectorAll('.c9-widget :is(button, input, select)').length")
+        checked += phone.evaluate(
+            "() => document.querySelectorAll('.c9-widget :is(button, input, select)').length"
+        )
         if width > WIDTH:
             failures.setdefault(path, []).append(f"page is {width} px wide")
         if small:
-            failures.setdefault(path, []).extend(small[:10] + ([f"… {len(small) - 10} more"] if len(small) > 10 else []))
+            failures.setdefault(path, []).extend(
+                small[:10] + ([f"… {len(small) - 10} more"] if len(small) > 10 else [])
+            )
     assert failures == {}, failures
-    assert checked > 100   # the bits, sliders, selects and buttons of every widget were there to check
+    assert checked > 100  # the bits, sliders, selects and buttons of every widget were there to check
     assert phone.errors == []
 
 
@@ -191,7 +200,7 @@ def _check_charts(page, site_server):
         if found["problems"]:
             failures[path] = found["problems"]
     assert failures == {}, failures
-    assert charts >= 15   # every Plotly chart and every drawn SVG on the eight pages was measured
+    assert charts >= 15  # every Plotly chart and every drawn SVG on the eight pages was measured
     assert page.errors == []
 
 
@@ -209,11 +218,13 @@ def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
     phone.evaluate("""() => { const s = document.querySelector('[data-widget="ledger"] select').style;
                               s.setProperty('min-height', '0', 'important'); s.setProperty('height', '30px', 'important'); }""")
     small = phone.evaluate(TARGETS, MIN_TARGET)
-    assert len(small) == 1 and small[0].startswith("ledger select[select-one]") and small[0].endswith("×30"), small
+    assert (
+        len(small) == 1 and small[0].startswith("ledger select[select-one]") and small[0].endswith("×30")
+    ), small
 
 
 # ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings (issue 12, kind 4) ---------------
-MIN_PLOT = 150   # CSS px of plot area, whatever the legend takes (core.js grows a chart to 180)
+MIN_PLOT = 150  # CSS px of plot area, whatever the legend takes (core.js grows a chart to 180)
 
 PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter((gd) => gd.getClientRects().length).map((gd) => {
   const name = gd.closest('[data-widget]')?.dataset.widget;
@@ -328,9 +339,13 @@ def test_plots_tables_and_drawings_are_legible(browser, site_server, width):
     try:
         for path in PAGES:
             _open(page, site_server.url + path)
-            page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+            page.evaluate(
+                "() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })"
+            )
             page.wait_for_timeout(200)
-            draw_all_parts(page)  # again: the tables in what was closed get their cues as a reader scrolls past
+            draw_all_parts(
+                page
+            )  # again: the tables in what was closed get their cues as a reader scrolls past
             problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
             t = page.evaluate(TABLES)
             s = page.evaluate(SVG_LABELS)

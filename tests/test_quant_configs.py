@@ -3,28 +3,32 @@
 DeepSeek-V3's config names E4M3 elements, 128×128 weight blocks and dynamic activation scaling (1×128
 per token, per the same README); the preset must produce exactly those schemes. Fields a stored source
 did not give stay empty (V4.1)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from c9.views import api
-
-from c9.views import block_lab
-
-from c9.core import blockscale as B
-
-from c9.core import quant_configs
 from c9.base.errors import InputError
+from c9.core import blockscale as B
+from c9.core import quant_configs
 from c9.figures.lesson4_fp4 import figures
+from c9.views import api, block_lab
 
 
 def test_deepseek_v3_facts_carry_their_source():
     c = quant_configs.configs()["deepseek-v3"]
-    assert c["quantization_config"] == {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
-                                        "weight_block_size": [128, 128]}
-    assert c["url"].startswith("https://github.com/deepseek-ai/DeepSeek-V3/blob/") and "README_WEIGHTS" in c["source"]
+    assert c["quantization_config"] == {
+        "activation_scheme": "dynamic",
+        "fmt": "e4m3",
+        "quant_method": "fp8",
+        "weight_block_size": [128, 128],
+    }
+    assert (
+        c["url"].startswith("https://github.com/deepseek-ai/DeepSeek-V3/blob/")
+        and "README_WEIGHTS" in c["source"]
+    )
 
 
 def test_no_field_without_a_source():
@@ -39,9 +43,9 @@ def test_no_field_without_a_source():
 def test_deepseek_v3_preset_produces_the_scheme_its_config_names():
     r = quant_configs.recipe("deepseek-v3")
     w, a = B.get_block_format(r["weight"]), B.get_block_format(r["activation"])
-    assert w.element == a.element == "float8_e4m3fn"           # fmt "e4m3"
-    assert w.tile == (128, 128) and a.tile == (1, 128)           # weight_block_size, activation tile
-    assert w.scale_format == a.scale_format == "float32"        # weight_scale_inv: a float32 tensor
+    assert w.element == a.element == "float8_e4m3fn"  # fmt "e4m3"
+    assert w.tile == (128, 128) and a.tile == (1, 128)  # weight_block_size, activation tile
+    assert w.scale_format == a.scale_format == "float32"  # weight_scale_inv: a float32 tensor
     assert w.scale_rule == a.scale_rule == "max_over_amax"
     assert block_lab.preset_schemes("deepseek-v3") == ["deepseek_1x128", "deepseek_128x128"]
     assert block_lab.preset_schemes("all") == list(block_lab.SCHEMES)
@@ -60,8 +64,13 @@ def test_preset_follows_the_config(monkeypatch):
 
 
 def test_view_with_the_preset():
-    out = json.loads(api.handle(json.dumps({"widget": "block-lab", "params": {"preset": "deepseek-v3",
-                                                                                "scheme": "deepseek_1x128"}})))
+    out = json.loads(
+        api.handle(
+            json.dumps(
+                {"widget": "block-lab", "params": {"preset": "deepseek-v3", "scheme": "deepseek_1x128"}}
+            )
+        )
+    )
     v = out["view"]
     assert v["shown"] == ["deepseek_1x128", "deepseek_128x128"] and "abs_figure" in v
     bad = json.loads(api.handle(json.dumps({"widget": "block-lab", "params": {"preset": "deepseek-v9"}})))

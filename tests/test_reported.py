@@ -4,6 +4,7 @@ A page that types a reported number (0.25%, 48G → 7G, 42.1% → 54.2% …) ins
 loses its source on hover; this checks the figures render every fact in its unit, and that no page's
 Markdown types any of them next to the words that introduce it.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from c9.figures import reported
 from c9.core.models import load_facts
+from c9.figures import reported
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -27,8 +28,17 @@ def test_every_reported_fact_becomes_a_figure_with_its_source():
         assert fact["source"] in fig["formula"] and "arXiv:" in fact["source"]
 
 
-@pytest.mark.parametrize("value, unit, text", [(0.25, "%", "0.25%"), (2240, "", "2,240"), (42.1, "%", "42.1%"),
-                                               (3, "x", "3 倍"), (300, "B", "300B"), (48, "G", "48G")])
+@pytest.mark.parametrize(
+    "value, unit, text",
+    [
+        (0.25, "%", "0.25%"),
+        (2240, "", "2,240"),
+        (42.1, "%", "42.1%"),
+        (3, "x", "3 倍"),
+        (300, "B", "300B"),
+        (48, "G", "48G"),
+    ],
+)
 def test_text_is_the_papers_number_in_the_readers_notation(value, unit, text):
     assert reported.text(value, unit) == text
 
@@ -39,8 +49,24 @@ def test_an_unknown_unit_is_refused():
 
 
 # The typed forms the pages used before these figures existed (each phrase as it was written).
-TYPED = ["0.25%", "48G", "7G", "42.1%", "54.2%", "530B", "2,240 张", "3 倍[^flash]", "12B", "10T",
-         "300B token", "16B 参数", "慢 30% 到 40%", "大 2048 倍", "约 14 位精度", "可接近 2%"]
+TYPED = [
+    "0.25%",
+    "48G",
+    "7G",
+    "42.1%",
+    "54.2%",
+    "530B",
+    "2,240 张",
+    "3 倍[^flash]",
+    "12B",
+    "10T",
+    "300B token",
+    "16B 参数",
+    "慢 30% 到 40%",
+    "大 2048 倍",
+    "约 14 位精度",
+    "可接近 2%",
+]
 
 
 @pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
@@ -66,5 +92,6 @@ def test_no_page_types_a_figure_the_build_derives(page):
 def test_the_fp16_swallow_ratio_is_the_formats_own():
     """The paper's 2048 is FP16's 2¹¹: an update below 2⁻¹¹ of the weight rounds away (fp16_swallow_threshold)."""
     from c9.core import formats as F
+
     (fig,) = [f for f in reported.figures() if f["name"] == "rep_mp_swallow_ratio"]
     assert fig["text"] == "2,048" and fig["value"] == 2 ** (F.get_format("float16").mantissa_bits + 1)

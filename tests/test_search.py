@@ -1,13 +1,13 @@
 """Material's search finds Chinese words: the build splits the text into words with jieba, so 激活 finds
 lesson 5, and a word the site never uses finds nothing. On a desktop and through the phone's search button."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import new_page
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -21,13 +21,13 @@ def _search(page, query: str) -> list[str]:
     meta = page.locator(".md-search-result__meta")
     box.fill("")
     box.press("End")
-    expect(meta).to_have_text("键入以开始搜索", timeout=20_000)   # the last query's results are gone
+    expect(meta).to_have_text("键入以开始搜索", timeout=20_000)  # the last query's results are gone
     # Chinese arrives as text, not as key presses (as from an input method); Material reads the box on
     # keyup, which an input method also sends: End is that key here.
     box.fill(query)
     box.press("End")
     expect(meta).to_contain_text("符合条件的结果", timeout=20_000)
-    page.wait_for_timeout(300)   # the result list is drawn right after the count
+    page.wait_for_timeout(300)  # the result list is drawn right after the count
     hrefs = page.eval_on_selector_all(RESULT_LINKS, "els => els.map(e => new URL(e.href).pathname)")
     return [h.split("/c9/", 1)[1] for h in hrefs]
 
@@ -43,7 +43,9 @@ def desktop(browser, site_server):
 
 def test_activation_finds_lesson_5(desktop):
     found = _search(desktop, "激活")
-    assert found and found[0] == "lesson-5/", found   # the lesson whose title asks about activations comes first
+    assert found and found[0] == "lesson-5/", (
+        found
+    )  # the lesson whose title asks about activations comes first
     assert "lesson-5/" in found
     expect(desktop.locator(".md-search-result__meta")).to_contain_text("符合条件的结果")
 
@@ -62,8 +64,9 @@ def test_a_word_the_site_never_uses_finds_nothing(desktop):
 
 
 def test_search_on_a_phone(browser, site_server):
-    ctx = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,
-                              device_scale_factor=2)
+    ctx = browser.new_context(
+        viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
     page = ctx.new_page()
     page.goto(site_server.url + "lesson-1/")
     opener = page.locator('label.md-header__button[for="__search"]')

@@ -2,23 +2,30 @@
 the same apart from the wrappers, headings stay outside them, each part's height before it is drawn is not
 under its real height on a 412 px phone, and a figure's tooltip at a part's edge is neither cut off nor
 covered by the next part."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
-
 from conftest import new_page
-from hooks.sections import estimate_px, wrap_parts
 from test_site_quality import page_paths
 
+from hooks.sections import estimate_px, wrap_parts
+
+
 def test_headings_stay_outside_and_nothing_else_changes():
-    html = ('<p>甲</p>\n<h2 id="a">一</h2>\n<p>乙<br>丙</p>\n<div class="admonition"><p>丁</p></div>\n<hr>\n'
-            '<h3 id="b">二</h3><table><tr><td>戊</td></tr></table>\n')
+    html = (
+        '<p>甲</p>\n<h2 id="a">一</h2>\n<p>乙<br>丙</p>\n<div class="admonition"><p>丁</p></div>\n<hr>\n'
+        '<h3 id="b">二</h3><table><tr><td>戊</td></tr></table>\n'
+    )
     out = wrap_parts(html)
     parts = re.findall(r'<div class="c9-part"[^>]*>(.*?)</div>(?=\s*<h\d|\s*$)', out, re.S)
-    assert parts == ["<p>甲</p>", '<p>乙<br>丙</p>\n<div class="admonition"><p>丁</p></div>\n<hr>',
-                     "<table><tr><td>戊</td></tr></table>"]
+    assert parts == [
+        "<p>甲</p>",
+        '<p>乙<br>丙</p>\n<div class="admonition"><p>丁</p></div>\n<hr>',
+        "<table><tr><td>戊</td></tr></table>",
+    ]
     assert re.sub(r'<div class="c9-part"[^>]*>|</div>(?=\s*<h\d|\s*$)', "", out) == html
     assert '<h2 id="a">一</h2>' in out and not re.search(r'c9-part"[^>]*>\s*<h', out)
 

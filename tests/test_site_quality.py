@@ -1,4 +1,5 @@
 """Every page of the served site: links, accessibility (axe-core), JavaScript off, Python blocked."""
+
 from __future__ import annotations
 
 import json
@@ -8,9 +9,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT, draw_all_parts
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -34,9 +34,21 @@ def test_no_broken_link_image_or_anchor(built_site, site_server):
     is the canonical address (the build's SITE_URL, which has no port here)."""
     origin = site_server.url.split("/c9/")[0]
     proc = subprocess.run(
-        [str(ROOT / "node_modules" / ".bin" / "linkinator"), site_server.url, "--recurse", "--format", "json",
-         "--skip", "^(?!" + re.escape(origin) + ")", "--timeout", "20000"],
-        capture_output=True, text=True, timeout=300)
+        [
+            str(ROOT / "node_modules" / ".bin" / "linkinator"),
+            site_server.url,
+            "--recurse",
+            "--format",
+            "json",
+            "--skip",
+            "^(?!" + re.escape(origin) + ")",
+            "--timeout",
+            "20000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     report = json.loads(proc.stdout)
     broken = [(l["url"], l["status"], l.get("parent")) for l in report["links"] if l["state"] == "BROKEN"]
     assert broken == [], broken
@@ -71,8 +83,11 @@ def test_axe_finds_no_serious_or_critical_violation(browser, built_site, site_se
         draw_all_parts(page)  # as a reader who scrolled through it: what is off screen is not drawn yet
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-        bad = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"]) for v in result["violations"]
-               if v["impact"] in ("serious", "critical")]
+        bad = [
+            (v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
         if bad:
             failures[path] = bad
     ctx.close()
@@ -89,7 +104,9 @@ def test_text_keeps_its_contrast_on_the_dark_palette_too(browser, built_site, si
         page.goto(site_server.url + path)
         assert page.get_attribute("body", "data-md-color-scheme") == "slate", path
         page.add_script_tag(path=str(AXE))
-        result = page.evaluate("async () => await axe.run(document, {runOnly: ['color-contrast'], resultTypes: ['violations']})")
+        result = page.evaluate(
+            "async () => await axe.run(document, {runOnly: ['color-contrast'], resultTypes: ['violations']})"
+        )
         bad = [n["target"] for v in result["violations"] for n in v["nodes"]]
         if bad:
             failures[path] = bad
@@ -109,7 +126,10 @@ def test_every_page_is_whole_with_javascript_off(browser, built_site, site_serve
             assert fig.text_content().strip(), (path, fig.get_attribute("data-fig"))
         for widget in page.locator(".c9-widget").all():
             summary = widget.locator(".c9-summary, .c9-formula-summary, table, svg").first
-            assert summary.count() and summary.text_content().strip(), (path, widget.get_attribute("data-widget"))
+            assert summary.count() and summary.text_content().strip(), (
+                path,
+                widget.get_attribute("data-widget"),
+            )
     ctx.close()
 
 
@@ -131,7 +151,7 @@ def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site,
                 control = w.locator("form select, form input").first
                 if not control.count():
                     continue
-                control.dispatch_event("input")   # sliders, selects, radios
+                control.dispatch_event("input")  # sliders, selects, radios
                 control.dispatch_event("change")  # typed entries send on commit
                 expect(w.locator(".c9-status")).to_contain_text("Python 没能加载", timeout=PYTHON_TIMEOUT)
                 checked += 1

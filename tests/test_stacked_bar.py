@@ -1,17 +1,26 @@
 """c9/views/stacked_bar.py: the axis covers the data with a 1-2-5 step; bars are as long as their values."""
+
 from __future__ import annotations
 
 import math
 
 import pytest
-from hypothesis import given, strategies as st
-
-from c9.views import stacked_bar
+from hypothesis import given
+from hypothesis import strategies as st
 from svg_chart import bar_rows, bar_values, parse, reference_line, tick_value
 
+from c9.views import stacked_bar
 
-@pytest.mark.parametrize("top, ticks", [(162.5, [0, 50, 100, 150, 200]), (1, [0, 0.2, 0.4, 0.6, 0.8, 1.0]),
-                                        (74.5, [0, 20, 40, 60, 80]), (6, [0, 1, 2, 3, 4, 5, 6])])
+
+@pytest.mark.parametrize(
+    "top, ticks",
+    [
+        (162.5, [0, 50, 100, 150, 200]),
+        (1, [0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+        (74.5, [0, 20, 40, 60, 80]),
+        (6, [0, 1, 2, 3, 4, 5, 6]),
+    ],
+)
 def test_nice_ticks(top, ticks):
     assert stacked_bar.nice_ticks(top) == pytest.approx(ticks)
 
@@ -32,25 +41,44 @@ def test_ticks_refuse_an_empty_or_infinite_axis(bad):
 
 
 def test_two_rows_a_line_a_zero_segment_and_escaped_labels():
-    rows = [{"label": "推演", "segments": [
-        {"key": "a", "label": "A<&>", "value": 30, "text": "30", "color": "#000000"},
-        {"key": "z", "label": "Z", "value": 0, "text": "0", "color": "#000000"},
-        {"key": "b", "label": "B", "value": 12.5, "text": "12.5", "color": "#111111"}]},
-        {"label": "实测", "segments": [{"key": "m", "label": "M", "value": 50, "text": "50", "color": "#222222",
-                                      "hatch": True}]}]
+    rows = [
+        {
+            "label": "推演",
+            "segments": [
+                {"key": "a", "label": "A<&>", "value": 30, "text": "30", "color": "#000000"},
+                {"key": "z", "label": "Z", "value": 0, "text": "0", "color": "#000000"},
+                {"key": "b", "label": "B", "value": 12.5, "text": "12.5", "color": "#111111"},
+            ],
+        },
+        {
+            "label": "实测",
+            "segments": [
+                {"key": "m", "label": "M", "value": 50, "text": "50", "color": "#222222", "hatch": True}
+            ],
+        },
+    ]
     out = stacked_bar.svg(rows, "单位", {"value": 45, "label": "线"}, label="名字")
     parse(out)  # well-formed XML despite "<&>" in a label
-    assert bar_values(out) == [("a", pytest.approx(30, rel=1e-5)), ("z", 0), ("b", pytest.approx(12.5, rel=1e-5)),
-                               ("m", pytest.approx(50, rel=1e-5))]
+    assert bar_values(out) == [
+        ("a", pytest.approx(30, rel=1e-5)),
+        ("z", 0),
+        ("b", pytest.approx(12.5, rel=1e-5)),
+        ("m", pytest.approx(50, rel=1e-5)),
+    ]
     assert bar_rows(out) == ["推演", "实测"]
     assert reference_line(out) == (pytest.approx(45, rel=1e-5), "线")
     assert out.count('fill="url(#c9-hatch)"') == 1
 
 
-@pytest.mark.parametrize("top, texts", [(800, ["0", "200", "400", "600", "800"]),
-                                        (80_000, ["0", "20,000", "40,000", "60,000", "80,000"]),
-                                        (8.66e9, ["0", "2×10⁹", "4×10⁹", "6×10⁹", "8×10⁹", "10×10⁹"]),
-                                        (1.2e7, ["0", "2×10⁶", "4×10⁶", "6×10⁶", "8×10⁶", "10×10⁶", "12×10⁶"])])
+@pytest.mark.parametrize(
+    "top, texts",
+    [
+        (800, ["0", "200", "400", "600", "800"]),
+        (80_000, ["0", "20,000", "40,000", "60,000", "80,000"]),
+        (8.66e9, ["0", "2×10⁹", "4×10⁹", "6×10⁹", "8×10⁹", "10×10⁹"]),
+        (1.2e7, ["0", "2×10⁶", "4×10⁶", "6×10⁶", "8×10⁶", "10×10⁶", "12×10⁶"]),
+    ],
+)
 def test_tick_labels_stay_short_on_a_huge_axis(top, texts):
     """At s = 1,048,576 and b = 1,024 the axis reaches 10¹⁰ GB: "2,000,000,000" overlapped its neighbours
     on a 390 px phone; from 10⁶ the labels share one power of ten."""

@@ -1,18 +1,18 @@
 """Lesson 5's opening: the stages of one training step, each chosen to see its size on the anchor.
 Unit tests on c9/views/step_stages.py (the memory bar's ledger, grouped by stage) and a browser test:
 choosing a stage by mouse or keyboard shows Python's figure for it."""
+
 from __future__ import annotations
 
 import re
 from decimal import Decimal
 
 import pytest
-
 from conftest import PYTHON_TIMEOUT, new_page, python_view
-from c9.views import memory_bar
-from c9.views import step_stages
+
 from c9.base.errors import InputError
 from c9.core.models import anchor
+from c9.views import memory_bar, step_stages
 
 
 def test_stages_are_the_memory_bars_ledger_grouped_by_stage():
@@ -20,7 +20,12 @@ def test_stages_are_the_memory_bars_ledger_grouped_by_stage():
     bar = memory_bar.view()
     psi = anchor().param_total
     by = {s["key"]: s["bytes"] for s in v["stages"]}
-    assert by == {"weights": 2 * psi, "forward": bar["activation_bytes"], "backward": 2 * psi, "update": 12 * psi}
+    assert by == {
+        "weights": 2 * psi,
+        "forward": bar["activation_bytes"],
+        "backward": 2 * psi,
+        "update": 12 * psi,
+    }
     assert sum(by.values()) == bar["total_bytes"] == v["total_bytes"]
     # the activations are Korthikanti's eq. 1 on the anchor at s = 4,096, b = 1: L·(34sbh + 5as²b)
     m = anchor()
@@ -92,7 +97,8 @@ def test_choosing_a_stage_shows_pythons_figure(browser, site_server):
     # A shared link reopens the stage; a bad one gets the Chinese message and keeps the default.
     page.goto(site_server.url + "lesson-5/?st.stage=backward")
     expect(page.locator('[data-widget="step-stages"] .c9-summary')).to_have_text(
-        python_view("step-stages", stage="backward")["summary"], timeout=PYTHON_TIMEOUT)
+        python_view("step-stages", stage="backward")["summary"], timeout=PYTHON_TIMEOUT
+    )
     page.goto(site_server.url + "lesson-5/?st.stage=xyz")
     w = page.locator('[data-widget="step-stages"]')
     expect(w.locator(".c9-status")).to_contain_text("训练一步里没有这个环节", timeout=PYTHON_TIMEOUT)

@@ -1,5 +1,6 @@
 """Kind 12 of issue 12: one parser (c9/base/typed.py) reads every typed number on the site exactly, and
 every widget uses it. Property tests against Python's Fraction and Decimal."""
+
 from __future__ import annotations
 
 import math
@@ -10,45 +11,41 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from c9.views import block_lab
-
-from c9.views import bit_flipper
-
-from c9.core import formats as F
-
-from c9.views import mx_nv
-
-from c9.views import params
-
-from c9.views import repeated_update
-
 from c9.base import typed
 from c9.base.errors import InputError
+from c9.core import formats as F
+from c9.views import bit_flipper, block_lab, mx_nv, params, repeated_update
 
 FULL_WIDTH = str.maketrans("0123456789.-+,eE", "０１２３４５６７８９．－＋，ｅＥ")
 
 
 @settings(max_examples=400)
-@given(st.decimals(allow_nan=False, allow_infinity=False, min_value=Decimal("-1e300"), max_value=Decimal("1e300")))
+@given(
+    st.decimals(
+        allow_nan=False, allow_infinity=False, min_value=Decimal("-1e300"), max_value=Decimal("1e300")
+    )
+)
 def test_a_decimal_reads_as_its_exact_fraction_in_every_spelling(d):
-    assume(len(d.as_tuple().digits) <= 40)           # a typed number has at most typed.MAX_TEXT characters
+    assume(len(d.as_tuple().digits) <= 40)  # a typed number has at most typed.MAX_TEXT characters
     want = Fraction(d)
     for text in {t for t in (str(d), f"{d:e}", f"{d:f}") if len(t) <= typed.MAX_TEXT}:
         got = typed.parse(text)
         if want == 0:
-            assert got == 0 and isinstance(got, float) and math.copysign(1, got) == (-1 if d.is_signed() else 1)
+            assert (
+                got == 0 and isinstance(got, float) and math.copysign(1, got) == (-1 if d.is_signed() else 1)
+            )
         else:
             assert got == want and isinstance(got, Fraction)
-        assert typed.parse(text.translate(FULL_WIDTH)) == got                       # full width reads the same
-        assert typed.parse(text.replace("-", "−")) == got                            # so does a minus sign
+        assert typed.parse(text.translate(FULL_WIDTH)) == got  # full width reads the same
+        assert typed.parse(text.replace("-", "−")) == got  # so does a minus sign
 
 
 @settings(max_examples=300)
-@given(st.integers(min_value=-10**18, max_value=10**18))
+@given(st.integers(min_value=-(10**18), max_value=10**18))
 def test_thousands_separators_in_the_standard_grouping_read_as_the_integer(n):
     assert typed.parse(f"{n:,}") == (n if n else 0)
-    assert typed.integer(f"{n:,}", "数", -10**18, 10**18) == n
-    assert typed.integer(f"{n:,}".translate(FULL_WIDTH), "数", -10**18, 10**18) == n
+    assert typed.integer(f"{n:,}", "数", -(10**18), 10**18) == n
+    assert typed.integer(f"{n:,}".translate(FULL_WIDTH), "数", -(10**18), 10**18) == n
 
 
 @pytest.mark.parametrize("text", ["1,5", "1,50", "1,5000", "12,34,567", ",5", "1,", "1.5,000", "8,192.5,1"])
@@ -66,14 +63,20 @@ def test_signs_of_zero_and_nan_are_kept():
     for text, sign in (("nan", 1), ("NaN", 1), ("+nan", 1), ("-nan", -1), ("−NaN", -1)):
         x = typed.parse(text)
         assert x != x and math.copysign(1, x) == sign
-    assert typed.parse("-inf") == -math.inf and typed.parse("∞") == math.inf and typed.parse("+Infinity") == math.inf
+    assert (
+        typed.parse("-inf") == -math.inf
+        and typed.parse("∞") == math.inf
+        and typed.parse("+Infinity") == math.inf
+    )
 
 
 def test_hex_and_powers_of_two_are_exact():
     assert typed.parse("0x3C00") == 15360
     assert typed.parse("0x1.8p3") == 12 and typed.parse("-0x1p-149") == -Fraction(1, 2**149)
     assert typed.parse("2^-24") == typed.parse("2⁻²⁴") == typed.parse("2**-24") == Fraction(1, 2**24)
-    assert typed.parse("1.5 × 2⁻¹³⁰") == Fraction(3, 2**131) and typed.parse("−3 × 2⁻¹³¹") == -Fraction(3, 2**131)
+    assert typed.parse("1.5 × 2⁻¹³⁰") == Fraction(3, 2**131) and typed.parse("−3 × 2⁻¹³¹") == -Fraction(
+        3, 2**131
+    )
     assert typed.parse("1.5×10^-3") == Fraction(3, 2000)
 
 
@@ -84,7 +87,9 @@ def test_a_json_number_reads_as_the_decimal_it_prints_as(x):
     assert got == (Fraction(repr(x)) if x else 0)
 
 
-@pytest.mark.parametrize("value", [None, True, [], {}, [1], {"a": 1}, "", "  ", "abc", "1e", "0x", "--1", "1..2", "1/2"])
+@pytest.mark.parametrize(
+    "value", [None, True, [], {}, [1], {"a": 1}, "", "  ", "abc", "1e", "0x", "--1", "1..2", "1/2"]
+)
 def test_anything_else_gets_a_chinese_message(value):
     with pytest.raises(InputError) as e:
         typed.parse(value)
@@ -93,8 +98,11 @@ def test_anything_else_gets_a_chinese_message(value):
 
 # ---- every widget uses it -------------------------------------------------------------------------
 
+
 def test_the_bit_flipper_keeps_the_sign_of_nan_and_refuses_1_comma_5():
-    rows = {r["format"]: r for r in bit_flipper.view({"value": "-nan", "formats": "float16,bfloat16"})["rows"]}
+    rows = {
+        r["format"]: r for r in bit_flipper.view({"value": "-nan", "formats": "float16,bfloat16"})["rows"]
+    }
     assert rows["float16"]["hex"] == "0xFE00" and rows["bfloat16"]["hex"] == "0xFFC0"
     assert {r["format"]: r["hex"] for r in bit_flipper.view({"value": "nan"})["rows"]}["float16"] == "0x7E00"
     with pytest.raises(InputError, match="逗号"):
@@ -107,7 +115,7 @@ def test_the_block_lab_quantises_1e_330_from_its_exact_value():
         v = block_lab.view({"source": "typed", "text": text})
         assert v["flushed"] == 1 and "其中 1 个变成了 0" in v["summary"], text
     assert block_lab.parse_tensor("1e-330, 1") == [[Fraction(1, 10**330), 1.0]]
-    assert block_lab.parse_tensor("1,5\n2、3") == [[1.0, 5.0], [2.0, 3.0]]    # in a list a comma separates
+    assert block_lab.parse_tensor("1,5\n2、3") == [[1.0, 5.0], [2.0, 3.0]]  # in a list a comma separates
 
 
 def test_mx_nv_and_the_repeated_update_read_exactly():
@@ -129,8 +137,16 @@ def test_integer_boxes_share_the_rule():
     assert block_lab.view({"seed": "1,000"})["params"]["seed"] == 1000
 
 
-@pytest.mark.parametrize("text, value", [("2³", 8), ("2⁻²⁴", Fraction(1, 2**24)), ("1.5×2⁻¹³⁰", Fraction(3, 2**131)),
-                                         ("2⁺³", 8), ("−2⁻¹", Fraction(-1, 2))])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("2³", 8),
+        ("2⁻²⁴", Fraction(1, 2**24)),
+        ("1.5×2⁻¹³⁰", Fraction(3, 2**131)),
+        ("2⁺³", 8),
+        ("−2⁻¹", Fraction(-1, 2)),
+    ],
+)
 def test_a_list_reads_superscript_powers_like_one_number(text, value):
     """numbers() flattened superscripts with NFKC first: "2³" became 23, "2⁻²⁴" was refused."""
     assert typed.parse(text) == value
@@ -154,7 +170,9 @@ def test_whitespace_around_a_number_is_ignored(text):
     assert typed.parse(text) == (70000 if "7" in text else 1)
 
 
-@pytest.mark.parametrize("text", ["1e9999999999999999999", "1e999999999999999999", "-5e+12345678901234567890"])
+@pytest.mark.parametrize(
+    "text", ["1e9999999999999999999", "1e999999999999999999", "-5e+12345678901234567890"]
+)
 def test_a_huge_exponent_is_out_of_range_not_unreadable(text):
     with pytest.raises(InputError) as e:
         typed.parse(text)

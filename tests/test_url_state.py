@@ -4,6 +4,7 @@ Every test opens its page with bad values in the address first (each widget show
 message and keeps its build-time default), then sets a state through the controls (which rewrites
 the address in place, without new history entries), then opens that address in a fresh page: the
 controls and the numbers, recomputed by Python in the page, must match the same views in CPython."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,8 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import PYTHON_TIMEOUT, python_view
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +89,7 @@ def test_lesson_1_ledger(open_page, site_server):
     want = python_view("ledger", model="custom", log10_params=10.1, convention="hf")
     expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
     assert query(page) == {"ledger.model": "custom", "ledger.log10": "10.1", "ledger.conv": "hf"}
-    assert page.evaluate("history.length") == length                       # replaceState only
+    assert page.evaluate("history.length") == length  # replaceState only
 
     shared = open_page(page.url)
     w = widget(shared, "ledger")
@@ -108,14 +108,19 @@ def test_lesson_2_bit_flipper_repeated_update_loss_scale(open_page, site_server)
     fmts = "float16,float32"
     page = open_page(site_server.url + "lesson-2/?bf.value=abc&ru.steps=999999&ls.k=99")
     bf, ru, ls = widget(page, "bit-flipper"), widget(page, "repeated-update"), widget(page, "loss-scale")
-    expect_refused(bf, python_error("bit-flipper", formats=fmts, value="abc"),
-                   python_view("bit-flipper", formats=fmts, value="1")["summary"])
-    expect_refused(ru, python_error("repeated-update", steps="999999"), python_view("repeated-update")["summary"])
+    expect_refused(
+        bf,
+        python_error("bit-flipper", formats=fmts, value="abc"),
+        python_view("bit-flipper", formats=fmts, value="1")["summary"],
+    )
+    expect_refused(
+        ru, python_error("repeated-update", steps="999999"), python_view("repeated-update")["summary"]
+    )
     expect_refused(ls, python_error("loss-scale", k="99"), python_view("loss-scale")["summary"])
     expect(ls.locator('input[name="k"]')).to_have_value("0")
     length = page.evaluate("history.length")
 
-    bf.get_by_role("button", name="FP16 尾数位 10").click()             # 1 → the next FP16 number, 0x3C01
+    bf.get_by_role("button", name="FP16 尾数位 10").click()  # 1 → the next FP16 number, 0x3C01
     want_bf = python_view("bit-flipper", formats=fmts, source="float16", code="0x3C01")
     expect(bf.locator(".c9-summary")).to_have_text(want_bf["summary"], timeout=PYTHON_TIMEOUT)
     ru.locator('input[name="fmt"][value="bfloat16"]').check()
@@ -129,12 +134,21 @@ def test_lesson_2_bit_flipper_repeated_update_loss_scale(open_page, site_server)
     want_ls = python_view("loss-scale", k=5)
     expect(ls.locator(".c9-summary")).to_have_text(want_ls["summary"], timeout=PYTHON_TIMEOUT)
     # Every bad key was replaced by the state now shown; nothing at its default is written.
-    assert query(page) == {"bf.source": "float16", "bf.code": "0x3C01", "ru.fmt": "bfloat16", "ru.steps": "200",
-                           "ls.k": "5"}
+    assert query(page) == {
+        "bf.source": "float16",
+        "bf.code": "0x3C01",
+        "ru.fmt": "bfloat16",
+        "ru.steps": "200",
+        "ls.k": "5",
+    }
     assert page.evaluate("history.length") == length
 
     shared = open_page(page.url)
-    bf, ru, ls = widget(shared, "bit-flipper"), widget(shared, "repeated-update"), widget(shared, "loss-scale")
+    bf, ru, ls = (
+        widget(shared, "bit-flipper"),
+        widget(shared, "repeated-update"),
+        widget(shared, "loss-scale"),
+    )
     expect(bf.locator(".c9-summary")).to_have_text(want_bf["summary"], timeout=PYTHON_TIMEOUT)
     expect(bf.get_by_role("button", name="FP16 尾数位 10")).to_have_attribute("aria-pressed", "true")
     fp32 = want_bf["rows"][1]
@@ -153,11 +167,14 @@ def test_lesson_2_bit_flipper_repeated_update_loss_scale(open_page, site_server)
 def test_lesson_3_second_widget_of_a_kind_has_its_own_keys(open_page, site_server):
     fmts = "float32,float16,bfloat16"
     first_default = python_view("repeated-update", fmt="bfloat16", delta="1e-3")
-    second = dict(fmt="bfloat16", w0="0", delta="1", steps=1000)             # lesson-3.md's options
+    second = dict(fmt="bfloat16", w0="0", delta="1", steps=1000)  # lesson-3.md's options
     page = open_page(site_server.url + "lesson-3/?ru2.delta=0")
     ru1, ru2 = widget(page, "repeated-update", 0), widget(page, "repeated-update", 1)
-    expect_refused(ru2, python_error("repeated-update", **{**second, "delta": "0"}),
-                   python_view("repeated-update", **second)["summary"])
+    expect_refused(
+        ru2,
+        python_error("repeated-update", **{**second, "delta": "0"}),
+        python_view("repeated-update", **second)["summary"],
+    )
     expect(ru2.locator('input[name="delta"]')).to_have_value("1")
     expect(ru1.locator(".c9-status")).not_to_contain_text(LINK_ERROR)
     expect(ru1.locator(".c9-summary")).to_have_text(first_default["summary"])
@@ -171,28 +188,37 @@ def test_lesson_3_second_widget_of_a_kind_has_its_own_keys(open_page, site_serve
     bf.locator('input[name="value"]').press("Enter")
     want_bf = python_view("bit-flipper", formats=fmts, value="0.1")
     expect(bf.locator(".c9-summary")).to_have_text(want_bf["summary"], timeout=PYTHON_TIMEOUT)
-    assert query(page) == {"ru2.steps": "300", "bf.value": "0.1"}              # the bad ru2.delta is gone
+    assert query(page) == {"ru2.steps": "300", "bf.value": "0.1"}  # the bad ru2.delta is gone
 
     shared = open_page(page.url)
-    ru1, ru2, bf = widget(shared, "repeated-update", 0), widget(shared, "repeated-update", 1), widget(shared, "bit-flipper")
+    ru1, ru2, bf = (
+        widget(shared, "repeated-update", 0),
+        widget(shared, "repeated-update", 1),
+        widget(shared, "bit-flipper"),
+    )
     expect(ru2.locator(".c9-summary")).to_have_text(want_ru2["summary"], timeout=PYTHON_TIMEOUT)
     expect(ru2.locator('input[name="steps"]')).to_have_value("300")
     expect(bf.locator(".c9-summary")).to_have_text(want_bf["summary"], timeout=PYTHON_TIMEOUT)
     expect(bf.locator('input[name="value"]')).to_have_value("0.1")
-    expect(bf.locator('.c9-bf-row[data-format="bfloat16"] input[name="hex"]')).to_have_value(want_bf["rows"][2]["hex"])
+    expect(bf.locator('.c9-bf-row[data-format="bfloat16"] input[name="hex"]')).to_have_value(
+        want_bf["rows"][2]["hex"]
+    )
     expect(ru1.locator(".c9-summary")).to_have_text(first_default["summary"])
     expect(ru1.locator('input[name="steps"]')).to_have_value("1000")
 
 
 def test_lesson_4_block_lab(open_page, site_server):
     from c9.views.block_lab import SCHEMES as schemes
+
     page = open_page(site_server.url + "lesson-4/?bl.magnitude=7")
     w = widget(page, "block-lab")
     status = w.locator(".c9-status")
     expect(status).to_contain_text(LINK_ERROR, timeout=PYTHON_TIMEOUT)
     expect(status).to_contain_text(python_error("block-lab", magnitude="7", scheme=schemes[0]))
     default = python_view("block-lab", scheme=schemes[0])
-    expect(w.locator(f'.c9-bl-table tr[data-scheme="{schemes[0]}"] td').nth(2)).to_have_text(default["max_rel_text"])
+    expect(w.locator(f'.c9-bl-table tr[data-scheme="{schemes[0]}"] td').nth(2)).to_have_text(
+        default["max_rel_text"]
+    )
     expect(w.locator('select[name="magnitude"]')).to_have_value("1000")
 
     text = "1000, 0.01, 0.02, 0.5"
@@ -201,13 +227,16 @@ def test_lesson_4_block_lab(open_page, site_server):
     w.get_by_role("button", name="量化这个张量").click()
     last = python_view("block-lab", source="typed", text=text, scheme=schemes[-1])
     expect(w.locator(f'.c9-bl-panel[data-scheme="{schemes[-1]}"] .c9-bl-summary')).to_have_text(
-        last["summary"], timeout=PYTHON_TIMEOUT)
+        last["summary"], timeout=PYTHON_TIMEOUT
+    )
     assert query(page) == {"bl.source": "typed", "bl.text": text}
-    assert "bl.text=1000,+0.01,+0.02,+0.5" in page.url                      # commas stay readable
+    assert "bl.text=1000,+0.01,+0.02,+0.5" in page.url  # commas stay readable
 
     shared = open_page(page.url)
     w = widget(shared, "block-lab")
-    expect(w.locator(".c9-status")).to_contain_text(f"按 {len(schemes)} 种缩放各量化了一次", timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-status")).to_contain_text(
+        f"按 {len(schemes)} 种缩放各量化了一次", timeout=PYTHON_TIMEOUT
+    )
     expect(w.locator('input[name="source"][value="typed"]')).to_be_checked()
     expect(w.locator('textarea[name="text"]')).to_have_value(text)
     expect(w.locator(".c9-bl-typed")).to_be_visible()
@@ -217,7 +246,9 @@ def test_lesson_4_block_lab(open_page, site_server):
         cells = w.locator(f'.c9-bl-table tr[data-scheme="{scheme}"] td')
         expect(cells.nth(2)).to_have_text(want["max_rel_text"])
         expect(cells.nth(5)).to_have_text(f"{want['flushed']:,}")
-        expect(w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-bl-summary')).to_have_text(want["summary"])
+        expect(w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-bl-summary')).to_have_text(
+            want["summary"]
+        )
 
 
 def test_fp4_mx_nv(open_page, site_server):
@@ -245,8 +276,11 @@ def test_lesson_4_and_fp4_bit_flippers(open_page, site_server):
     fp8, fp4 = "float8_e4m3fn,float8_e5m2", "float4_e2m1fn,float8_e8m0fnu"
     page = open_page(site_server.url + "lesson-4/?bf.overflow=maybe")
     w = widget(page, "bit-flipper")
-    expect_refused(w, python_error("bit-flipper", formats=fp8, value="1", overflow="maybe"),
-                   python_view("bit-flipper", formats=fp8, value="1")["summary"])
+    expect_refused(
+        w,
+        python_error("bit-flipper", formats=fp8, value="1", overflow="maybe"),
+        python_view("bit-flipper", formats=fp8, value="1")["summary"],
+    )
     w.locator('input[name="overflow"][value="saturate"]').check()
     box = w.locator('input[name="value"]')
     box.fill("465")
@@ -262,14 +296,16 @@ def test_lesson_4_and_fp4_bit_flippers(open_page, site_server):
 
     page = open_page(site_server.url + "fp4/")
     w = widget(page, "bit-flipper")
-    w.locator('.c9-bf-row[data-format="float4_e2m1fn"] .c9-bit[data-pos="3"]').click()      # the sign: 1 → −1
+    w.locator('.c9-bf-row[data-format="float4_e2m1fn"] .c9-bit[data-pos="3"]').click()  # the sign: 1 → −1
     want = python_view("bit-flipper", formats=fp4, source="float4_e2m1fn", code="0xA")
     expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
     assert query(page) == {"bf.source": "float4_e2m1fn", "bf.code": "0xA"}
     shared = open_page(page.url)
     w = widget(shared, "bit-flipper")
     expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
-    expect(w.locator('.c9-bf-row[data-format="float4_e2m1fn"] .c9-bit[data-pos="3"]')).to_have_attribute("aria-pressed", "true")
+    expect(w.locator('.c9-bf-row[data-format="float4_e2m1fn"] .c9-bit[data-pos="3"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
 
 
 def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_server):
@@ -291,7 +327,12 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     tl.locator('input[name="mode"][value="full_recompute"]').check()
     want_tl = python_view("timeline", iteration=2, mode="full_recompute")
     expect(tl.locator(".c9-summary")).to_have_text(want_tl["summary"], timeout=PYTHON_TIMEOUT)
-    assert query(page) == {"mb.b": "2", "mb.mode": "selective", "tl.iteration": "2", "tl.mode": "full_recompute"}
+    assert query(page) == {
+        "mb.b": "2",
+        "mb.mode": "selective",
+        "tl.iteration": "2",
+        "tl.mode": "full_recompute",
+    }
     assert page.evaluate("history.length") == length
 
     shared = open_page(page.url)
@@ -302,12 +343,14 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     expect(mb.locator('input[name="mode"][value="selective"]')).to_be_checked()
     for seg in want_mb["segments"]:
         expect(mb.locator(f'.c9-segments tr[data-key="{seg["key"]}"] td').first).to_have_text(seg["text"])
-    formula = python_view("formula", model="qwen3.8-27b", s=4096, b=2)       # the formula follows the bar
+    formula = python_view("formula", model="qwen3.8-27b", s=4096, b=2)  # the formula follows the bar
     expect(widget(shared, "formula").locator(".c9-formula-summary")).to_have_text(formula["summary"])
     expect(tl.locator(".c9-summary")).to_have_text(want_tl["summary"], timeout=PYTHON_TIMEOUT)
     expect(tl.locator('input[name="iteration"][value="2"]')).to_be_checked()
     expect(tl.locator('input[name="mode"][value="full_recompute"]')).to_be_checked()
-    expect(tl.locator(".c9-marks tbody tr").last.locator("td").last).to_have_text(want_tl["marks"][-1]["text"])
+    expect(tl.locator(".c9-marks tbody tr").last.locator("td").last).to_have_text(
+        want_tl["marks"][-1]["text"]
+    )
 
     # Material's instant navigation: the next page starts with a bare address; Back restores the state.
     shared.locator(".md-footer__link--next").click()
@@ -325,9 +368,11 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
 def _instant(page, site_server):
     """Material navigates instantly only to pages listed in sitemap.xml under the site's URL; the test
     build's URL has no port, so the sitemap is served with this server's address, as on a real site."""
+
     def fix(route):
         body = route.fetch().text().replace("http://127.0.0.1/c9/", site_server.url)
         route.fulfill(body=body, headers={"Content-Type": "application/xml"})
+
     page.route("**/sitemap.xml", fix)
 
 
@@ -342,33 +387,37 @@ def _shows(page, value):
 
 
 def test_every_navigation_path_shows_the_addresss_state(browser, site_server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")  # sitemap via route
+    ctx = browser.new_context(
+        viewport={"width": 1280, "height": 900}, service_workers="block"
+    )  # sitemap via route
     page = ctx.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     _instant(page, site_server)
-    page.goto(site_server.url + "lesson-2/?bf.value=70000")                       # load
+    page.goto(site_server.url + "lesson-2/?bf.value=70000")  # load
     _shows(page, "70000")
     page.evaluate("window.c9SameDocument = true")
-    page.locator(".md-footer__link--next").click()                                # instant navigation away
+    page.locator(".md-footer__link--next").click()  # instant navigation away
     expect(page).to_have_url(re.compile(r"/lesson-3/"))
-    page.go_back()                                                                # Back
+    page.go_back()  # Back
     _shows(page, "70000")
-    assert page.evaluate("window.c9SameDocument === true")                        # it was instant navigation
-    page.go_forward()                                                             # Forward, then Back again
+    assert page.evaluate("window.c9SameDocument === true")  # it was instant navigation
+    page.go_forward()  # Forward, then Back again
     expect(page).to_have_url(re.compile(r"/lesson-3/"))
     page.go_back()
     _shows(page, "70000")
-    box = widget(page, "bit-flipper").locator('input[name="value"]')             # a typed state, then away
+    box = widget(page, "bit-flipper").locator('input[name="value"]')  # a typed state, then away
     box.fill("0.1")
     box.press("Enter")
     _shows(page, "0.1")
-    page.evaluate("() => [...document.querySelectorAll('.md-sidebar--primary a')].find((a) => a.href.endsWith('/lesson-4/')).click()")
+    page.evaluate(
+        "() => [...document.querySelectorAll('.md-sidebar--primary a')].find((a) => a.href.endsWith('/lesson-4/')).click()"
+    )
     expect(page).to_have_url(re.compile(r"/lesson-4/"))
     page.go_back()
     _shows(page, "0.1")
     assert page.evaluate("window.c9SameDocument === true")
-    page.reload()                                                                 # reload
+    page.reload()  # reload
     _shows(page, "0.1")
     assert page.errors == []
     ctx.close()
@@ -378,10 +427,10 @@ def test_a_state_from_the_address_is_marked_pending_until_python_has_it(browser,
     """Between opening an address and Python's answer the default view is on screen: it is dimmed and
     marked busy, and the status says the address's state is being computed; if Python cannot load, the
     status says the address's state could not be shown."""
-    ctx = browser.new_context(service_workers="block")   # the worker script is fetched from this server
+    ctx = browser.new_context(service_workers="block")  # the worker script is fetched from this server
     page = ctx.new_page()
     release = []
-    page.route("**/py-worker.js", lambda route: release.append(route))           # hold Python back
+    page.route("**/py-worker.js", lambda route: release.append(route))  # hold Python back
     page.goto(site_server.url + "lesson-2/?bf.value=70000")
     bf = widget(page, "bit-flipper")
     expect(bf).to_have_attribute("aria-busy", "true")
@@ -397,7 +446,7 @@ def test_a_state_from_the_address_is_marked_pending_until_python_has_it(browser,
 
 
 def test_a_state_from_the_address_that_python_cannot_compute_is_said_so(browser, site_server):
-    site_server.block("vendor/pyodide/")                                           # Python cannot load
+    site_server.block("vendor/pyodide/")  # Python cannot load
     ctx = browser.new_context(service_workers="block")
     try:
         page = ctx.new_page()
@@ -406,7 +455,8 @@ def test_a_state_from_the_address_that_python_cannot_compute_is_said_so(browser,
         expect(bf.locator(".c9-status")).to_contain_text("地址里的参数没法重算", timeout=PYTHON_TIMEOUT)
         expect(bf).not_to_have_attribute("aria-busy", "true")
         expect(bf.locator(".c9-summary")).to_have_text(
-            python_view("bit-flipper", formats="float16,float32", value="1")["summary"])   # the default, said so
+            python_view("bit-flipper", formats="float16,float32", value="1")["summary"]
+        )  # the default, said so
     finally:
         ctx.close()
         site_server.block()
@@ -426,13 +476,15 @@ def test_every_widget_control_is_in_a_form_the_browser_does_not_refill(built_sit
                 if n.tag == "form":
                     forms += 1
                     if n.attrs.get("autocomplete") != "off":
-                        bad.append(f"{name} {w.attrs['data-widget']}: <form> without autocomplete=\"off\"")
+                        bad.append(f'{name} {w.attrs["data-widget"]}: <form> without autocomplete="off"')
                 elif n.tag in ("input", "select", "textarea"):
                     up = n.parent
                     while up is not None and up.tag != "form":
                         up = up.parent
                     if up is None and n.attrs.get("autocomplete") != "off":
-                        bad.append(f"{name} {w.attrs['data-widget']}: <{n.tag} name={n.attrs.get('name')}> outside a form")
+                        bad.append(
+                            f"{name} {w.attrs['data-widget']}: <{n.tag} name={n.attrs.get('name')}> outside a form"
+                        )
     assert forms >= 10 and not bad, "\n".join(bad)
 
 
@@ -443,23 +495,24 @@ def test_back_shows_the_built_controls_until_python_has_the_address(browser, sit
     page = ctx.new_page()
     page.goto(site_server.url + "lesson-1/")
     w = widget(page, "ledger")
-    w.get_by_label("自定义参数量").check()   # two controls from the default: outside the build's answer cache
+    w.get_by_label("自定义参数量").check()  # two controls from the default: outside the build's answer cache
     w.locator('select[name="convention"]').select_option("fp32")
     fp32 = python_view("ledger", model="custom", convention="fp32")["summary"]
     expect(w.locator(".c9-summary")).to_have_text(fp32, timeout=PYTHON_TIMEOUT)
     assert query(page).get("ledger.conv") == "fp32"
     page.goto(site_server.url + "lesson-2/")
     held = []
-    page.route("**/py-worker.js", lambda route: held.append(route))              # Python held back
+    page.route("**/py-worker.js", lambda route: held.append(route))  # Python held back
     page.go_back()
     expect(page).to_have_url(re.compile(r"/lesson-1/\?.*ledger\.conv=fp32"))
     w = widget(page, "ledger")
-    select, summary = w.evaluate("w => [w.querySelector('select[name=convention]').value,"
-                                 " w.querySelector('.c9-summary').textContent]")
+    select, summary = w.evaluate(
+        "w => [w.querySelector('select[name=convention]').value, w.querySelector('.c9-summary').textContent]"
+    )
     assert (select, summary) == ("zero", python_view("ledger")["summary"])
     for route in held:
         route.continue_()
     page.unroute("**/py-worker.js")
-    expect(w.locator(".c9-summary")).to_have_text(fp32, timeout=PYTHON_TIMEOUT)   # then the address's state
+    expect(w.locator(".c9-summary")).to_have_text(fp32, timeout=PYTHON_TIMEOUT)  # then the address's state
     expect(w.locator('select[name="convention"]')).to_have_value("fp32")
     ctx.close()

@@ -1,5 +1,6 @@
 """The GitHub Pages workflow: actionlint finds nothing, and it deploys the way the README says (a Pages
 artifact, not a gh-pages branch, with the address from actions/configure-pages)."""
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,11 @@ def workflow() -> dict:
 
 
 def _steps(workflow: dict) -> list[tuple[str, int, dict]]:
-    return [(job, i, step) for job, spec in workflow["jobs"].items() for i, step in enumerate(spec.get("steps", []))]
+    return [
+        (job, i, step)
+        for job, spec in workflow["jobs"].items()
+        for i, step in enumerate(spec.get("steps", []))
+    ]
 
 
 def _uses(step: dict, action: str) -> bool:
@@ -38,7 +43,9 @@ def _uses(step: dict, action: str) -> bool:
 
 def test_actionlint_finds_nothing():
     # With shellcheck on PATH, actionlint also checks the `run:` scripts.
-    proc = subprocess.run([_actionlint(), "-no-color", str(WORKFLOW)], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [_actionlint(), "-no-color", str(WORKFLOW)], cwd=ROOT, capture_output=True, text=True
+    )
     assert (proc.returncode, proc.stdout + proc.stderr) == (0, "")
 
 
@@ -49,7 +56,9 @@ def test_actionlint_would_catch_a_mistake(tmp_path):
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     target = tmp_path / ".github" / "workflows" / "pages.yml"
     target.write_text(bad)
-    proc = subprocess.run([_actionlint(), "-no-color", str(target)], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run(
+        [_actionlint(), "-no-color", str(target)], cwd=tmp_path, capture_output=True, text=True
+    )
     assert proc.returncode == 1
     assert "base_ulr" in proc.stdout and "retention" in proc.stdout, proc.stdout
 
@@ -78,7 +87,7 @@ def test_site_url_comes_from_configure_pages(workflow):
     builds = [i for i, s in enumerate(steps) if "SITE_URL" in (s.get("env") or {})]
     assert len(builds) == 1 and builds[0] > pages[0]
     build = steps[builds[0]]
-    assert build["env"]["SITE_URL"] == "${{ steps.%s.outputs.base_url }}/" % step_id
+    assert build["env"]["SITE_URL"] == f"${{{{ steps.{step_id}.outputs.base_url }}}}/"
     assert build["run"].strip() == "make build"
     # and the build reads it: mkdocs.yml's site_url is that variable
     assert re.search(r"^site_url: !ENV \[SITE_URL,", (ROOT / "mkdocs.yml").read_text(), re.M)

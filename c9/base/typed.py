@@ -19,6 +19,7 @@ The rules, the same in every widget:
   a comma at the end) is refused with a message rather than skipped: it is most likely a typo.
 - JSON numbers are read as the decimal they print as (0.1 is one tenth, as the reader typed it).
 """
+
 from __future__ import annotations
 
 import math
@@ -29,10 +30,10 @@ from fractions import Fraction
 
 from c9.base.errors import InputError
 
-MAX_TEXT = 60          # characters of one typed number
-MAX_EXPONENT = 400     # (the messages write it: 10⁴⁰⁰) |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
+MAX_TEXT = 60  # characters of one typed number
+MAX_EXPONENT = 400  # (the messages write it: 10⁴⁰⁰) |decimal exponent|; beyond it every format here gives 0 or ∞ (and the exact value gets big)
 
-_SUPER = re.compile("[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")      # "2⁻²⁴", as the site prints powers: read as "2^-24"
+_SUPER = re.compile("[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")  # "2⁻²⁴", as the site prints powers: read as "2^-24"
 _FROM_SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
 _INF = {"inf", "infinity", "∞"}
 # the first group starts with 1-9: "0,500" is a decimal comma (0.5), not 500
@@ -59,7 +60,7 @@ def quote(text: str) -> str:
     return t if len(t) <= 20 else t[:20] + "…"
 
 
-def parse(v, what: str = "数值") -> "Fraction | float":
+def parse(v, what: str = "数值") -> Fraction | float:
     """A typed number (text, or a JSON int/float) as its exact value: a Fraction for a finite non-zero
     number; a float for ±0, ±∞ and NaN (sign kept). ``what`` names the box in messages.
     Raises InputError (Chinese) for anything else; its ``str()`` is "too_long", "too_big" or
@@ -70,9 +71,9 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         v = str(v) if abs(v) < 10**MAX_TEXT else "9" * (MAX_TEXT + 1)
     elif isinstance(v, float):
         if math.isnan(v):
-            return v                   # repr() would drop the sign bit of a negative NaN
+            return v  # repr() would drop the sign bit of a negative NaN
         v = repr(v)
-    t = "".join(ascii_text(_powers(v)).replace("−", "-").lower().split())    # no whitespace anywhere
+    t = "".join(ascii_text(_powers(v)).replace("−", "-").lower().split())  # no whitespace anywhere
     if not t:
         raise InputError(f"{what}是空的：请输入一个数，例如「1e-8」或「70000」", "unreadable")
     if len(t) > MAX_TEXT:
@@ -85,21 +86,27 @@ def parse(v, what: str = "数值") -> "Fraction | float":
         return math.copysign(math.nan, sign)
     if "," in t:
         if not _THOUSANDS.fullmatch(t):
-            raise InputError(f"{what}「{quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
-                             f"千位请三位一组（例如 8,192）")
+            raise InputError(
+                f"{what}「{quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
+                f"千位请三位一组（例如 8,192）"
+            )
         t = t.replace(",", "")
     x, e10 = _exact(t)
     if x is None and e10 is None:
-        raise InputError(f"{what}看不懂「{quote(v)}」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable")
+        raise InputError(
+            f"{what}看不懂「{quote(v)}」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable"
+        )
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
-        raise InputError(f"{what}的量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：这里的每种格式里它只会是 0 或无穷大",
-                         "too_big" if e10 > 0 else "too_small")
+        raise InputError(
+            f"{what}的量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：这里的每种格式里它只会是 0 或无穷大",
+            "too_big" if e10 > 0 else "too_small",
+        )
     return x
 
 
-def _exact(t: str) -> "tuple[Fraction | None, int | None]":
+def _exact(t: str) -> tuple[Fraction | None, int | None]:
     """Decimal, hex or power-of-two text (lower case, no spaces or commas) as (its Fraction, about
     its decimal exponent); (None, exponent) when it is too far out to build, (None, None) if unreadable."""
     m = _HEX_FLOAT.fullmatch(t)
@@ -117,16 +124,16 @@ def _exact(t: str) -> "tuple[Fraction | None, int | None]":
     m = re.fullmatch(r"([+-]?(?:\d+\.?\d*|\.\d+))(?:e([+-]?\d+))?", t)
     if not m:
         return None, None
-    d, e = Decimal(m.group(1)), int(m.group(2) or 0)    # the exponent apart: Decimal refuses one of 19+ digits
+    d, e = Decimal(m.group(1)), int(m.group(2) or 0)  # the exponent apart: Decimal refuses one of 19+ digits
     if d.is_zero():
         return Fraction(0), 0
     e10 = d.adjusted() + e
-    if abs(e10) > MAX_EXPONENT:        # before Fraction(): 1e100000000 is never built
+    if abs(e10) > MAX_EXPONENT:  # before Fraction(): 1e100000000 is never built
         return None, e10
     return Fraction(d) * Fraction(10) ** e, e10
 
 
-def _scaled(n, e2: int, sign: str) -> "tuple[Fraction | None, int]":
+def _scaled(n, e2: int, sign: str) -> tuple[Fraction | None, int]:
     """±n·2^e2, unless its decimal exponent is beyond MAX_EXPONENT (then (None, that exponent))."""
     if not n:
         return Fraction(0), 0
@@ -147,7 +154,7 @@ def finite(v, what: str = "数值") -> Fraction:
     return x
 
 
-def value(x: "Fraction | float") -> "float | Fraction":
+def value(x: Fraction | float) -> float | Fraction:
     """A parsed number as a float when the float is exact (the fast paths take floats), else as is."""
     if isinstance(x, float):
         return x
@@ -175,14 +182,18 @@ def numbers(text: str, what: str = "") -> list:
     ("第 2 行"). Raises InputError naming the token it cannot read, or an empty item ("1,,2", "1, 2,")."""
     items = re.split(f"[{SEPARATORS}]", ascii_text(text).replace("[", " ").replace("]", " "))
     if len(items) > 1 and any(not item.strip() for item in items):
-        raise InputError(f"{what.removesuffix('的')}有一项是空的（两个逗号之间、或开头结尾的逗号旁边没有数）：{LIST_RULE}")
+        raise InputError(
+            f"{what.removesuffix('的')}有一项是空的（两个逗号之间、或开头结尾的逗号旁边没有数）：{LIST_RULE}"
+        )
     out = []
     for tok in tokens(text):
         try:
             out.append(parse(tok, f"{what}「{quote(tok)}」"))
         except InputError as e:
             if str(e) == "unreadable":
-                raise InputError(f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」") from None
+                raise InputError(
+                    f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」"
+                ) from None
             raise
     return out
 
@@ -207,14 +218,14 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     from c9.base import units
 
     if name[-1:].isascii() and name[-1:].isalnum():
-        name += " "                 # "序列长度 s 要是整数", but "随机种子要是整数"
+        name += " "  # "序列长度 s 要是整数", but "随机种子要是整数"
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise InputError(f"{name}要是整数")
     if isinstance(v, str) and not v.strip():
         raise InputError(f"{name}不能为空，请填一个整数")
     if isinstance(v, str):
         shown = f"「{ascii_text(v).strip()[:20]}」"
-    else:   # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
+    else:  # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
         shown = " " + (brief(v) if isinstance(v, int) else units.sci(v, 6))
     outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
     if isinstance(v, int):
@@ -224,8 +235,10 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     try:
         x = parse(v, name.strip())
     except InputError as e:
-        too_long = str(e) == "too_long" and isinstance(v, str) and ascii_text(v).strip().lstrip("+-").isdigit()
-        if too_long or str(e) == "too_big":          # more digits than any range here
+        too_long = (
+            str(e) == "too_long" and isinstance(v, str) and ascii_text(v).strip().lstrip("+-").isdigit()
+        )
+        if too_long or str(e) == "too_big":  # more digits than any range here
             raise InputError(outside + shown) from None
         if "逗号" in e.message_zh:
             raise

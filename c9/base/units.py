@@ -3,6 +3,7 @@
 Rounding is half-up on the exact decimal of the value (not binary float rounding), so the page shows
 what a reader computing by hand would get.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,7 +46,11 @@ def size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
 
 def auto_size(n_bytes: int | float, binary: bool = True, digits: int = 1) -> str:
     """A byte count in the largest unit that keeps the number at or above 1 (binary: KiB…TiB)."""
-    base, names = (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]) if binary else (1000, ["B", "KB", "MB", "GB", "TB", "PB"])
+    base, names = (
+        (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
+        if binary
+        else (1000, ["B", "KB", "MB", "GB", "TB", "PB"])
+    )
     value, i = Fraction(n_bytes), 0
     while abs(value) >= base and i < len(names) - 1:
         value /= base
@@ -100,7 +105,7 @@ def reader_powers(text: str) -> str:
     return re.sub(r"\^([\u4e00-\u9fff]+)", r" 的\1次方", text)
 
 
-def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> str:
+def sci(x: int | float | Fraction, digits: int = 3, zeros: bool = False) -> str:
     """``x`` to ``digits`` significant digits in reader notation, a power of ten written ×10ⁿ and a
     negative with "−": sci(1.5845632502852868e29) == '1.58×10²⁹', sci(-6.103515625e-05) == '−6.1×10⁻⁵',
     sci(0.5) == '0.5'; from the exact value (a Fraction beyond a float's range too). ``zeros`` keeps
@@ -110,13 +115,13 @@ def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> st
     fr = Fraction(x)
     if fr == 0:
         return "0"
-    with localcontext() as ctx:         # half-up, as every number on the site (60 digits: beyond what is shown)
+    with localcontext() as ctx:  # half-up, as every number on the site (60 digits: beyond what is shown)
         ctx.prec, ctx.rounding = 60, ROUND_HALF_UP
         d = Decimal(fr.numerator) / Decimal(fr.denominator)
         mant, exp = f"{d:.{digits - 1}e}".split("e")
         exp = int(exp)
         plain = f"{d:.{max(digits - 1 - exp, 0)}f}"
-    if -4 <= exp < digits:                                      # plain digits read best: 0.00195, 0.5
+    if -4 <= exp < digits:  # plain digits read best: 0.00195, 0.5
         text = plain
         if not zeros and "." in text:
             text = text.rstrip("0").rstrip(".")
@@ -126,7 +131,7 @@ def sci(x: "int | float | Fraction", digits: int = 3, zeros: bool = False) -> st
     return (f"{mant}×" + superscript_powers(f"10^{exp}")).replace("-", "−")
 
 
-def power_of_two(e: "int | float", digits: int = 1) -> str:
+def power_of_two(e: int | float, digits: int = 1) -> str:
     """2 to the power ``e`` for a reader: an integer power as a superscript ('2⁻²⁴'), a fractional one
     in words ('2 的 −9.8 次方'): a superscript decimal point reads badly."""
     if float(e).is_integer():
@@ -165,8 +170,9 @@ def activation_quote(n_bytes: int, digits: int = 1) -> str:
     return size(n_bytes, "GiB" if n_bytes >= GiB else "MiB", digits)
 
 
-def apportion(parts: list[int], unit: str, digits: int = 1, total: "Decimal | None" = None
-              ) -> tuple[list[Decimal], Decimal, bool]:
+def apportion(
+    parts: list[int], unit: str, digits: int = 1, total: Decimal | None = None
+) -> tuple[list[Decimal], Decimal, bool]:
     """``parts`` (byte counts) and their sum in ``unit`` at ``digits`` decimals, rounded so that the shown
     parts add up exactly to the shown total (largest-remainder rounding). The rule, for every table of byte
     counts on the site: the total is rounded half-up (or is ``total``, a sub-total already shown, which
@@ -189,15 +195,16 @@ def apportion(parts: list[int], unit: str, digits: int = 1, total: "Decimal | No
     up = sorted(range(len(parts)), key=lambda i: (-(exact[i] - floors[i]), i))[:extra]
     units_shown = [f + (i in up) for i, f in enumerate(floors)]
     adjusted = any(Decimal(n) != round_half_up(x, 0) for n, x in zip(units_shown, exact))
-    step = lambda n: Decimal(f"{n}e{-digits}")      # exact at any size
+    step = lambda n: Decimal(f"{n}e{-digits}")  # exact at any size
     return [step(n) for n in units_shown], step(target), adjusted
 
 
 ADJUSTED_NOTE = "（有的分项末位调过 1，好让分项加起来正好等于合计）"
 
 
-def adding_up(parts: list[int], unit: str, digits: int = 1, total: "Decimal | None" = None
-              ) -> tuple[list[str], str]:
+def adding_up(
+    parts: list[int], unit: str, digits: int = 1, total: Decimal | None = None
+) -> tuple[list[str], str]:
     """Texts for ``parts`` and their sum in one ``unit`` at ``digits`` decimals, the shown parts adding
     up exactly to the shown total (the rule of :func:`apportion`)."""
     shown, tot, _ = apportion(parts, unit, digits, total)

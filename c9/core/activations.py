@@ -9,6 +9,7 @@ in 16-bit storage with 1-byte dropout masks, MLP width 4h, standard multi-head a
 statistics ignored. Letters: s sequence length (tokens), b micro-batch size, h hidden size, a attention
 heads, L layers. Table 2 of the paper gives the recomputation variants used by the modes below.
 """
+
 from __future__ import annotations
 
 from c9.core.items import Item
@@ -39,8 +40,9 @@ def per_layer(s: int, b: int, h: int, a: int) -> int:
     return linear_term(s, b, h) + score_term(s, b, a)
 
 
-def activation_memory(s: int, b: int, h: int, a: int, L: int, mode: str = "store_all",
-                      s2_layers: int | None = None) -> Item:
+def activation_memory(
+    s: int, b: int, h: int, a: int, L: int, mode: str = "store_all", s2_layers: int | None = None
+) -> Item:
     """Activation memory of L layers, in bytes, as a tree: ``activations`` → ``act_linear``, ``act_scores``.
 
     Args:
@@ -65,21 +67,45 @@ def activation_memory(s: int, b: int, h: int, a: int, L: int, mode: str = "store
         raise ValueError(f"s2_layers must be an integer in 0…{L}, got {s2_layers!r}")
 
     if mode == "full_recompute":
-        linear = Item("act_linear", "激活·每层输入", L * 2 * s * b * h, "L × 2sbh",
-                      SOURCE + "; table 2 (full recomputation)",
-                      "每层只存进入这一层的 16 位输入，反向时再把这一层前向算一遍")
-        scores = Item("act_scores", "激活·注意力分数", 0, "0（反向时重算）", SOURCE + "; table 2",
-                      "全量重计算不存分数表")
+        linear = Item(
+            "act_linear",
+            "激活·每层输入",
+            L * 2 * s * b * h,
+            "L × 2sbh",
+            SOURCE + "; table 2 (full recomputation)",
+            "每层只存进入这一层的 16 位输入，反向时再把这一层前向算一遍",
+        )
+        scores = Item(
+            "act_scores",
+            "激活·注意力分数",
+            0,
+            "0（反向时重算）",
+            SOURCE + "; table 2",
+            "全量重计算不存分数表",
+        )
     else:
-        linear = Item("act_linear", "激活·线性项", L * linear_term(s, b, h), "L × 34sbh", SOURCE,
-                      "矩阵乘的输入、GeLU、dropout 掩码、LayerNorm 的输入：和 s 成正比")
+        linear = Item(
+            "act_linear",
+            "激活·线性项",
+            L * linear_term(s, b, h),
+            "L × 34sbh",
+            SOURCE,
+            "矩阵乘的输入、GeLU、dropout 掩码、LayerNorm 的输入：和 s 成正比",
+        )
         if mode == "store_all":
-            scores = Item("act_scores", "激活·注意力分数", n_s2 * score_term(s, b, a),
-                          f"{'L' if n_s2 == L else n_s2} × 5as²b", SOURCE,
-                          "softmax 输出、dropout 掩码和 dropout 输出，每层 a·s² 个分数：和 s² 成正比")
+            scores = Item(
+                "act_scores",
+                "激活·注意力分数",
+                n_s2 * score_term(s, b, a),
+                f"{'L' if n_s2 == L else n_s2} × 5as²b",
+                SOURCE,
+                "softmax 输出、dropout 掩码和 dropout 输出，每层 a·s² 个分数：和 s² 成正比",
+            )
         else:
             how = "反向时重算" if mode == "selective" else "FlashAttention 从不写出分数表"
-            scores = Item("act_scores", "激活·注意力分数", 0, f"0（{how}）", SOURCE + "; §5", f"{how}，不占显存")
+            scores = Item(
+                "act_scores", "激活·注意力分数", 0, f"0（{how}）", SOURCE + "; §5", f"{how}，不占显存"
+            )
     formula = {"store_all": "L × sbh(34 + 5as/h)", "full_recompute": "L × 2sbh"}.get(mode, "L × 34sbh")
     if mode == "store_all" and n_s2 != L:
         formula = f"L × 34sbh + {n_s2} × 5as²b"

@@ -8,6 +8,7 @@ Every default below is the default of the family's configuration class in Huggin
 (5.24.0: ``models/<family>/configuration_<family>.py``) or a value its modelling code hard-codes; a key the
 class has no default for must be in the config.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,42 +19,50 @@ from c9.base.errors import InputError
 FAMILIES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
 
 # Sane upper limits: a value beyond them is a typo (or a pasted file that is not a model config).
-LIMITS = {"h": 1 << 17, "a": 1 << 12, "L": 1 << 12, "V": 1 << 22, "head_dim": 1 << 12, "intermediate": 1 << 20,
-          "n_positions": 1 << 22, "experts": 1 << 12}
+LIMITS = {
+    "h": 1 << 17,
+    "a": 1 << 12,
+    "L": 1 << 12,
+    "V": 1 << 22,
+    "head_dim": 1 << 12,
+    "intermediate": 1 << 20,
+    "n_positions": 1 << 22,
+    "experts": 1 << 12,
+}
 
 
 @dataclass(frozen=True)
 class Architecture:
-    family: str                 # the config's model_type, one of FAMILIES
-    h: int                      # hidden size
-    a: int                      # attention (query) heads
-    L: int                      # decoder layers
-    kv_heads: int               # key/value heads (= a: multi-head attention; < a: grouped-query attention)
-    head_dim: int               # per-head size (h/a unless the config says otherwise)
-    intermediate: int           # the dense MLP's inner size (GPT-2: n_inner, default 4h)
-    V: int                      # vocabulary
-    gated_mlp: bool             # SwiGLU-style MLP: gate and up projections, then down (False: fc → act → proj)
-    activation: str             # hidden_act / activation_function, e.g. "silu", "gelu_new"
-    norm: str                   # "layernorm" (weight and bias) or "rmsnorm" (weight only)
-    qk_norm: bool               # an RMSNorm over head_dim on queries and keys (Qwen3)
-    qkv_bias: bool              # biases on the q, k, v projections
-    o_bias: bool                # bias on the attention output projection
-    mlp_bias: bool              # biases on the MLP projections
-    tied_embeddings: bool       # the output layer reuses the token embedding matrix
-    positions: str              # "learned" (a position table, GPT-2) or "rotary" (RoPE: no parameters)
-    n_positions: int            # rows of the learned position table; 0 with rotary positions
-    embd_dropout: float         # dropout probability on the embeddings' output
-    attn_dropout: float         # dropout probability on the attention probabilities
-    resid_dropout: float        # dropout probability on each sublayer's output before the residual add
-    experts: int = 0            # routed experts per MoE layer (0: dense model)
+    family: str  # the config's model_type, one of FAMILIES
+    h: int  # hidden size
+    a: int  # attention (query) heads
+    L: int  # decoder layers
+    kv_heads: int  # key/value heads (= a: multi-head attention; < a: grouped-query attention)
+    head_dim: int  # per-head size (h/a unless the config says otherwise)
+    intermediate: int  # the dense MLP's inner size (GPT-2: n_inner, default 4h)
+    V: int  # vocabulary
+    gated_mlp: bool  # SwiGLU-style MLP: gate and up projections, then down (False: fc → act → proj)
+    activation: str  # hidden_act / activation_function, e.g. "silu", "gelu_new"
+    norm: str  # "layernorm" (weight and bias) or "rmsnorm" (weight only)
+    qk_norm: bool  # an RMSNorm over head_dim on queries and keys (Qwen3)
+    qkv_bias: bool  # biases on the q, k, v projections
+    o_bias: bool  # bias on the attention output projection
+    mlp_bias: bool  # biases on the MLP projections
+    tied_embeddings: bool  # the output layer reuses the token embedding matrix
+    positions: str  # "learned" (a position table, GPT-2) or "rotary" (RoPE: no parameters)
+    n_positions: int  # rows of the learned position table; 0 with rotary positions
+    embd_dropout: float  # dropout probability on the embeddings' output
+    attn_dropout: float  # dropout probability on the attention probabilities
+    resid_dropout: float  # dropout probability on each sublayer's output before the residual add
+    experts: int = 0  # routed experts per MoE layer (0: dense model)
     experts_per_token: int = 0  # experts each token is routed to (top-k)
     expert_intermediate: int = 0  # one expert's inner size
-    moe_layers: int = 0         # layers whose MLP is the MoE block (the others are dense)
-    shared_experts: int = 0     # always-on experts beside the routed ones (none in the families supported)
+    moe_layers: int = 0  # layers whose MLP is the MoE block (the others are dense)
+    shared_experts: int = 0  # always-on experts beside the routed ones (none in the families supported)
     shared_intermediate: int = 0
-    router_bias: bool = False   # the router is a linear h → experts; biased or not
+    router_bias: bool = False  # the router is a linear h → experts; biased or not
     norm_topk_prob: bool = False  # the top-k routing weights are renormalised to sum 1 (Mixtral always)
-    name: str = ""              # a display name, if the config names the model
+    name: str = ""  # a display name, if the config names the model
 
     @property
     def is_moe(self) -> bool:
@@ -128,7 +137,9 @@ def parse_config(text_or_dict) -> Architecture:
     if family is None:
         raise InputError("配置里缺少「model_type」：无法判断是哪一类模型")
     if family not in FAMILIES:
-        raise InputError(f"不支持的模型类型「model_type」=「{str(family)[:30]}」：目前支持 {'、'.join(FAMILIES)}")
+        raise InputError(
+            f"不支持的模型类型「model_type」=「{str(family)[:30]}」：目前支持 {'、'.join(FAMILIES)}"
+        )
     name = d.get("_name_or_path") if isinstance(d.get("_name_or_path"), str) else ""
     return (_gpt2 if family == "gpt2" else _llama_like)(r, family, name[:80])
 
@@ -142,15 +153,28 @@ def _gpt2(r: _Reader, family: str, name: str) -> Architecture:
         raise InputError(f"「n_embd」= {h} 不能被「n_head」= {a} 整除")
     inner = r.d.get("n_inner")
     return Architecture(
-        family=family, h=h, a=a, L=r.int("n_layer", limit=LIMITS["L"]), kv_heads=a, head_dim=h // a,
+        family=family,
+        h=h,
+        a=a,
+        L=r.int("n_layer", limit=LIMITS["L"]),
+        kv_heads=a,
+        head_dim=h // a,
         intermediate=4 * h if inner is None else r.int("n_inner", limit=LIMITS["intermediate"]),
-        V=r.int("vocab_size", limit=LIMITS["V"]), gated_mlp=False,
-        activation=r.str("activation_function", "gelu_new"), norm="layernorm", qk_norm=False,
-        qkv_bias=True, o_bias=True, mlp_bias=True,  # GPT-2's Conv1D layers always carry a bias
-        tied_embeddings=r.bool("tie_word_embeddings", True), positions="learned",
+        V=r.int("vocab_size", limit=LIMITS["V"]),
+        gated_mlp=False,
+        activation=r.str("activation_function", "gelu_new"),
+        norm="layernorm",
+        qk_norm=False,
+        qkv_bias=True,
+        o_bias=True,
+        mlp_bias=True,  # GPT-2's Conv1D layers always carry a bias
+        tied_embeddings=r.bool("tie_word_embeddings", True),
+        positions="learned",
         n_positions=r.int("n_positions", 1024, limit=LIMITS["n_positions"]),
-        embd_dropout=r.prob("embd_pdrop", 0.1), attn_dropout=r.prob("attn_pdrop", 0.1),
-        resid_dropout=r.prob("resid_pdrop", 0.1), name=name,
+        embd_dropout=r.prob("embd_pdrop", 0.1),
+        attn_dropout=r.prob("attn_pdrop", 0.1),
+        resid_dropout=r.prob("resid_pdrop", 0.1),
+        name=name,
     )
 
 
@@ -159,15 +183,38 @@ def _gpt2(r: _Reader, family: str, name: str) -> Architecture:
 # and the MoE sizes) are required even though the classes default them: save_pretrained always writes them,
 # so a config.json without one is cut short, and a silent 7B-sized default would mislead.
 _DEFAULTS = {
-    "llama": dict(hidden_act="silu", tie_word_embeddings=False, attention_bias=False, mlp_bias=False,
-                  attention_dropout=0.0),
-    "mistral": dict(num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0),
-    "qwen2": dict(num_key_value_heads=32, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0),
-    "qwen3": dict(num_key_value_heads=32, head_dim=128, hidden_act="silu", tie_word_embeddings=False,
-                  attention_bias=False, attention_dropout=0.0),
-    "mixtral": dict(num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0),
-    "qwen3_moe": dict(num_key_value_heads=4, hidden_act="silu", tie_word_embeddings=False, attention_bias=False,
-                      attention_dropout=0.0, decoder_sparse_step=1),
+    "llama": dict(
+        hidden_act="silu",
+        tie_word_embeddings=False,
+        attention_bias=False,
+        mlp_bias=False,
+        attention_dropout=0.0,
+    ),
+    "mistral": dict(
+        num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0
+    ),
+    "qwen2": dict(
+        num_key_value_heads=32, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0
+    ),
+    "qwen3": dict(
+        num_key_value_heads=32,
+        head_dim=128,
+        hidden_act="silu",
+        tie_word_embeddings=False,
+        attention_bias=False,
+        attention_dropout=0.0,
+    ),
+    "mixtral": dict(
+        num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0
+    ),
+    "qwen3_moe": dict(
+        num_key_value_heads=4,
+        hidden_act="silu",
+        tie_word_embeddings=False,
+        attention_bias=False,
+        attention_dropout=0.0,
+        decoder_sparse_step=1,
+    ),
 }
 
 
@@ -187,27 +234,38 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
     # qwen2 and qwen3_moe modelling: getattr(config, "head_dim", h // a)); Qwen3Config's default is 128.
     if r.d.get("head_dim") is None:
         if h % a:
-            raise InputError(f"「hidden_size」= {h} 不能被「num_attention_heads」= {a} 整除，又没有给「head_dim」")
+            raise InputError(
+                f"「hidden_size」= {h} 不能被「num_attention_heads」= {a} 整除，又没有给「head_dim」"
+            )
         hd = h // a
     else:
         hd = r.int("head_dim", limit=LIMITS["head_dim"])
     moe = {}
     if family == "mixtral":  # every layer is MoE; experts are SwiGLU MLPs of intermediate_size
-        moe = dict(experts=r.int("num_local_experts", limit=LIMITS["experts"]),
-                   experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
-                   expert_intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]), moe_layers=L,
-                   norm_topk_prob=True)  # MixtralTopKRouter always divides by the top-k sum
+        moe = dict(
+            experts=r.int("num_local_experts", limit=LIMITS["experts"]),
+            experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
+            expert_intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]),
+            moe_layers=L,
+            norm_topk_prob=True,
+        )  # MixtralTopKRouter always divides by the top-k sum
     elif family == "qwen3_moe":
         E = r.int("num_experts", limit=LIMITS["experts"], zero_ok=True)
         step = r.int("decoder_sparse_step", limit=LIMITS["L"])
         only = r.d.get("mlp_only_layers") or []
-        if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
+        if not isinstance(only, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in only
+        ):
             raise InputError("「mlp_only_layers」应当是一列层号（整数）")
         # Qwen3MoeDecoderLayer: MoE where the layer is not in mlp_only_layers and (i + 1) % step == 0.
         n = sum(1 for i in range(L) if i not in only and E > 0 and (i + 1) % step == 0)
-        moe = dict(experts=E, experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
-                   expert_intermediate=r.int("moe_intermediate_size", limit=LIMITS["intermediate"]), moe_layers=n,
-                   norm_topk_prob=r.bool("norm_topk_prob", False))  # Qwen3MoeConfig's default
+        moe = dict(
+            experts=E,
+            experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
+            expert_intermediate=r.int("moe_intermediate_size", limit=LIMITS["intermediate"]),
+            moe_layers=n,
+            norm_topk_prob=r.bool("norm_topk_prob", False),
+        )  # Qwen3MoeConfig's default
     if moe and moe["experts_per_token"] > max(moe["experts"], 1):
         raise InputError(f"「num_experts_per_tok」= {moe['experts_per_token']} 比专家总数还多")
     # Attention biases: qwen2 hard-codes bias=True on q, k, v (not o); mistral and mixtral none;
@@ -215,14 +273,29 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
     ab = {"qwen2": True, "mistral": False, "mixtral": False}.get(family)
     bias = r.bool("attention_bias") if ab is None else ab
     return Architecture(
-        family=family, h=h, a=a, L=L, kv_heads=kv, head_dim=hd,
+        family=family,
+        h=h,
+        a=a,
+        L=L,
+        kv_heads=kv,
+        head_dim=hd,
         intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]),
-        V=r.int("vocab_size", limit=LIMITS["V"]), gated_mlp=True, activation=r.str("hidden_act"),
-        norm="rmsnorm", qk_norm=family in ("qwen3", "qwen3_moe"),
-        qkv_bias=bias, o_bias=bias if family in ("llama", "qwen3", "qwen3_moe") else False,
+        V=r.int("vocab_size", limit=LIMITS["V"]),
+        gated_mlp=True,
+        activation=r.str("hidden_act"),
+        norm="rmsnorm",
+        qk_norm=family in ("qwen3", "qwen3_moe"),
+        qkv_bias=bias,
+        o_bias=bias if family in ("llama", "qwen3", "qwen3_moe") else False,
         mlp_bias=r.bool("mlp_bias") if family == "llama" else False,
-        tied_embeddings=r.bool("tie_word_embeddings"), positions="rotary", n_positions=0,
-        embd_dropout=0.0, attn_dropout=r.prob("attention_dropout"), resid_dropout=0.0, name=name, **moe,
+        tied_embeddings=r.bool("tie_word_embeddings"),
+        positions="rotary",
+        n_positions=0,
+        embd_dropout=0.0,
+        attn_dropout=r.prob("attention_dropout"),
+        resid_dropout=0.0,
+        name=name,
+        **moe,
     )
 
 
@@ -235,13 +308,28 @@ def lab_architecture(cfg: dict) -> Architecture:
     if h % a:
         raise InputError(f"「d_model」= {h} 不能被「n_heads」= {a} 整除")
     return Architecture(
-        family="lab", h=h, a=a, L=r.int("n_layers", limit=LIMITS["L"]), kv_heads=a, head_dim=h // a,
-        intermediate=r.int("ffn_mult", limit=64) * h, V=r.int("vocab_size", limit=LIMITS["V"]), gated_mlp=False,
-        activation="gelu", norm="rmsnorm" if r.str("norm") == "rmsnorm" else "layernorm", qk_norm=False,
-        qkv_bias=r.bool("bias"), o_bias=r.bool("bias"), mlp_bias=r.bool("bias"),
-        tied_embeddings=r.bool("tied_embeddings"), positions=r.str("positional"),
-        n_positions=r.int("context", limit=LIMITS["n_positions"]), embd_dropout=0.0, attn_dropout=0.0,
-        resid_dropout=0.0, name="lab",
+        family="lab",
+        h=h,
+        a=a,
+        L=r.int("n_layers", limit=LIMITS["L"]),
+        kv_heads=a,
+        head_dim=h // a,
+        intermediate=r.int("ffn_mult", limit=64) * h,
+        V=r.int("vocab_size", limit=LIMITS["V"]),
+        gated_mlp=False,
+        activation="gelu",
+        norm="rmsnorm" if r.str("norm") == "rmsnorm" else "layernorm",
+        qk_norm=False,
+        qkv_bias=r.bool("bias"),
+        o_bias=r.bool("bias"),
+        mlp_bias=r.bool("bias"),
+        tied_embeddings=r.bool("tied_embeddings"),
+        positions=r.str("positional"),
+        n_positions=r.int("context", limit=LIMITS["n_positions"]),
+        embd_dropout=0.0,
+        attn_dropout=0.0,
+        resid_dropout=0.0,
+        name="lab",
     )
 
 

@@ -34,19 +34,28 @@ Public API: :data:`BLOCK_FORMATS`, :class:`BlockFormat`, :func:`get_block_format
 :func:`block_format_names`, :func:`quantize`, :class:`QuantResult`, :func:`bits_per_element`,
 :func:`check_tensor`.
 """
+
 from __future__ import annotations
 
 import math
-from itertools import chain
-from operator import truediv
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import chain
+from operator import truediv
 
 from c9.core import formats as F
 from c9.core.formats import CodecInputError
 
-__all__ = ["BlockFormat", "BLOCK_FORMATS", "get_block_format", "block_format_names", "quantize",
-           "QuantResult", "bits_per_element", "check_tensor"]
+__all__ = [
+    "BlockFormat",
+    "BLOCK_FORMATS",
+    "get_block_format",
+    "block_format_names",
+    "quantize",
+    "QuantResult",
+    "bits_per_element",
+    "check_tensor",
+]
 
 SCALE_RULES = ("max_over_amax", "mx_pow2", "two_level")
 
@@ -62,10 +71,10 @@ class BlockFormat:
 
     name: str
     element: str
-    tile: "tuple[int, int] | None"
+    tile: tuple[int, int] | None
     scale_format: str
     scale_rule: str
-    tensor_scale: "str | None" = None
+    tensor_scale: str | None = None
     aliases: tuple = ()
     spec: str = ""
     title_zh: str = ""
@@ -79,7 +88,7 @@ class BlockFormat:
         return F.get_format(self.scale_format)
 
     @property
-    def block_size(self) -> "int | None":
+    def block_size(self) -> int | None:
         """Elements per block (rows × cols of the tile), None for per-tensor."""
         return None if self.tile is None else self.tile[0] * self.tile[1]
 
@@ -94,31 +103,105 @@ class BlockFormat:
 
 _DS = "DeepSeek-V3 Technical Report (arXiv:2412.19437) §3.3.1, fine-grained quantization"
 _MX = "OCP Microscaling Formats (MX) v1.0, §5 (formats) and §6.3 (conversion)"
-_NV = ("NVIDIA NVFP4: 16-element blocks, E4M3 block scale, FP32 tensor scale "
-       "(arXiv:2509.25149 §2; NVIDIA blog 'Introducing NVFP4', 2025)")
+_NV = (
+    "NVIDIA NVFP4: 16-element blocks, E4M3 block scale, FP32 tensor scale "
+    "(arXiv:2509.25149 §2; NVIDIA blog 'Introducing NVFP4', 2025)"
+)
 
 #: The block formats, one row each.
 BLOCK_FORMATS: tuple[BlockFormat, ...] = (
-    BlockFormat("per_tensor_e4m3", "float8_e4m3fn", None, "float32", "max_over_amax", None,
-                ("per_tensor", "tensor", "per-tensor"),
-                "per-tensor amax scaling to E4M3: scale = 448 / amax (FP32) "
-                "(Micikevicius et al. 2022, FP8 Formats for Deep Learning, §4)", "整张量一个缩放因子"),
-    BlockFormat("deepseek_1x128", "float8_e4m3fn", (1, 128), "float32", "max_over_amax", None,
-                ("1x128", "activation_tiles"), _DS + ": 1×128 activation tiles", "1×128 激活小块"),
-    BlockFormat("deepseek_128x128", "float8_e4m3fn", (128, 128), "float32", "max_over_amax", None,
-                ("128x128", "weight_blocks"), _DS + ": 128×128 weight blocks", "128×128 权重块"),
-    BlockFormat("mxfp8_e4m3", "float8_e4m3fn", (1, 32), "float8_e8m0fnu", "mx_pow2", None,
-                ("MXFP8", "mxfp8"), _MX + ": MXFP8 (E4M3), k = 32", "MXFP8(E4M3)"),
-    BlockFormat("mxfp8_e5m2", "float8_e5m2", (1, 32), "float8_e8m0fnu", "mx_pow2", None,
-                (), _MX + ": MXFP8 (E5M2), k = 32", "MXFP8(E5M2)"),
-    BlockFormat("mxfp6_e2m3", "float6_e2m3fn", (1, 32), "float8_e8m0fnu", "mx_pow2", None,
-                ("MXFP6",), _MX + ": MXFP6 (E2M3), k = 32", "MXFP6(E2M3)"),
-    BlockFormat("mxfp6_e3m2", "float6_e3m2fn", (1, 32), "float8_e8m0fnu", "mx_pow2", None,
-                (), _MX + ": MXFP6 (E3M2), k = 32", "MXFP6(E3M2)"),
-    BlockFormat("mxfp4", "float4_e2m1fn", (1, 32), "float8_e8m0fnu", "mx_pow2", None,
-                ("MXFP4", "mxfp4_e2m1"), _MX + ": MXFP4 (E2M1), k = 32", "MXFP4"),
-    BlockFormat("nvfp4", "float4_e2m1fn", (1, 16), "float8_e4m3fn", "two_level", "float32",
-                ("NVFP4",), _NV, "NVFP4"),
+    BlockFormat(
+        "per_tensor_e4m3",
+        "float8_e4m3fn",
+        None,
+        "float32",
+        "max_over_amax",
+        None,
+        ("per_tensor", "tensor", "per-tensor"),
+        "per-tensor amax scaling to E4M3: scale = 448 / amax (FP32) "
+        "(Micikevicius et al. 2022, FP8 Formats for Deep Learning, §4)",
+        "整张量一个缩放因子",
+    ),
+    BlockFormat(
+        "deepseek_1x128",
+        "float8_e4m3fn",
+        (1, 128),
+        "float32",
+        "max_over_amax",
+        None,
+        ("1x128", "activation_tiles"),
+        _DS + ": 1×128 activation tiles",
+        "1×128 激活小块",
+    ),
+    BlockFormat(
+        "deepseek_128x128",
+        "float8_e4m3fn",
+        (128, 128),
+        "float32",
+        "max_over_amax",
+        None,
+        ("128x128", "weight_blocks"),
+        _DS + ": 128×128 weight blocks",
+        "128×128 权重块",
+    ),
+    BlockFormat(
+        "mxfp8_e4m3",
+        "float8_e4m3fn",
+        (1, 32),
+        "float8_e8m0fnu",
+        "mx_pow2",
+        None,
+        ("MXFP8", "mxfp8"),
+        _MX + ": MXFP8 (E4M3), k = 32",
+        "MXFP8(E4M3)",
+    ),
+    BlockFormat(
+        "mxfp8_e5m2",
+        "float8_e5m2",
+        (1, 32),
+        "float8_e8m0fnu",
+        "mx_pow2",
+        None,
+        (),
+        _MX + ": MXFP8 (E5M2), k = 32",
+        "MXFP8(E5M2)",
+    ),
+    BlockFormat(
+        "mxfp6_e2m3",
+        "float6_e2m3fn",
+        (1, 32),
+        "float8_e8m0fnu",
+        "mx_pow2",
+        None,
+        ("MXFP6",),
+        _MX + ": MXFP6 (E2M3), k = 32",
+        "MXFP6(E2M3)",
+    ),
+    BlockFormat(
+        "mxfp6_e3m2",
+        "float6_e3m2fn",
+        (1, 32),
+        "float8_e8m0fnu",
+        "mx_pow2",
+        None,
+        (),
+        _MX + ": MXFP6 (E3M2), k = 32",
+        "MXFP6(E3M2)",
+    ),
+    BlockFormat(
+        "mxfp4",
+        "float4_e2m1fn",
+        (1, 32),
+        "float8_e8m0fnu",
+        "mx_pow2",
+        None,
+        ("MXFP4", "mxfp4_e2m1"),
+        _MX + ": MXFP4 (E2M1), k = 32",
+        "MXFP4",
+    ),
+    BlockFormat(
+        "nvfp4", "float4_e2m1fn", (1, 16), "float8_e4m3fn", "two_level", "float32", ("NVFP4",), _NV, "NVFP4"
+    ),
 )
 
 _BY_NAME = {}
@@ -139,8 +222,11 @@ def get_block_format(scheme) -> BlockFormat:
     b = _BY_NAME.get(str(scheme).lower().replace("-", "_")) if isinstance(scheme, str) else None
     if b is None:
         known = ", ".join(block_format_names())
-        raise F.UnknownFormatError(f"unknown block-scaling scheme {scheme!r}; known: {known}",
-                                   f"未知的分块缩放方案 {scheme!r}；可用方案：{known}", "unknown_format")
+        raise F.UnknownFormatError(
+            f"unknown block-scaling scheme {scheme!r}; known: {known}",
+            f"未知的分块缩放方案 {scheme!r}；可用方案：{known}",
+            "unknown_format",
+        )
     return b
 
 
@@ -155,7 +241,7 @@ _FP32_MAX = F.get_format("float32").max
 _FLOAT = {float}
 
 
-def check_tensor(tensor) -> "tuple[list[list], bool]":
+def check_tensor(tensor) -> tuple[list[list], bool]:
     """Validate a 1-D or 2-D list tensor; return (rows, was_1d).
 
     Raises CodecInputError for: not a list, empty tensor, empty or ragged rows, non-numeric,
@@ -170,32 +256,42 @@ def _check_tensor(tensor, check_range: bool = True):
     ``check_range=False`` the fast check leaves FP32's range to the caller, who must call
     :func:`check_tensor` (which raises) if some |v| exceeds it."""
     if not isinstance(tensor, (list, tuple)):
-        raise CodecInputError(f"tensor must be a list (1-D) or a list of rows (2-D), got "
-                              f"{type(tensor).__name__}", "张量必须是列表（一维）或由行组成的列表（二维）",
-                              "not_a_tensor")
+        raise CodecInputError(
+            f"tensor must be a list (1-D) or a list of rows (2-D), got {type(tensor).__name__}",
+            "张量必须是列表（一维）或由行组成的列表（二维）",
+            "not_a_tensor",
+        )
     if len(tensor) == 0:
-        raise CodecInputError("empty tensor: give at least one number", "张量是空的：至少需要一个数",
-                              "empty_tensor")
+        raise CodecInputError(
+            "empty tensor: give at least one number", "张量是空的：至少需要一个数", "empty_tensor"
+        )
     was_1d = not isinstance(tensor[0], (list, tuple))
     rows = [tensor] if was_1d else tensor
     width = len(rows[0]) if isinstance(rows[0], (list, tuple)) else -1
     # The common case, checked in C. min/max rather than max(map(abs, row)): no float objects
     # are made (a finite sum rules out NaN, so the comparisons are meaningful).
-    if width > 0 and all(isinstance(row, (list, tuple)) and len(row) == width and set(map(type, row)) == _FLOAT
-                         and math.isfinite(sum(row))
-                         and (not check_range or (max(row) <= _FP32_MAX and min(row) >= -_FP32_MAX))
-                         for row in rows):
+    if width > 0 and all(
+        isinstance(row, (list, tuple))
+        and len(row) == width
+        and set(map(type, row)) == _FLOAT
+        and math.isfinite(sum(row))
+        and (not check_range or (max(row) <= _FP32_MAX and min(row) >= -_FP32_MAX))
+        for row in rows
+    ):
         return rows, was_1d, True
     for i, row in enumerate(rows):
         if not isinstance(row, (list, tuple)):
-            raise CodecInputError(f"row {i} is not a list: mixing numbers and rows", f"第 {i + 1} 行不是列表",
-                                  "ragged_rows")
+            raise CodecInputError(
+                f"row {i} is not a list: mixing numbers and rows", f"第 {i + 1} 行不是列表", "ragged_rows"
+            )
         if len(row) == 0:
             raise CodecInputError(f"row {i} is empty", f"第 {i + 1} 行是空的", "empty_tensor")
         if len(row) != width:
             raise CodecInputError(
                 f"ragged rows: row {i} has {len(row)} entries, row 0 has {width}",
-                f"各行长度不一：第 {i + 1} 行有 {len(row)} 个数，第 1 行有 {width} 个", "ragged_rows")
+                f"各行长度不一：第 {i + 1} 行有 {len(row)} 个数，第 1 行有 {width} 个",
+                "ragged_rows",
+            )
         for j, v in enumerate(row):
             t = type(v)
             if t is float:
@@ -207,7 +303,9 @@ def _check_tensor(tensor, check_range: bool = True):
             else:
                 raise CodecInputError(
                     f"non-numeric entry at {_where(i, j, was_1d)}: {v!r}",
-                    f"{_where_zh(i, j, was_1d)}不是数字", "non_numeric")
+                    f"{_where_zh(i, j, was_1d)}不是数字",
+                    "non_numeric",
+                )
     return rows, was_1d, False
 
 
@@ -222,17 +320,20 @@ def _where_zh(i, j, was_1d):
 def _reader(v) -> str:
     """An entry as the reader reads it (never a repr such as Fraction(…)): "10⁴⁰⁰", "−∞", "NaN"."""
     from c9.base.units import sci
+
     return sci(v, 3)
 
 
 def _bad_entry(i, j, v, was_1d):
     return CodecInputError(
-        f"entry at {_where(i, j, was_1d)} is {v!r}: entries must be finite and within FP32's range "
-        f"±3.4e38", f"{_where_zh(i, j, was_1d)}是 {_reader(v)}：必须是有限数，且在 FP32 的范围 ±3.4×10³⁸ 之内",
-        "not_finite")
+        f"entry at {_where(i, j, was_1d)} is {v!r}: entries must be finite and within FP32's range ±3.4e38",
+        f"{_where_zh(i, j, was_1d)}是 {_reader(v)}：必须是有限数，且在 FP32 的范围 ±3.4×10³⁸ 之内",
+        "not_finite",
+    )
 
 
 # --------------------------------------------------------------------------- exact pieces
+
 
 def _float_parts(x: float):
     """(n, shift) with x = n · 2^shift for a positive float, n odd."""
@@ -262,6 +363,7 @@ def _tiles(n_rows: int, n_cols: int, tile):
 
 # --------------------------------------------------------------------------- the result
 
+
 @dataclass
 class QuantResult:
     """What :func:`quantize` returns. Element grids have the input's shape (1-D in, 1-D out).
@@ -284,7 +386,7 @@ class QuantResult:
     codes: list
     scales: list
     scale_codes: list
-    tensor_scale: "float | None"
+    tensor_scale: float | None
     abs_error: list
     rel_error: list
     bits_per_element: float
@@ -303,10 +405,13 @@ class QuantResult:
 # code): elements are quantised from the exact value v·factor ("mul") or v/factor ("div"), and
 # dequantised as q/factor or q·factor.
 
+
 def _amaxes(absrows, tiles) -> list:
     """max |v| of every tile, in tile order."""
-    return [max(absrows[r0][c0:c1]) if r1 - r0 == 1 else max([max(absrows[i][c0:c1]) for i in range(r0, r1)])
-            for r0, r1, c0, c1 in tiles]
+    return [
+        max(absrows[r0][c0:c1]) if r1 - r0 == 1 else max([max(absrows[i][c0:c1]) for i in range(r0, r1)])
+        for r0, r1, c0, c1 in tiles
+    ]
 
 
 def _ratio_code(fmt, x, y) -> int:
@@ -318,7 +423,7 @@ def _ratio_code(fmt, x, y) -> int:
         p = x / y
         if 0.0 < p < math.inf:
             n, sh = _float_parts(p)
-            e = n.bit_length() - 1 + sh                       # floor(log2 p)
+            e = n.bit_length() - 1 + sh  # floor(log2 p)
             if sh != max(e, fmt.emin) - fmt.mantissa_bits - 1:
                 return F._round_mag(fmt, False, n, 1, sh, True)
         return _ratio_code_exact(fmt, x, y)
@@ -336,7 +441,7 @@ def _rule_max_over_amax(bf, amaxes, ef, sf):
     one = F.encode(sf, 1)
     out = []
     for amax in amaxes:
-        code = one if amax == 0 else _ratio_code(sf, ef.max, amax)      # FP32(448 / amax)
+        code = one if amax == 0 else _ratio_code(sf, ef.max, amax)  # FP32(448 / amax)
         s = F.decode(sf, code)
         out.append(("mul", s, s, code))
     return out, None
@@ -344,7 +449,7 @@ def _rule_max_over_amax(bf, amaxes, ef, sf):
 
 def _rule_mx_pow2(bf, amaxes, ef, sf):
     emax_elem = ef.emax
-    lo_e, hi_e = -sf.bias, sf.max_code - sf.bias        # E8M0: -127 … 127
+    lo_e, hi_e = -sf.bias, sf.max_code - sf.bias  # E8M0: -127 … 127
     out = []
     for amax in amaxes:
         e = lo_e if amax == 0 else min(max(_floor_log2(amax) - emax_elem, lo_e), hi_e)
@@ -359,24 +464,24 @@ def _rule_two_level(bf, amaxes, ef, sf):
     if amax_t == 0:
         t = 1.0
     else:
-        t = F.decode(tf, _ratio_code(tf, amax_t, sf.max * ef.max))     # FP32(amax / (448 · 6))
-        if t == 0:                                                      # amax < 2688 · 2^-150
+        t = F.decode(tf, _ratio_code(tf, amax_t, sf.max * ef.max))  # FP32(amax / (448 · 6))
+        if t == 0:  # amax < 2688 · 2^-150
             t = tf.min_subnormal
-    div = ef.max * t                                                    # 6 · t, exact
+    div = ef.max * t  # 6 · t, exact
     if sf.mantissa_bits <= 3 and sf.signed and all(type(a) is float for a in amaxes):
         # Thousands of blocks: round all quotients amax / (6 t) at once by table, as the elements
         # are (same argument as _ratio_code; amax = 0 gives p = 0 and code 0).
         tab16, ties = F._fast_table16(sf, True)
-        codes = F._codes16(tab16, ties, [a / div for a in amaxes],
-                           lambda j: _ratio_code_exact(sf, amaxes[j], div))
+        codes = F._codes16(
+            tab16, ties, [a / div for a in amaxes], lambda j: _ratio_code_exact(sf, amaxes[j], div)
+        )
     else:
-        codes = [0 if a == 0 else _ratio_code(sf, a, div) for a in amaxes]     # E4M3(amax / (6 t))
+        codes = [0 if a == 0 else _ratio_code(sf, a, div) for a in amaxes]  # E4M3(amax / (6 t))
     values = F.code_points(sf)
-    return [("div", values[c] * t, values[c], c) for c in codes], t     # b · t exact in float64
+    return [("div", values[c] * t, values[c], c) for c in codes], t  # b · t exact in float64
 
 
-_RULES = {"max_over_amax": _rule_max_over_amax, "mx_pow2": _rule_mx_pow2,
-          "two_level": _rule_two_level}
+_RULES = {"max_over_amax": _rule_max_over_amax, "mx_pow2": _rule_mx_pow2, "two_level": _rule_two_level}
 
 
 def _neg(v) -> bool:
@@ -404,7 +509,7 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
     tab16, ties = F._fast_table16(ef, True)
     values = F.code_points(ef)
     op = per_tile[0][0]
-    factors = [pt[1] or 1.0 for pt in per_tile]           # an all-zero NVFP4 block: b = 0
+    factors = [pt[1] or 1.0 for pt in per_tile]  # an all-zero NVFP4 block: b = 0
     # Dequantising through a table per distinct factor (value of every code, already divided or
     # multiplied) costs one lookup per element instead of a lookup and an operation; worth it
     # when the tables are small next to the tensor (per tensor, 128×128, MX: few distinct
@@ -414,12 +519,12 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
     if use_tables:
         for f in dtabs:
             dtabs[f] = [v / f for v in values] if op == "mul" else [v * f for v in values]
-    facs, tabs = [], []                                   # per element: factor, its table
+    facs, tabs = [], []  # per element: factor, its table
     k = 0
     while k < len(tiles):
         r0, r1 = tiles[k][0], tiles[k][1]
         rowfac, rowtab = [], []
-        while k < len(tiles) and tiles[k][0] == r0:       # the tiles of one row band
+        while k < len(tiles) and tiles[k][0] == r0:  # the tiles of one row band
             w = tiles[k][3] - tiles[k][2]
             rowfac += [factors[k]] * w
             if use_tables:
@@ -427,7 +532,7 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
             k += 1
         facs += rowfac * (r1 - r0)
         tabs += rowtab * (r1 - r0)
-    if len(dtabs) == 1:                                   # per tensor, or one scale after all
+    if len(dtabs) == 1:  # per tensor, or one scale after all
         f = factors[0]
         ps = [v * f for v in flat] if op == "mul" else [v / f for v in flat]
     elif op == "mul":
@@ -439,7 +544,7 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
         dt = dtabs[factors[0]]
         deq = [dt[q] for q in qs]
     elif use_tables:
-        deq = [t[q] for q, t in zip(qs, tabs)]            # a list reference per element: no int math
+        deq = [t[q] for q, t in zip(qs, tabs)]  # a list reference per element: no int math
     elif op == "mul":
         deq = [values[q] / f for q, f in zip(qs, facs)]
     else:
@@ -468,7 +573,7 @@ def _quantize_general(rows, tiles, per_tile, ef, codes, deq):
 
 
 def _split(flat: list, n: int) -> list:
-    return [flat[i:i + n] for i in range(0, len(flat), n)]
+    return [flat[i : i + n] for i in range(0, len(flat), n)]
 
 
 def quantize(tensor, scheme) -> QuantResult:
@@ -496,8 +601,8 @@ def quantize(tensor, scheme) -> QuantResult:
     else:
         absrows = [list(map(abs, row)) for row in rows]
     amaxes = _amaxes(absrows, tiles)
-    if all_float and max(amaxes) > _FP32_MAX:         # range left to us by _check_tensor
-        check_tensor(tensor)                          # raises the error naming the entry
+    if all_float and max(amaxes) > _FP32_MAX:  # range left to us by _check_tensor
+        check_tensor(tensor)  # raises the error naming the entry
     per_tile, t = _RULES[bf.scale_rule](bf, amaxes, ef, sf)
     scales = [[0.0] * nc_t for _ in range(nr_t)]
     scodes = [[0] * nc_t for _ in range(nr_t)]
@@ -508,8 +613,11 @@ def quantize(tensor, scheme) -> QuantResult:
         qs, dq = _quantize_floats(flat, n_cols, tiles, per_tile, ef)
         # |d − v| without abs(): d has v's sign whenever v is ±0 (f > 0), so d − v = +0 when d == v
         ae = [d - v if d >= v else v - d for d, v in zip(dq, flat)]
-        re = list(map(truediv, ae, absflat)) if 0.0 not in absflat else \
-            [a / b if b else 0.0 for a, b in zip(ae, absflat)]
+        re = (
+            list(map(truediv, ae, absflat))
+            if 0.0 not in absflat
+            else [a / b if b else 0.0 for a, b in zip(ae, absflat)]
+        )
         mabs, mrel = max(ae), max(re)
         codes, deq, abs_err, rel_err = (_split(x, n_cols) for x in (qs, dq, ae, re))
     else:
@@ -518,17 +626,35 @@ def quantize(tensor, scheme) -> QuantResult:
         _quantize_general(rows, tiles, per_tile, ef, codes, deq)
         ex = [[abs(Fraction(d) - Fraction(v)) for d, v in zip(drow, row)] for drow, row in zip(deq, rows)]
         abs_err = [[float(e) for e in erow] for erow in ex]
-        rel_err = [[float(e / abs(Fraction(v))) if v else 0.0 for e, v in zip(erow, row)]
-                   for erow, row in zip(ex, rows)]
+        rel_err = [
+            [float(e / abs(Fraction(v))) if v else 0.0 for e, v in zip(erow, row)]
+            for erow, row in zip(ex, rows)
+        ]
         mabs = max(map(max, abs_err))
         mrel = max(map(max, rel_err))
     n = n_rows * n_cols
-    total_bits = n * ef.bits + len(tiles) * sf.bits + (F.get_format(bf.tensor_scale).bits if bf.tensor_scale else 0)
+    total_bits = (
+        n * ef.bits + len(tiles) * sf.bits + (F.get_format(bf.tensor_scale).bits if bf.tensor_scale else 0)
+    )
     shape = (n_cols,) if was_1d else (n_rows, n_cols)
     if was_1d:
         deq, codes, abs_err, rel_err = deq[0], codes[0], abs_err[0], rel_err[0]
-    return QuantResult(bf.name, shape, tile, deq, codes, scales, scodes, t, abs_err, rel_err,
-                       bf.bits_per_element, total_bits / n, mabs, mrel)
+    return QuantResult(
+        bf.name,
+        shape,
+        tile,
+        deq,
+        codes,
+        scales,
+        scodes,
+        t,
+        abs_err,
+        rel_err,
+        bf.bits_per_element,
+        total_bits / n,
+        mabs,
+        mrel,
+    )
 
 
 def _as_floats(rows):

@@ -29,6 +29,7 @@ Sources: IEEE 754-2019 (§3.3 binary formats, §4.3.1 roundTiesToEven, §5.3.1 n
 Formats (MX) v1.0 (§5.3 E2M1/E2M3/E3M2 element formats, §5.4.1 E8M0 scale).
 Standard library only: runs unchanged in CPython 3.11+ and in Pyodide.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,9 +41,28 @@ from decimal import Decimal
 from fractions import Fraction
 
 __all__ = [
-    "CodecInputError", "UnknownFormatError", "Format", "Interval", "FORMATS", "get_format",
-    "format_names", "decode", "decode_exact", "code_points", "encode", "encode_many", "round_value", "fields",
-    "classify", "power_of_two", "describe", "parse_code", "next_up", "next_down", "ulp", "interval",
+    "CodecInputError",
+    "UnknownFormatError",
+    "Format",
+    "Interval",
+    "FORMATS",
+    "get_format",
+    "format_names",
+    "decode",
+    "decode_exact",
+    "code_points",
+    "encode",
+    "encode_many",
+    "round_value",
+    "fields",
+    "classify",
+    "power_of_two",
+    "describe",
+    "parse_code",
+    "next_up",
+    "next_down",
+    "ulp",
+    "interval",
 ]
 
 
@@ -199,27 +219,76 @@ def _row(name, e, m, bias, top, aliases, spec, *, signed=True, subnormals=True, 
 
 #: The format table: one row per format (ml_dtypes canonical names).
 FORMATS: tuple[Format, ...] = (
-    _row("float32", 8, 23, 127, "ieee", ("FP32", "F32", "binary32", "single"),
-         "IEEE 754-2019 §3.6 binary32"),
-    _row("float16", 5, 10, 15, "ieee", ("FP16", "F16", "binary16", "half"),
-         "IEEE 754-2019 §3.6 binary16"),
-    _row("bfloat16", 8, 7, 127, "ieee", ("BF16",),
-         "bfloat16: the top 16 bits of binary32 (Google Brain; ml_dtypes bfloat16)"),
-    _row("float8_e4m3fn", 4, 3, 7, "nan", ("E4M3", "E4M3FN", "FP8", "FP8_E4M3", "FP8_E4M3FN", "F8E4M3FN"),
-         "OCP 8-bit Floating Point Specification (OFP8) rev 1.0 §5.1, E4M3 (finite: max 448, "
-         "NaN only S.1111.111, no infinity; not the IEEE-like E4M3 with max 240)",
-         note_zh="OCP 的有限 E4M3：没有无穷大，只有 S.1111.111 是 NaN，最大值 448。"),
-    _row("float8_e5m2", 5, 2, 15, "ieee", ("E5M2", "FP8_E5M2", "F8E5M2"),
-         "OCP OFP8 rev 1.0 §5.1, E5M2 (IEEE-like: infinities and NaNs, max 57344)"),
-    _row("float6_e2m3fn", 2, 3, 1, "finite", ("E2M3", "FP6_E2M3", "FP6"),
-         "OCP Microscaling Formats (MX) v1.0 §5.3.2, FP6 E2M3 (no Inf, no NaN, max 7.5)"),
-    _row("float6_e3m2fn", 3, 2, 3, "finite", ("E3M2", "FP6_E3M2"),
-         "OCP Microscaling Formats (MX) v1.0 §5.3.2, FP6 E3M2 (no Inf, no NaN, max 28)"),
-    _row("float4_e2m1fn", 2, 1, 1, "finite", ("E2M1", "FP4", "FP4_E2M1", "F4E2M1FN"),
-         "OCP Microscaling Formats (MX) v1.0 §5.3.3, FP4 E2M1 (no Inf, no NaN, max 6)"),
-    _row("float8_e8m0fnu", 8, 0, 127, "nan", ("E8M0", "UE8M0", "FP8_E8M0"),
-         "OCP Microscaling Formats (MX) v1.0 §5.4.1, E8M0 scale (unsigned power of two "
-         "2^-127 … 2^127, 0xFF is NaN, no zero)", signed=False, subnormals=False),
+    _row("float32", 8, 23, 127, "ieee", ("FP32", "F32", "binary32", "single"), "IEEE 754-2019 §3.6 binary32"),
+    _row("float16", 5, 10, 15, "ieee", ("FP16", "F16", "binary16", "half"), "IEEE 754-2019 §3.6 binary16"),
+    _row(
+        "bfloat16",
+        8,
+        7,
+        127,
+        "ieee",
+        ("BF16",),
+        "bfloat16: the top 16 bits of binary32 (Google Brain; ml_dtypes bfloat16)",
+    ),
+    _row(
+        "float8_e4m3fn",
+        4,
+        3,
+        7,
+        "nan",
+        ("E4M3", "E4M3FN", "FP8", "FP8_E4M3", "FP8_E4M3FN", "F8E4M3FN"),
+        "OCP 8-bit Floating Point Specification (OFP8) rev 1.0 §5.1, E4M3 (finite: max 448, "
+        "NaN only S.1111.111, no infinity; not the IEEE-like E4M3 with max 240)",
+        note_zh="OCP 的有限 E4M3：没有无穷大，只有 S.1111.111 是 NaN，最大值 448。",
+    ),
+    _row(
+        "float8_e5m2",
+        5,
+        2,
+        15,
+        "ieee",
+        ("E5M2", "FP8_E5M2", "F8E5M2"),
+        "OCP OFP8 rev 1.0 §5.1, E5M2 (IEEE-like: infinities and NaNs, max 57344)",
+    ),
+    _row(
+        "float6_e2m3fn",
+        2,
+        3,
+        1,
+        "finite",
+        ("E2M3", "FP6_E2M3", "FP6"),
+        "OCP Microscaling Formats (MX) v1.0 §5.3.2, FP6 E2M3 (no Inf, no NaN, max 7.5)",
+    ),
+    _row(
+        "float6_e3m2fn",
+        3,
+        2,
+        3,
+        "finite",
+        ("E3M2", "FP6_E3M2"),
+        "OCP Microscaling Formats (MX) v1.0 §5.3.2, FP6 E3M2 (no Inf, no NaN, max 28)",
+    ),
+    _row(
+        "float4_e2m1fn",
+        2,
+        1,
+        1,
+        "finite",
+        ("E2M1", "FP4", "FP4_E2M1", "F4E2M1FN"),
+        "OCP Microscaling Formats (MX) v1.0 §5.3.3, FP4 E2M1 (no Inf, no NaN, max 6)",
+    ),
+    _row(
+        "float8_e8m0fnu",
+        8,
+        0,
+        127,
+        "nan",
+        ("E8M0", "UE8M0", "FP8_E8M0"),
+        "OCP Microscaling Formats (MX) v1.0 §5.4.1, E8M0 scale (unsigned power of two "
+        "2^-127 … 2^127, 0xFF is NaN, no zero)",
+        signed=False,
+        subnormals=False,
+    ),
 )
 
 
@@ -239,7 +308,7 @@ def format_names() -> list[str]:
     return [f.name for f in FORMATS]
 
 
-def get_format(fmt: "Format | str") -> Format:
+def get_format(fmt: Format | str) -> Format:
     """The :class:`Format` for a name or alias (case-insensitive; ``_``/``-`` ignored).
 
     Raises :class:`UnknownFormatError` (a ValueError and a KeyError) for an unknown name.
@@ -256,21 +325,27 @@ def get_format(fmt: "Format | str") -> Format:
     shown = str(fmt).strip()[:20]
     raise UnknownFormatError(
         f"unknown number format {fmt!r}; known formats: {known}",
-        f"没有「{shown}」这种数字格式；可选：{known_zh}", "unknown_format")
+        f"没有「{shown}」这种数字格式；可选：{known_zh}",
+        "unknown_format",
+    )
 
 
 # --------------------------------------------------------------------------- decode
+
 
 def _check_code(f: Format, code) -> int:
     if isinstance(code, bool) or not isinstance(code, int):
         raise CodecInputError(
             f"{f.name} code must be an int, got {type(code).__name__} {code!r}",
-            f"{f.label} 的编码必须是整数，收到的是 {code!r}", "non_numeric")
+            f"{f.label} 的编码必须是整数，收到的是 {code!r}",
+            "non_numeric",
+        )
     if not 0 <= code < f.n_codes:
         raise CodecInputError(
             f"{f.name} code {code} is out of range: a {f.bits}-bit code lies in 0 … {f.n_codes - 1}",
             f"{f.label} 的编码 {code} 超出范围：{f.bits} 位编码只能是 0 … {f.n_codes - 1}",
-            "code_out_of_range")
+            "code_out_of_range",
+        )
     return code
 
 
@@ -305,7 +380,9 @@ def code_points(fmt) -> tuple[float, ...]:
         if f.bits > 16:
             raise CodecInputError(
                 f"{f.name} has {f.n_codes} codes; code_points lists formats of at most 16 bits",
-                f"{f.label} 有 {f.n_codes} 个编码，太多，无法逐一列出", "too_many_codes")
+                f"{f.label} 有 {f.n_codes} 个编码，太多，无法逐一列出",
+                "too_many_codes",
+            )
         t = _TABLES[f.name] = tuple(_decode_compute(f, c) for c in range(f.n_codes))
     return t
 
@@ -342,12 +419,16 @@ def decode_exact(fmt, code: int) -> Fraction:
     """The exact value of a finite code as a Fraction; raises CodecInputError for Inf/NaN codes."""
     v = decode(fmt, code)
     if math.isinf(v) or math.isnan(v):
-        raise CodecInputError(f"{get_format(fmt).name} code {code:#x} is {v}, not a finite number",
-                              f"编码 {code:#x} 是 {v}，不是有限数", "not_finite")
+        raise CodecInputError(
+            f"{get_format(fmt).name} code {code:#x} is {v}, not a finite number",
+            f"编码 {code:#x} 是 {v}，不是有限数",
+            "not_finite",
+        )
     return Fraction(v)
 
 
 # --------------------------------------------------------------------------- encode
+
 
 def _saturating(f: Format, overflow) -> bool:
     if overflow is None or overflow == "default":
@@ -359,14 +440,18 @@ def _saturating(f: Format, overflow) -> bool:
     raise CodecInputError(
         f"overflow must be 'default' or 'saturate' (format default for {f.name}: "
         f"{f.default_overflow!r}), got {overflow!r}",
-        f"溢出模式只能是 'default' 或 'saturate'，收到的是 {overflow!r}", "bad_overflow_mode")
+        f"溢出模式只能是 'default' 或 'saturate'，收到的是 {overflow!r}",
+        "bad_overflow_mode",
+    )
 
 
 def _nan_result(f: Format, neg: bool) -> int:
     if not f.has_nan:
         raise CodecInputError(
             f"{f.name} has no NaN: a NaN input cannot be encoded (NaN never becomes a finite value)",
-            f"{f.label} 没有 NaN，无法编码 NaN（NaN 不会变成有限数）", "nan_unrepresentable")
+            f"{f.label} 没有 NaN，无法编码 NaN（NaN 不会变成有限数）",
+            "nan_unrepresentable",
+        )
     return f.nan_code | (f.sign_bit if neg else 0)
 
 
@@ -391,11 +476,11 @@ def _round_mag(f: Format, neg: bool, n: int, d: int, shift: int, saturate: bool)
             e -= 1
     elif (n << -e) < d:
         e -= 1
-    e += shift                                  # e = floor(log2 |x|), exactly
+    e += shift  # e = floor(log2 |x|), exactly
     man = f.mantissa_bits
     emin = f.emin
-    ec = e if e > emin else emin                # below the normals the quantum stays 2^(emin-man)
-    t = shift + man - ec                        # |x| / 2^(ec-man) = n/d · 2^t
+    ec = e if e > emin else emin  # below the normals the quantum stays 2^(emin-man)
+    t = shift + man - ec  # |x| / 2^(ec-man) = n/d · 2^t
     if d == 1:
         if t >= 0:
             q = n << t
@@ -414,10 +499,10 @@ def _round_mag(f: Format, neg: bool, n: int, d: int, shift: int, saturate: bool)
         r2 = r << 1
         if r2 > d or (r2 == d and q & 1):
             q += 1
-    code = ((ec + f.bias - 1) << man) + q       # a carry out of the mantissa bumps the exponent
-    if code > f.max_code:                       # overflow is decided after rounding (IEEE §7.4)
+    code = ((ec + f.bias - 1) << man) + q  # a carry out of the mantissa bumps the exponent
+    if code > f.max_code:  # overflow is decided after rounding (IEEE §7.4)
         return _overflow_code(f, neg, saturate)
-    if code < 0:                                # no subnormals and no zero: nearest is the minimum
+    if code < 0:  # no subnormals and no zero: nearest is the minimum
         code = 0
     return code | f.sign_bit if neg else code
 
@@ -425,7 +510,9 @@ def _round_mag(f: Format, neg: bool, n: int, d: int, shift: int, saturate: bool)
 def _non_numeric(x, where: str = "") -> CodecInputError:
     return CodecInputError(
         f"not a number{where}: {x!r} (expected int, float or fractions.Fraction)",
-        f"不是数字{where}:{x!r}", "non_numeric")
+        f"不是数字{where}:{x!r}",
+        "non_numeric",
+    )
 
 
 def encode(fmt, x, overflow: str = "default") -> int:
@@ -502,8 +589,8 @@ def _fast_table(f: Format, saturate: bool):
         shift = 52 - (m + 1)
         per_exp = 1 << (m + 1)
         mode = "saturate" if saturate else "default"
-        lo_e = f.emin - m - 2                    # at or below: every value rounds to ±0 / min
-        hi_e = f.emax + 1                        # above: saturate or overflow
+        lo_e = f.emin - m - 2  # at or below: every value rounds to ±0 / min
+        hi_e = f.emax + 1  # above: saturate or overflow
         table = []
         for sign in (0, 1):
             sg = -1.0 if sign else 1.0
@@ -513,7 +600,7 @@ def _fast_table(f: Format, saturate: bool):
             for e64 in range(2048):
                 e = e64 - 1023
                 if e64 == 2047:
-                    table += special                 # never used: callers pass finite floats
+                    table += special  # never used: callers pass finite floats
                 elif e < lo_e:
                     table += low
                 elif e > hi_e:
@@ -575,10 +662,10 @@ def _codes16(tab16, ties, ps, exact) -> list:
     i = raw.find(_ZERO6)
     hits = 0
     while i >= 0:
-        a = i + (_LOW48 - i) % 8                 # the first float-aligned offset at or after i
+        a = i + (_LOW48 - i) % 8  # the first float-aligned offset at or after i
         if a == i:
             hits += 1
-            if hits > 64:                        # e.g. a sparse tensor: stop testing one by one
+            if hits > 64:  # e.g. a sparse tensor: stop testing one by one
                 if not ties.isdisjoint(ps):
                     for j, p in enumerate(ps):
                         if p in ties:
@@ -599,8 +686,13 @@ def encode_many(fmt, xs, overflow: str = "default") -> list:
     f = get_format(fmt)
     sat = _saturating(f, overflow)
     xs = list(xs)
-    if f.mantissa_bits > 3 or not f.signed or not xs or set(map(type, xs)) != {float} \
-            or not math.isfinite(sum(xs)):
+    if (
+        f.mantissa_bits > 3
+        or not f.signed
+        or not xs
+        or set(map(type, xs)) != {float}
+        or not math.isfinite(sum(xs))
+    ):
         return [encode(f, x, overflow) for x in xs]
     tab16, ties = _fast_table16(f, sat)
     return _codes16(tab16, ties, xs, lambda j: encode(f, xs[j], overflow))
@@ -625,8 +717,9 @@ def round_value(fmt, x, overflow: str = "default") -> float:
 
 # --------------------------------------------------------------------------- the bit view
 
+
 def classify(fmt, code: int) -> str:
-    """"zero", "subnormal", "normal", "infinity" or "nan" (IEEE 754-2019 §5.7.2 class)."""
+    """ "zero", "subnormal", "normal", "infinity" or "nan" (IEEE 754-2019 §5.7.2 class)."""
     f = get_format(fmt)
     v = decode(f, code)
     if v != v:
@@ -656,18 +749,24 @@ def fields(fmt, code: int) -> dict:
     sb = str(sign) if f.signed else ""
     xb = format(e_field, f"0{eb}b")
     mb = format(m, f"0{man}b") if man else ""
-    return {"sign": sign, "exponent": e_field, "mantissa": m, "sign_bits": sb,
-            "exponent_bits": xb, "mantissa_bits": mb,
-            "bits": ".".join(p for p in (sb, xb, mb) if p)}
+    return {
+        "sign": sign,
+        "exponent": e_field,
+        "mantissa": m,
+        "sign_bits": sb,
+        "exponent_bits": xb,
+        "mantissa_bits": mb,
+        "bits": ".".join(p for p in (sb, xb, mb) if p),
+    }
 
 
 def _decimal(fr: Fraction) -> str:
     """Exact decimal of a dyadic rational (finite expansion)."""
     n, d = fr.numerator, fr.denominator
-    k = d.bit_length() - 1                      # d = 2^k
+    k = d.bit_length() - 1  # d = 2^k
     if k == 0:
         return str(n)
-    s = str(n * 5 ** k).rjust(k + 1, "0")
+    s = str(n * 5**k).rjust(k + 1, "0")
     return (s[:-k] + "." + s[-k:]).rstrip("0").rstrip(".")
 
 
@@ -706,9 +805,15 @@ def describe(fmt, code: int) -> dict:
     f = get_format(fmt)
     v = decode(f, code)
     d = fields(f, code)
-    d.update(format=f.name, code=code, hex=f"0x{code:0{(f.bits + 3) // 4}X}",
-             cls=classify(f, code), value=v, expression=power_of_two(f, code),
-             value_text=("NaN" if v != v else repr(v)))
+    d.update(
+        format=f.name,
+        code=code,
+        hex=f"0x{code:0{(f.bits + 3) // 4}X}",
+        cls=classify(f, code),
+        value=v,
+        expression=power_of_two(f, code),
+        value_text=("NaN" if v != v else repr(v)),
+    )
     return d
 
 
@@ -739,11 +844,14 @@ def parse_code(fmt, text: str) -> int:
             f"cannot read {text!r} as a {f.bits}-bit {f.name} code (use hex 0x.. with at most "
             f"{(f.bits + 3) // 4} digits, or binary 0b.. with at most {f.bits} bits)",
             f"无法把「{text}」读成 {f.bits} 位的编码：十六进制最多 {(f.bits + 3) // 4} 位（如 1 的编码 {encode(f, 1):0{(f.bits + 3) // 4}X}），"
-            f"二进制写成 0b… 最多 {f.bits} 位", "bad_code_text") from None
+            f"二进制写成 0b… 最多 {f.bits} 位",
+            "bad_code_text",
+        ) from None
     return _check_code(f, code)
 
 
 # --------------------------------------------------------------------------- neighbours
+
 
 def next_up(fmt, code: int) -> int | None:
     """Code of the next larger value (IEEE 754-2019 §5.3.1 nextUp): ±0 → smallest positive,
@@ -790,8 +898,11 @@ def _to_fraction(x, what: str = "") -> Fraction:
     if isinstance(x, float) or not isinstance(x, (numbers.Rational, Decimal)):
         x = float(x)
         if not math.isfinite(x):
-            raise CodecInputError(f"expected a finite number{what}, got {x!r}",
-                                  f"需要有限数{what}，收到的是 {x!r}", "not_finite")
+            raise CodecInputError(
+                f"expected a finite number{what}, got {x!r}",
+                f"需要有限数{what}，收到的是 {x!r}",
+                "not_finite",
+            )
     return Fraction(x)
 
 
@@ -819,14 +930,15 @@ class Interval:
     """The reals that round to one code: from ``lo`` to ``hi`` (Fractions, or ±inf floats), each
     end included iff ``*_closed``."""
 
-    lo: "Fraction | float"
-    hi: "Fraction | float"
+    lo: Fraction | float
+    hi: Fraction | float
     lo_closed: bool
     hi_closed: bool
 
     def text(self) -> str:
         def s(v):
             return ("inf" if v > 0 else "-inf") if isinstance(v, float) else _num_text(v)
+
         return f"{'[' if self.lo_closed else '('}{s(self.lo)}, {s(self.hi)}{']' if self.hi_closed else ')'}"
 
 

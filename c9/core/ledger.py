@@ -3,6 +3,7 @@
 Sources: Micikevicius et al. 2017 §3.1 (FP32 master weights); ZeRO, Rajbhandari et al. 2020 §3.1
 (mixed precision + Adam: 2Ψ + 2Ψ + KΨ bytes with K = 12, i.e. 16 bytes per parameter).
 """
+
 from __future__ import annotations
 
 from c9.core.items import Item
@@ -53,7 +54,10 @@ def model_states(param_total: int, recipe: str = "bf16_mixed_adamw") -> Item:
     if not isinstance(param_total, int) or param_total < 0:
         raise ValueError(f"param_total must be a non-negative integer, got {param_total!r}")
     r = _recipe(recipe)
-    parts = [Item(key, label, k * param_total, f"{k} B × Ψ", r["source"], note) for key, label, k, note in r["parts"]]
+    parts = [
+        Item(key, label, k * param_total, f"{k} B × Ψ", r["source"], note)
+        for key, label, k, note in r["parts"]
+    ]
     per = sum(p[2] for p in r["parts"])
     return Item.group("model_states", "模型状态", parts, f"{per} B × Ψ", r["source"])
 

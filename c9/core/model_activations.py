@@ -33,13 +33,14 @@ bytes); a dropout-mask element (GPU: a bool mask, 1 byte, as torch's ``native_dr
 or int64 whatever the precision, because the code makes them so (RMSNorm's upcast, the Llama family's
 eager softmax, the loss's log-probabilities, the router, token ids); each term says its own bytes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from c9.base.errors import InputError
 from c9.core import activations as eq1
 from c9.core.architecture import Architecture
-from c9.base.errors import InputError
 from c9.core.items import Item
 
 PAPER = eq1.SOURCE
@@ -48,8 +49,11 @@ MODES = eq1.MODES
 #: the attention code the lab ran → (our mode, ``scores_by``). transformers' "eager" writes the scores;
 #: "sdpa" runs torch's scaled_dot_product_attention, whose CPU flash kernel never writes them, but which falls
 #: back to its "math" backend (scores written, like eager) when the attention has dropout (GPT-2 on the CPU).
-IMPLEMENTATION_MODE = {"eager": ("store_all", "eager"), "sdpa": ("flash", "eager"),
-                       "sdpa_math": ("store_all", "sdpa_math")}
+IMPLEMENTATION_MODE = {
+    "eager": ("store_all", "eager"),
+    "sdpa": ("flash", "eager"),
+    "sdpa_math": ("store_all", "sdpa_math"),
+}
 
 # The paper's per-layer terms (§4.1, 16-bit activations, 1-byte masks), in bytes: key → (label, sbh factor,
 # as²b factor). Their sum is eq. 1. Each of our tensors names the one it corresponds to (or None: beyond eq. 1).
@@ -81,13 +85,16 @@ class Precision:
     stats: int
 
 
-PRECISIONS: dict[str, Precision] = {p.key: p for p in (
-    Precision("bf16", "BF16（GPU）", 2, 1, 4),
-    Precision("fp16", "FP16（GPU）", 2, 1, 4),
-    Precision("fp32", "FP32（GPU）", 4, 1, 4),
-    Precision("cpu_bf16", "BF16（CPU，实验课）", 2, 2, 2),
-    Precision("cpu_fp32", "FP32（CPU，实验课）", 4, 4, 4),
-)}
+PRECISIONS: dict[str, Precision] = {
+    p.key: p
+    for p in (
+        Precision("bf16", "BF16（GPU）", 2, 1, 4),
+        Precision("fp16", "FP16（GPU）", 2, 1, 4),
+        Precision("fp32", "FP32（GPU）", 4, 1, 4),
+        Precision("cpu_bf16", "BF16（CPU，实验课）", 2, 2, 2),
+        Precision("cpu_fp32", "FP32（CPU，实验课）", 4, 4, 4),
+    )
+}
 #: the lab's torch dtype → precision key
 LAB_PRECISION = {"float32": "cpu_fp32", "bfloat16": "cpu_bf16"}
 
@@ -115,9 +122,19 @@ class Tensor:
         return self.elements * self.bytes_per_element * self.count
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "label": self.label, "shape": self.shape, "elements": self.elements,
-                "bytes_per_element": self.bytes_per_element, "count": self.count, "bytes": self.bytes,
-                "source": self.source, "eq1": self.eq1, "note": self.note, "saved": self.saved}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "shape": self.shape,
+            "elements": self.elements,
+            "bytes_per_element": self.bytes_per_element,
+            "count": self.count,
+            "bytes": self.bytes,
+            "source": self.source,
+            "eq1": self.eq1,
+            "note": self.note,
+            "saved": self.saved,
+        }
 
 
 def _check(arch, s, b, mode, precision, scores_by) -> Precision:
@@ -137,26 +154,65 @@ def _check(arch, s, b, mode, precision, scores_by) -> Precision:
     return PRECISIONS[precision]
 
 
-def _norm(p: str, label: str, arch: Architecture, n: int, pr: Precision, count: int, what: str) -> list[Tensor]:
+def _norm(
+    p: str, label: str, arch: Architecture, n: int, pr: Precision, count: int, what: str
+) -> list[Tensor]:
     """The tensors one norm keeps over ``n`` rows of ``arch.h`` (per layer, or once for the final norm,
     which eq. 1 leaves out: it counts the layers only)."""
     h, act = arch.h, pr.act
     in_eq1 = "norms" if p != "final_norm" else None
     if arch.norm == "layernorm":
         src = HF + " nn.LayerNorm（native_layer_norm 的反向）"
-        return [Tensor(p + "_in", f"{label}的输入", f"{what}×h", n * h, act, count, src, in_eq1),
-                Tensor(p + "_stats", f"{label}的均值和 1/标准差", f"2×{what}", 2 * n, pr.stats, count, src, None,
-                       "每行两个数：GPU 上是 FP32，CPU 上和输入同精度")]
+        return [
+            Tensor(p + "_in", f"{label}的输入", f"{what}×h", n * h, act, count, src, in_eq1),
+            Tensor(
+                p + "_stats",
+                f"{label}的均值和 1/标准差",
+                f"2×{what}",
+                2 * n,
+                pr.stats,
+                count,
+                src,
+                None,
+                "每行两个数：GPU 上是 FP32，CPU 上和输入同精度",
+            ),
+        ]
     src = HF + " LlamaRMSNorm.forward"
-    return [Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×h", n * h, 4, count, src, in_eq1,
-                   "先转成 FP32 再求平方均值；FP32 训练时就是输入本身"),
-            Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
-            Tensor(p + "_normed", f"{label}：除以均方根后、乘权重前", f"{what}×h", n * h, act, count, src, None,
-                   "乘权重那一步要用它求权重的梯度")]
+    return [
+        Tensor(
+            p + "_in32",
+            f"{label}的输入（FP32）",
+            f"{what}×h",
+            n * h,
+            4,
+            count,
+            src,
+            in_eq1,
+            "先转成 FP32 再求平方均值；FP32 训练时就是输入本身",
+        ),
+        Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
+        Tensor(
+            p + "_normed",
+            f"{label}：除以均方根后、乘权重前",
+            f"{what}×h",
+            n * h,
+            act,
+            count,
+            src,
+            None,
+            "乘权重那一步要用它求权重的梯度",
+        ),
+    ]
 
 
-def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16",
-            scores_by: str = "eager") -> list[Tensor]:
+def tensors(
+    arch: Architecture,
+    s: int,
+    b: int,
+    mode: str = "store_all",
+    precision: str = "bf16",
+    scores_by: str = "eager",
+) -> list[Tensor]:
     """Every tensor one training step of ``arch`` keeps for backward at sequence length ``s`` and micro-batch
     ``b``, plus the logits buffer (``saved`` False), in forward order. Raises InputError on bad input.
 
@@ -173,31 +229,97 @@ def tensors(arch: Architecture, s: int, b: int, mode: str = "store_all", precisi
     # ---- before the first layer
     add(Tensor("token_ids", "词元编号", "s×b", N, 8, 1, HF + " nn.Embedding 的反向", None, "int64"))
     if A.positions == "learned":
-        add(Tensor("position_ids", "位置编号", "s", s, 8, 1, HF + " GPT2Model（position_ids 形状 1×s）", None,
-                   "int64，一个批次共用"))
+        add(
+            Tensor(
+                "position_ids",
+                "位置编号",
+                "s",
+                s,
+                8,
+                1,
+                HF + " GPT2Model（position_ids 形状 1×s）",
+                None,
+                "int64，一个批次共用",
+            )
+        )
     if A.embd_dropout > 0:
         add(Tensor("embd_mask", "嵌入后 dropout 掩码", "s×b×h", N * h, mk, 1, HF + " GPT2Model.drop", None))
     if A.positions == "rotary":
-        add(Tensor("rope_cos_sin", "旋转位置编码的 cos 和 sin", "2×s×d", 2 * s * d, act, 1,
-                   HF + " apply_rotary_pos_emb", None, "各层共用同一份，只算一次"))
+        add(
+            Tensor(
+                "rope_cos_sin",
+                "旋转位置编码的 cos 和 sin",
+                "2×s×d",
+                2 * s * d,
+                act,
+                1,
+                HF + " apply_rotary_pos_emb",
+                None,
+                "各层共用同一份，只算一次",
+            )
+        )
     # ---- the layers
     if mode == "full_recompute":
-        add(Tensor("layer_in", "每层的输入", "s×b×h", N * h, act, L, PAPER + "; table 2（全量重计算）", "qkv_in",
-                   "反向时从它把这一层重算一遍"))
+        add(
+            Tensor(
+                "layer_in",
+                "每层的输入",
+                "s×b×h",
+                N * h,
+                act,
+                L,
+                PAPER + "; table 2（全量重计算）",
+                "qkv_in",
+                "反向时从它把这一层重算一遍",
+            )
+        )
     else:
         out += _layer(A, s, b, mode, pr, scores_by)
     # ---- after the last layer
     out += _norm("final_norm", "最后一个归一化", A, N, pr, 1, "s×b")
     add(Tensor("lm_head_in", "输出层的输入", "s×b×h", N * h, act, 1, HF + " lm_head（nn.Linear）", None))
-    add(Tensor("log_probs", "对数概率（交叉熵）", "s×b×V", N * A.V, 4, 1,
-               HF + " ForCausalLMLoss（logits.float() 后 log_softmax）", None,
-               "损失按 FP32 在整个词表上算，反向要用这张表"))
+    add(
+        Tensor(
+            "log_probs",
+            "对数概率（交叉熵）",
+            "s×b×V",
+            N * A.V,
+            4,
+            1,
+            HF + " ForCausalLMLoss（logits.float() 后 log_softmax）",
+            None,
+            "损失按 FP32 在整个词表上算，反向要用这张表",
+        )
+    )
     # shift_labels = labels[..., 1:].contiguous(): with b = 1 a view of the padded s+1 labels
-    add(Tensor("labels", "标签", "s×b", s + 1 if b == 1 else N, 8, 1, HF + " ForCausalLMLoss", None,
-               "int64；b = 1 时是补了一位的 s+1 个标签的视图"))
+    add(
+        Tensor(
+            "labels",
+            "标签",
+            "s×b",
+            s + 1 if b == 1 else N,
+            8,
+            1,
+            HF + " ForCausalLMLoss",
+            None,
+            "int64；b = 1 时是补了一位的 s+1 个标签的视图",
+        )
+    )
     add(Tensor("loss_weight", "损失的归一化系数", "1", 1, 4, 1, HF + " nll_loss", None))
-    add(Tensor("logits", "logits（前向输出，算完损失前一直在）", "s×b×V", N * A.V, act, 1,
-               HF + " CausalLMOutputWithPast.logits", None, "不是为反向保存的，但这一步里一直占着显存", False))
+    add(
+        Tensor(
+            "logits",
+            "logits（前向输出，算完损失前一直在）",
+            "s×b×V",
+            N * A.V,
+            act,
+            1,
+            HF + " CausalLMOutputWithPast.logits",
+            None,
+            "不是为反向保存的，但这一步里一直占着显存",
+            False,
+        )
+    )
     return out
 
 
@@ -214,58 +336,190 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
     if gpt2:
         add(Tensor("qkv_in", "c_attn 的输入", "s×b×h", N * h, act, L, HF + " GPT2Attention.c_attn", "qkv_in"))
     else:
-        add(Tensor("qkv_in", "q、k、v 投影的输入", "s×b×h", N * h, act, L, HF + " q_proj/k_proj/v_proj（同一个输入）",
-                   "qkv_in"))
+        add(
+            Tensor(
+                "qkv_in",
+                "q、k、v 投影的输入",
+                "s×b×h",
+                N * h,
+                act,
+                L,
+                HF + " q_proj/k_proj/v_proj（同一个输入）",
+                "qkv_in",
+            )
+        )
     if A.qk_norm:
         src = HF + " Qwen3Attention.q_norm/k_norm（RMSNorm）"
         for x, heads, name in (("q", a, "a"), ("k", kv, "k_h")):
-            add(Tensor(f"{x}_norm_in32", f"{x.upper()} 归一化的输入（FP32）", f"s×b×{name}×d", N * heads * d, 4, L,
-                       src, None, "即投影的输出；FP32 训练时不另占"))
-            add(Tensor(f"{x}_norm_rstd", f"{x.upper()} 归一化的 1/均方根", f"s×b×{name}", N * heads, 4, L, src, None))
-            add(Tensor(f"{x}_norm_normed", f"{x.upper()} 归一化后、乘权重前", f"s×b×{name}×d", N * heads * d, act, L,
-                       src, None))
+            add(
+                Tensor(
+                    f"{x}_norm_in32",
+                    f"{x.upper()} 归一化的输入（FP32）",
+                    f"s×b×{name}×d",
+                    N * heads * d,
+                    4,
+                    L,
+                    src,
+                    None,
+                    "即投影的输出；FP32 训练时不另占",
+                )
+            )
+            add(
+                Tensor(
+                    f"{x}_norm_rstd",
+                    f"{x.upper()} 归一化的 1/均方根",
+                    f"s×b×{name}",
+                    N * heads,
+                    4,
+                    L,
+                    src,
+                    None,
+                )
+            )
+            add(
+                Tensor(
+                    f"{x}_norm_normed",
+                    f"{x.upper()} 归一化后、乘权重前",
+                    f"s×b×{name}×d",
+                    N * heads * d,
+                    act,
+                    L,
+                    src,
+                    None,
+                )
+            )
     if gpt2:
         src = HF + " GPT2Attention + eager_attention_forward（modeling_gpt2.py）"
         # Q stays a view of the whole c_attn output (3h wide) when nothing copies it: in the fused kernel,
         # and in eager at b = 1 (matmul can fold the heads into the batch without a copy); K and V are copies.
         if flash or (mode == "store_all" and b == 1 and scores_by == "eager"):
-            add(Tensor("q", "Q（c_attn 整块输出的视图）", "s×b×3h", N * 3 * h, act, L, src, "qk",
-                       "Q 没有被复制，c_attn 的整块 QKV 输出因此一直留着"))
+            add(
+                Tensor(
+                    "q",
+                    "Q（c_attn 整块输出的视图）",
+                    "s×b×3h",
+                    N * 3 * h,
+                    act,
+                    L,
+                    src,
+                    "qk",
+                    "Q 没有被复制，c_attn 的整块 QKV 输出因此一直留着",
+                )
+            )
         else:
             add(Tensor("q", "Q", "s×b×h", N * h, att, L, src, "qk"))
         add(Tensor("k", "K", "s×b×h", N * h, att, L, src, "qk"))
         add(Tensor("v", "V", "s×b×h", N * h, att, L, src, "v"))
     else:
-        src = HF + (" sdpa_attention_forward（enable_gqa）" if flash else " eager_attention_forward（repeat_kv）")
+        src = HF + (
+            " sdpa_attention_forward（enable_gqa）" if flash else " eager_attention_forward（repeat_kv）"
+        )
         kh, kname = (kv, "k_h") if flash else (a, "a")
         add(Tensor("q", "Q（旋转后）", "s×b×a×d", N * a * d, act, L, src, "qk"))
-        add(Tensor("k", "K（旋转后）" + ("" if flash or kv == a else "，复制到 a 个头"), f"s×b×{kname}×d",
-                   N * kh * d, act, L, src, "qk", "" if flash else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘"))
-        add(Tensor("v", "V" + ("" if flash or kv == a else "（复制到 a 个头）"), f"s×b×{kname}×d", N * kh * d, act,
-                   L, src, "v"))
+        add(
+            Tensor(
+                "k",
+                "K（旋转后）" + ("" if flash or kv == a else "，复制到 a 个头"),
+                f"s×b×{kname}×d",
+                N * kh * d,
+                act,
+                L,
+                src,
+                "qk",
+                "" if flash else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘",
+            )
+        )
+        add(
+            Tensor(
+                "v",
+                "V" + ("" if flash or kv == a else "（复制到 a 个头）"),
+                f"s×b×{kname}×d",
+                N * kh * d,
+                act,
+                L,
+                src,
+                "v",
+            )
+        )
     if scores:
         src = HF + (" eager_attention_forward（modeling_gpt2.py）" if gpt2 else " eager_attention_forward")
         if math:
             src = "torch 2.13 scaled_dot_product_attention（CPU 的 math 后端）"
         n2 = a * s * s * b
         sm_bytes = att if gpt2 else 4  # the Llama family's eager softmax runs in float32
-        add(Tensor("softmax", "softmax 输出" + ("" if gpt2 else "（FP32）"), "a×s×s×b", n2, sm_bytes, L, src,
-                   "softmax"))
+        add(
+            Tensor(
+                "softmax",
+                "softmax 输出" + ("" if gpt2 else "（FP32）"),
+                "a×s×s×b",
+                n2,
+                sm_bytes,
+                L,
+                src,
+                "softmax",
+            )
+        )
         if sm_bytes != att:
-            add(Tensor("softmax_cast", "softmax 输出转回训练精度", "a×s×s×b", n2, act, L, src, "softmax",
-                       "和 V 相乘前的副本"))
+            add(
+                Tensor(
+                    "softmax_cast",
+                    "softmax 输出转回训练精度",
+                    "a×s×s×b",
+                    n2,
+                    act,
+                    L,
+                    src,
+                    "softmax",
+                    "和 V 相乘前的副本",
+                )
+            )
         if A.attn_dropout > 0:
-            add(Tensor("attn_mask", "注意力 dropout 掩码", "a×s×s×b", n2, 4 if math else mk, L, src, "attn_mask"))
+            add(
+                Tensor(
+                    "attn_mask", "注意力 dropout 掩码", "a×s×s×b", n2, 4 if math else mk, L, src, "attn_mask"
+                )
+            )
             add(Tensor("attn_drop", "注意力 dropout 输出", "a×s×s×b", n2, att, L, src, "attn_drop"))
     if flash:
-        add(Tensor("lse", "每个查询的 log-sum-exp", "a×s×b", a * N, 4, L, HF + " scaled_dot_product_attention",
-                   None, "FP32；反向用它重算分数"))
-    add(Tensor("proj_in", "注意力输出（输出投影的输入）", "s×b×a×d", N * a * d, act, L,
-               HF + (" GPT2Attention.c_proj" if gpt2 else " o_proj"), "proj_in",
-               "融合内核的输出就是它，只存一份" if flash else ""))
+        add(
+            Tensor(
+                "lse",
+                "每个查询的 log-sum-exp",
+                "a×s×b",
+                a * N,
+                4,
+                L,
+                HF + " scaled_dot_product_attention",
+                None,
+                "FP32；反向用它重算分数",
+            )
+        )
+    add(
+        Tensor(
+            "proj_in",
+            "注意力输出（输出投影的输入）",
+            "s×b×a×d",
+            N * a * d,
+            act,
+            L,
+            HF + (" GPT2Attention.c_proj" if gpt2 else " o_proj"),
+            "proj_in",
+            "融合内核的输出就是它，只存一份" if flash else "",
+        )
+    )
     if A.resid_dropout > 0:
-        add(Tensor("resid_mask1", "注意力后 dropout 掩码", "s×b×h", N * h, mk, L, HF + " GPT2Attention.resid_dropout",
-                   "resid_mask1"))
+        add(
+            Tensor(
+                "resid_mask1",
+                "注意力后 dropout 掩码",
+                "s×b×h",
+                N * h,
+                mk,
+                L,
+                HF + " GPT2Attention.resid_dropout",
+                "resid_mask1",
+            )
+        )
     out += _norm("norm2", "MLP 前的归一化", A, N, pr, L, "s×b")
     add(Tensor("mlp_in", "MLP 的输入", "s×b×h", N * h, act, L, HF + " MLP 第一个投影", "mlp_in"))
     dense = L - A.moe_layers
@@ -274,7 +528,18 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
     if A.moe_layers:
         out += _moe(A, N, act, A.moe_layers)
     if A.resid_dropout > 0:
-        add(Tensor("resid_mask2", "MLP 后 dropout 掩码", "s×b×h", N * h, mk, L, HF + " GPT2MLP.dropout", "resid_mask2"))
+        add(
+            Tensor(
+                "resid_mask2",
+                "MLP 后 dropout 掩码",
+                "s×b×h",
+                N * h,
+                mk,
+                L,
+                HF + " GPT2MLP.dropout",
+                "resid_mask2",
+            )
+        )
     return out
 
 
@@ -283,18 +548,37 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
     I = f"{rows}×{'I' if not p else 'I_e'}"
     if A.gated_mlp:
         src = HF + (" LlamaMLP" if not p else " MixtralExperts.forward（eager）")
-        return [Tensor(p + "gate_out", p + "gate 投影的输出（激活函数的输入）", I, n * inner, act, count, src, "act_in"),
-                Tensor(p + "up_out", p + "up 投影的输出", I, n * inner, act, count, src, "act_in"),
-                Tensor(p + "act_out", p + f"{A.activation} 的输出", I, n * inner, act, count, src, "act_out"),
-                Tensor(p + "down_in", p + "两者之积（down 投影的输入）", I, n * inner, act, count, src, "act_out")]
+        return [
+            Tensor(
+                p + "gate_out",
+                p + "gate 投影的输出（激活函数的输入）",
+                I,
+                n * inner,
+                act,
+                count,
+                src,
+                "act_in",
+            ),
+            Tensor(p + "up_out", p + "up 投影的输出", I, n * inner, act, count, src, "act_in"),
+            Tensor(p + "act_out", p + f"{A.activation} 的输出", I, n * inner, act, count, src, "act_out"),
+            Tensor(
+                p + "down_in", p + "两者之积（down 投影的输入）", I, n * inner, act, count, src, "act_out"
+            ),
+        ]
     src = HF + " GPT2MLP"
     t = [Tensor(p + "act_in", "c_fc 的输出（激活函数的输入）", I, n * inner, act, count, src, "act_in")]
-    if A.activation == "gelu_new":  # NewGELUActivation is written as Python arithmetic: autograd keeps three more
+    if (
+        A.activation == "gelu_new"
+    ):  # NewGELUActivation is written as Python arithmetic: autograd keeps three more
         src2 = HF + " NewGELUActivation（tanh 近似，逐步运算）"
-        t += [Tensor(p + "gelu_tanh", "GeLU 里的 tanh 结果", I, n * inner, act, count, src2, None),
-              Tensor(p + "gelu_half", "GeLU 里的 0.5·x", I, n * inner, act, count, src2, None),
-              Tensor(p + "gelu_one_plus", "GeLU 里的 1 + tanh", I, n * inner, act, count, src2, None)]
-    t.append(Tensor(p + "act_out", "激活函数的输出（c_proj 的输入）", I, n * inner, act, count, src, "act_out"))
+        t += [
+            Tensor(p + "gelu_tanh", "GeLU 里的 tanh 结果", I, n * inner, act, count, src2, None),
+            Tensor(p + "gelu_half", "GeLU 里的 0.5·x", I, n * inner, act, count, src2, None),
+            Tensor(p + "gelu_one_plus", "GeLU 里的 1 + tanh", I, n * inner, act, count, src2, None),
+        ]
+    t.append(
+        Tensor(p + "act_out", "激活函数的输出（c_proj 的输入）", I, n * inner, act, count, src, "act_out")
+    )
     return t
 
 
@@ -302,26 +586,94 @@ def _moe(A: Architecture, N: int, act: int, count: int) -> list[Tensor]:
     E, k, Ie, h = A.experts, A.experts_per_token, A.expert_intermediate, A.h
     R = N * k  # token-expert pairs: every token goes to k experts, so the experts' rows add up to s·b·k
     src = HF + (" MixtralTopKRouter" if A.family == "mixtral" else " Qwen3MoeTopKRouter")
-    esrc = HF + (" MixtralExperts.forward（eager）" if A.family == "mixtral" else " Qwen3MoeExperts.forward（eager）")
-    w_bytes = 4 if A.family == "mixtral" else act  # Qwen3-MoE casts the routing weights back; Mixtral keeps FP32
-    t = [Tensor("router_probs", "路由 softmax 概率", "s×b×E", N * E, 4, count, src, None, "FP32"),
-         Tensor("router_topk", "选中的专家编号", "s×b×k", N * k, 8, count, src, None, "int64")]
+    esrc = HF + (
+        " MixtralExperts.forward（eager）" if A.family == "mixtral" else " Qwen3MoeExperts.forward（eager）"
+    )
+    w_bytes = (
+        4 if A.family == "mixtral" else act
+    )  # Qwen3-MoE casts the routing weights back; Mixtral keeps FP32
+    t = [
+        Tensor("router_probs", "路由 softmax 概率", "s×b×E", N * E, 4, count, src, None, "FP32"),
+        Tensor("router_topk", "选中的专家编号", "s×b×k", N * k, 8, count, src, None, "int64"),
+    ]
     if A.norm_topk_prob:
-        t += [Tensor("router_sum", "前 k 个概率之和", "s×b", N, 4, count, src, None, "归一化路由权重用"),
-              Tensor("router_topv", "前 k 个概率", "s×b×k", N * k, 4, count, src, None)]
-    t += [Tensor("expert_index", "每个专家收到的词元位置", "2×s×b×k", 2 * R, 8, count, esrc, None,
-                 "torch.where 的两列 int64，各专家合计"),
-          Tensor("expert_in", "送进专家的词元（按专家取出的副本）", "s×b×k×h", R * h, act, count, esrc, "mlp_in",
-                 "每个词元去 k 个专家，各专家的行数加起来是 s·b·k")]
-    t += [Tensor("expert_gate_up", "专家 gate/up 投影的输出", "s×b×k×2I_e", R * 2 * Ie, act, count, esrc, "act_in",
-                 "gate 和 up 是同一块输出的两半"),
-          Tensor("expert_act_out", f"专家 {A.activation} 的输出", "s×b×k×I_e", R * Ie, act, count, esrc, "act_out"),
-          Tensor("expert_down_in", "专家两者之积（down 投影的输入）", "s×b×k×I_e", R * Ie, act, count, esrc, "act_out"),
-          Tensor("expert_weight", "每个词元在该专家的路由权重", "s×b×k", R, w_bytes, count, esrc, None),
-          Tensor("expert_down_out", "专家 down 投影的输出", "s×b×k×h", R * h, act, count, esrc, None,
-                 "乘路由权重时要用"),
-          Tensor("expert_weighted", "乘过权重的专家输出", "s×b×k×h", R * h, act, count, esrc, None,
-                 "index_add_ 的反向留着它")]
+        t += [
+            Tensor("router_sum", "前 k 个概率之和", "s×b", N, 4, count, src, None, "归一化路由权重用"),
+            Tensor("router_topv", "前 k 个概率", "s×b×k", N * k, 4, count, src, None),
+        ]
+    t += [
+        Tensor(
+            "expert_index",
+            "每个专家收到的词元位置",
+            "2×s×b×k",
+            2 * R,
+            8,
+            count,
+            esrc,
+            None,
+            "torch.where 的两列 int64，各专家合计",
+        ),
+        Tensor(
+            "expert_in",
+            "送进专家的词元（按专家取出的副本）",
+            "s×b×k×h",
+            R * h,
+            act,
+            count,
+            esrc,
+            "mlp_in",
+            "每个词元去 k 个专家，各专家的行数加起来是 s·b·k",
+        ),
+    ]
+    t += [
+        Tensor(
+            "expert_gate_up",
+            "专家 gate/up 投影的输出",
+            "s×b×k×2I_e",
+            R * 2 * Ie,
+            act,
+            count,
+            esrc,
+            "act_in",
+            "gate 和 up 是同一块输出的两半",
+        ),
+        Tensor(
+            "expert_act_out", f"专家 {A.activation} 的输出", "s×b×k×I_e", R * Ie, act, count, esrc, "act_out"
+        ),
+        Tensor(
+            "expert_down_in",
+            "专家两者之积（down 投影的输入）",
+            "s×b×k×I_e",
+            R * Ie,
+            act,
+            count,
+            esrc,
+            "act_out",
+        ),
+        Tensor("expert_weight", "每个词元在该专家的路由权重", "s×b×k", R, w_bytes, count, esrc, None),
+        Tensor(
+            "expert_down_out",
+            "专家 down 投影的输出",
+            "s×b×k×h",
+            R * h,
+            act,
+            count,
+            esrc,
+            None,
+            "乘路由权重时要用",
+        ),
+        Tensor(
+            "expert_weighted",
+            "乘过权重的专家输出",
+            "s×b×k×h",
+            R * h,
+            act,
+            count,
+            esrc,
+            None,
+            "index_add_ 的反向留着它",
+        ),
+    ]
     return t
 
 
@@ -340,7 +692,9 @@ def eq1_item(arch: Architecture, s: int, b: int, mode: str = "store_all") -> Ite
     return eq1.activation_memory(s, b, arch.h, arch.a, arch.L, mode)
 
 
-def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16") -> list[dict]:
+def eq1_rows(
+    arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16"
+) -> list[dict]:
     """Eq. 1 against this model, term by term: for each of the paper's per-layer terms (§4.1) its bytes
     over L layers and the bytes of our tensors that play its part; then our tensors eq. 1 has no term for
     (``paper`` None). Rows of the paper's terms that a mode drops are 0 on both sides."""
@@ -351,27 +705,51 @@ def eq1_rows(arch: Architecture, s: int, b: int, mode: str = "store_all", precis
         paper = {"qkv_in": ("每层的输入", 2 * s * b * arch.h * L)}
     else:
         s2 = mode == "store_all"  # the other modes drop the as²b terms
-        paper = {k: (lab, L * (f_sbh * s * b * arch.h + f_s2 * arch.a * s * s * b * s2))
-                 for k, (lab, f_sbh, f_s2) in EQ1_TERMS.items()}
+        paper = {
+            k: (lab, L * (f_sbh * s * b * arch.h + f_s2 * arch.a * s * s * b * s2))
+            for k, (lab, f_sbh, f_s2) in EQ1_TERMS.items()
+        }
     for k, (lab, pb) in paper.items():
         mine = [t for t in ts if t.eq1 == k]
-        rows.append({"key": k, "label": lab, "paper": pb, "model": sum(t.bytes for t in mine),
-                     "tensors": [t.key for t in mine]})
+        rows.append(
+            {
+                "key": k,
+                "label": lab,
+                "paper": pb,
+                "model": sum(t.bytes for t in mine),
+                "tensors": [t.key for t in mine],
+            }
+        )
     for t in ts:
         if t.eq1 is None or t.eq1 not in paper:
             rows.append({"key": t.key, "label": t.label, "paper": None, "model": t.bytes, "tensors": [t.key]})
     return rows
 
 
-def model_activations(arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16") -> Item:
+def model_activations(
+    arch: Architecture, s: int, b: int, mode: str = "store_all", precision: str = "bf16"
+) -> Item:
     """This model's own tensors as an Item tree: ``model_act`` → ``model_act_saved`` (one leaf per tensor)
     and ``model_act_logits``. Leaves carry the tensor's shape and bytes per element in ``formula``."""
     ts = tensors(arch, s, b, mode, precision)
-    leaves = [Item("t_" + t.key, t.label, t.bytes,
-                   f"{t.shape} × {t.bytes_per_element} B" + (f" × {t.count} 层" if t.count > 1 else ""),
-                   t.source, t.note) for t in ts]
-    saved = Item.group("model_act_saved", "为反向保存的张量", [x for x, t in zip(leaves, ts) if t.saved],
-                       "逐个张量相加", PAPER + " 的方法；张量清单按 " + HF)
+    leaves = [
+        Item(
+            "t_" + t.key,
+            t.label,
+            t.bytes,
+            f"{t.shape} × {t.bytes_per_element} B" + (f" × {t.count} 层" if t.count > 1 else ""),
+            t.source,
+            t.note,
+        )
+        for t in ts
+    ]
+    saved = Item.group(
+        "model_act_saved",
+        "为反向保存的张量",
+        [x for x, t in zip(leaves, ts) if t.saved],
+        "逐个张量相加",
+        PAPER + " 的方法；张量清单按 " + HF,
+    )
     logits = Item.group("model_act_logits", "logits", [x for x, t in zip(leaves, ts) if not t.saved])
     return Item.group("model_act", "激活（这个模型自己的张量）", [saved, logits], "", saved.source)
 
@@ -381,6 +759,12 @@ def compare(arch: Architecture, s: int, b: int, mode: str = "store_all", precisi
     trees, ``tensors`` one dict per tensor, ``rows`` from :func:`eq1_rows`, and the three totals in bytes."""
     ts = tensors(arch, s, b, mode, precision)
     e = eq1_item(arch, s, b, mode)
-    return {"eq1": e.to_dict(), "model": model_activations(arch, s, b, mode, precision).to_dict(),
-            "tensors": [t.to_dict() for t in ts], "rows": eq1_rows(arch, s, b, mode, precision),
-            "eq1_bytes": e.bytes, "saved_bytes": saved_bytes(ts), "logits_bytes": logits_bytes(ts)}
+    return {
+        "eq1": e.to_dict(),
+        "model": model_activations(arch, s, b, mode, precision).to_dict(),
+        "tensors": [t.to_dict() for t in ts],
+        "rows": eq1_rows(arch, s, b, mode, precision),
+        "eq1_bytes": e.bytes,
+        "saved_bytes": saved_bytes(ts),
+        "logits_bytes": logits_bytes(ts),
+    }

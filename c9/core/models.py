@@ -2,6 +2,7 @@
 
 The file sits beside this package (repository root in a checkout; the archive root in the browser).
 """
+
 from __future__ import annotations
 
 import json
@@ -47,9 +48,16 @@ def model(key: str) -> ModelConfig:
         raise KeyError(f"unknown model {key!r}; known: {', '.join(models)}")
     m = models[key]
     return ModelConfig(
-        key=key, name=m["name"], label=m["label"], param_total=_param_total(m),
-        L=m["num_hidden_layers"], full_attention_layers=m["full_attention_layers"],
-        h=m["hidden_size"], a=m["num_attention_heads"], head_dim=m["head_dim"], source=m["source"],
+        key=key,
+        name=m["name"],
+        label=m["label"],
+        param_total=_param_total(m),
+        L=m["num_hidden_layers"],
+        full_attention_layers=m["full_attention_layers"],
+        h=m["hidden_size"],
+        a=m["num_attention_heads"],
+        head_dim=m["head_dim"],
+        source=m["source"],
     )
 
 
@@ -59,6 +67,7 @@ def _param_total(m: dict) -> int:
         return m["param_total"]
     from c9.core.architecture import parse_config
     from c9.core.param_count import param_total
+
     return param_total(parse_config(m["config"]))
 
 
@@ -89,5 +98,12 @@ def lab_run() -> dict | None:
         return None
     d = json.loads(LAB_DATA.read_text(encoding="utf-8"))
     f = d["accounting"]["formula_inputs"]
-    return {"psi": d["model"]["param_count"], "L": f["L"], "h": f["h"], "a": f["a"], "s": f["s"], "b": f["b"],
-            "snapshots": d["runs"]["fp32"]["memory"]}
+    return {
+        "psi": d["model"]["param_count"],
+        "L": f["L"],
+        "h": f["h"],
+        "a": f["a"],
+        "s": f["s"],
+        "b": f["b"],
+        "snapshots": d["runs"]["fp32"]["memory"],
+    }

@@ -5,6 +5,7 @@ weight is (out, in); GPT-2's ``Conv1D`` stores (in, out), the same count), how m
 (one per layer, per expert, …) and its bias. The rows add up to the total; tests/test_param_count.py checks
 them against the published totals and, group by group, against the real models built on the ``meta`` device.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,8 +36,16 @@ class Term:
     note: str = ""
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "label": self.label, "shape": list(self.shape), "bias": self.bias,
-                "copies": self.copies, "count": self.count, "formula": self.formula, "note": self.note}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "shape": list(self.shape),
+            "bias": self.bias,
+            "copies": self.copies,
+            "count": self.count,
+            "formula": self.formula,
+            "note": self.note,
+        }
 
 
 def _term(key, label, shape, copies, formula, note="", bias=0) -> Term:
@@ -51,46 +60,108 @@ def terms(m: Architecture) -> list[Term]:
     norm_name = "LayerNorm" if ln else "RMSNorm"
     out = [_term("embed", "词嵌入表", (V, h), 1, "V × h", "每个词元一行 h 维向量")]
     if m.positions == "learned":
-        out.append(_term("pos_embed", "位置嵌入表", (m.n_positions, h), 1, "n_positions × h",
-                         "每个位置一行，最长只能处理 n_positions 个词元"))
-    out.append(_term("attn_norm", "注意力前的归一化", (h,), L, "h × L" if not ln else "2h × L",
-                     f"{norm_name}，每层一个", bias=h if ln else 0))
+        out.append(
+            _term(
+                "pos_embed",
+                "位置嵌入表",
+                (m.n_positions, h),
+                1,
+                "n_positions × h",
+                "每个位置一行，最长只能处理 n_positions 个词元",
+            )
+        )
+    out.append(
+        _term(
+            "attn_norm",
+            "注意力前的归一化",
+            (h,),
+            L,
+            "h × L" if not ln else "2h × L",
+            f"{norm_name}，每层一个",
+            bias=h if ln else 0,
+        )
+    )
     # Queries have a·d_head outputs; keys and values only kv_heads·d_head (grouped-query attention).
     out += [
         _term("q_proj", "查询投影 W_Q", (q, h), L, "a·d_head × h × L", "", bias=q if m.qkv_bias else 0),
-        _term("k_proj", "键投影 W_K", (kv, h), L, "kv·d_head × h × L",
-              "键和值只有 kv_heads 个头" if kv < q else "", bias=kv if m.qkv_bias else 0),
+        _term(
+            "k_proj",
+            "键投影 W_K",
+            (kv, h),
+            L,
+            "kv·d_head × h × L",
+            "键和值只有 kv_heads 个头" if kv < q else "",
+            bias=kv if m.qkv_bias else 0,
+        ),
         _term("v_proj", "值投影 W_V", (kv, h), L, "kv·d_head × h × L", "", bias=kv if m.qkv_bias else 0),
         _term("o_proj", "输出投影 W_O", (h, q), L, "h × a·d_head × L", "", bias=h if m.o_bias else 0),
     ]
     if m.qk_norm:
-        out += [_term("q_norm", "查询的 RMSNorm", (hd,), L, "d_head × L", "每个头共用一份 d_head 维权重"),
-                _term("k_norm", "键的 RMSNorm", (hd,), L, "d_head × L")]
-    out.append(_term("mlp_norm", "MLP 前的归一化", (h,), L, "h × L" if not ln else "2h × L",
-                     f"{norm_name}，每层一个", bias=h if ln else 0))
+        out += [
+            _term("q_norm", "查询的 RMSNorm", (hd,), L, "d_head × L", "每个头共用一份 d_head 维权重"),
+            _term("k_norm", "键的 RMSNorm", (hd,), L, "d_head × L"),
+        ]
+    out.append(
+        _term(
+            "mlp_norm",
+            "MLP 前的归一化",
+            (h,),
+            L,
+            "h × L" if not ln else "2h × L",
+            f"{norm_name}，每层一个",
+            bias=h if ln else 0,
+        )
+    )
     dense = L - m.moe_layers
     I, b = m.intermediate, m.mlp_bias
     if dense and m.gated_mlp:
-        out += [_term("gate_proj", "门控投影（SwiGLU）", (I, h), dense, "I × h × L", "", bias=I if b else 0),
-                _term("up_proj", "上投影", (I, h), dense, "I × h × L", "", bias=I if b else 0),
-                _term("down_proj", "下投影", (h, I), dense, "h × I × L", "", bias=h if b else 0)]
+        out += [
+            _term("gate_proj", "门控投影（SwiGLU）", (I, h), dense, "I × h × L", "", bias=I if b else 0),
+            _term("up_proj", "上投影", (I, h), dense, "I × h × L", "", bias=I if b else 0),
+            _term("down_proj", "下投影", (h, I), dense, "h × I × L", "", bias=h if b else 0),
+        ]
     elif dense:
-        out += [_term("fc_in", "MLP 第一层", (I, h), dense, "I × h × L", "", bias=I if b else 0),
-                _term("fc_out", "MLP 第二层", (h, I), dense, "h × I × L", "", bias=h if b else 0)]
+        out += [
+            _term("fc_in", "MLP 第一层", (I, h), dense, "I × h × L", "", bias=I if b else 0),
+            _term("fc_out", "MLP 第二层", (h, I), dense, "h × I × L", "", bias=h if b else 0),
+        ]
     if m.moe_layers:
         E, Ie, n = m.experts, m.expert_intermediate, m.moe_layers
-        out += [_term("router", "路由器", (E, h), n, "E × h × 层数", "给每个词元的 E 个专家打分",
-                      bias=E if m.router_bias else 0),
-                _term("experts_gate_up", "专家的门控与上投影", (E, 2 * Ie, h), n, "E × 2I_e × h × 层数",
-                      "每个专家一个 SwiGLU MLP；全部专家都算在总数里"),
-                _term("experts_down", "专家的下投影", (E, h, Ie), n, "E × h × I_e × 层数")]
+        out += [
+            _term(
+                "router",
+                "路由器",
+                (E, h),
+                n,
+                "E × h × 层数",
+                "给每个词元的 E 个专家打分",
+                bias=E if m.router_bias else 0,
+            ),
+            _term(
+                "experts_gate_up",
+                "专家的门控与上投影",
+                (E, 2 * Ie, h),
+                n,
+                "E × 2I_e × h × 层数",
+                "每个专家一个 SwiGLU MLP；全部专家都算在总数里",
+            ),
+            _term("experts_down", "专家的下投影", (E, h, Ie), n, "E × h × I_e × 层数"),
+        ]
         if m.shared_experts:
             Is = m.shared_intermediate
-            out += [_term("shared_gate_up", "共享专家的门控与上投影", (m.shared_experts, 2 * Is, h), n,
-                          "S × 2I_s × h × 层数"),
-                    _term("shared_down", "共享专家的下投影", (m.shared_experts, h, Is), n, "S × h × I_s × 层数")]
-    out.append(_term("final_norm", "最后的归一化", (h,), 1, "h" if not ln else "2h", norm_name,
-                     bias=h if ln else 0))
+            out += [
+                _term(
+                    "shared_gate_up",
+                    "共享专家的门控与上投影",
+                    (m.shared_experts, 2 * Is, h),
+                    n,
+                    "S × 2I_s × h × 层数",
+                ),
+                _term("shared_down", "共享专家的下投影", (m.shared_experts, h, Is), n, "S × h × I_s × 层数"),
+            ]
+    out.append(
+        _term("final_norm", "最后的归一化", (h,), 1, "h" if not ln else "2h", norm_name, bias=h if ln else 0)
+    )
     if m.tied_embeddings:
         out.append(Term("lm_head", "输出层", (V, h), 0, 0, 0, "0", "与词嵌入表共用同一矩阵，不另计"))
     else:
@@ -114,5 +185,9 @@ def active_params(m: Architecture) -> int:
 def breakdown(m: Architecture) -> dict:
     """JSON-ready: the terms, their total (the sum of the rows) and the active parameters."""
     ts = terms(m)
-    return {"terms": [t.to_dict() for t in ts], "total": sum(t.count for t in ts), "active": active_params(m),
-            "source": SOURCE}
+    return {
+        "terms": [t.to_dict() for t in ts],
+        "total": sum(t.count for t in ts),
+        "active": active_params(m),
+        "source": SOURCE,
+    }

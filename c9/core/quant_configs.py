@@ -6,11 +6,12 @@ are scaled (``activation_scheme``: "dynamic" = computed at run time, per ``activ
 schemes are looked up in BLOCK_FORMATS by element format and tile, never typed here: change the
 config and the block lab follows.
 """
+
 from __future__ import annotations
 
+from c9.base.errors import InputError
 from c9.core import blockscale as B
 from c9.core import formats as F
-from c9.base.errors import InputError
 from c9.core.models import load_facts
 
 #: The config's ``fmt`` → the course's format name (DeepSeek's README: e4m3 is torch.float8_e4m3fn).
@@ -46,10 +47,19 @@ def recipe(key: str = "deepseek-v3") -> dict:
         ("quant_method", f'"{qc["quant_method"]}"', "8 位浮点量化"),
         ("fmt", f'"{qc["fmt"]}"', f"元素格式 {qc['fmt'].upper()}（{element}），最大值 {fmt.max:g}"),
         ("weight_block_size", f"[{wr}, {wc}]", f"权重每 {wr}×{wc} 个数一个缩放因子"),
-        ("activation_scheme", f'"{qc["activation_scheme"]}"',
-         f"激活的缩放因子在运行时现算，每个 token 的每 {ac} 个通道（{ar}×{ac}）一个"),
+        (
+            "activation_scheme",
+            f'"{qc["activation_scheme"]}"',
+            f"激活的缩放因子在运行时现算，每个 token 的每 {ac} 个通道（{ar}×{ac}）一个",
+        ),
     ]
-    return {"key": key, "name": c["name"], "weight": weight.name, "activation": act.name if act else None,
-            "schemes": [s for s in (act and act.name, weight.name) if s],
-            "fields": [{"key": k, "value": v, "meaning": m} for k, v, m in fields],
-            "scale_dtype": c["scale_dtype"], "url": c["url"]}
+    return {
+        "key": key,
+        "name": c["name"],
+        "weight": weight.name,
+        "activation": act.name if act else None,
+        "schemes": [s for s in (act and act.name, weight.name) if s],
+        "fields": [{"key": k, "value": v, "meaning": m} for k, v, m in fields],
+        "scale_dtype": c["scale_dtype"],
+        "url": c["url"],
+    }

@@ -7,6 +7,7 @@ Each is predicted here from the same config by ``model_activations.tensors`` wit
 implementation stands for (``IMPLEMENTATION_MODE``: eager → store_all, sdpa → flash; sdpa on the CPU
 with attention dropout runs torch's math backend, which the file records, → store_all). Standard library.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,13 +23,21 @@ TOLERANCE = 0.05  # the issue's bound; the model aims at (and today reaches) equ
 
 #: case → what the page calls it
 FAMILY_LABELS = {
-    "gpt2": "GPT-2", "gpt2_no_dropout": "GPT-2（dropout 设为 0）", "llama": "Llama（分组查询注意力）",
-    "mistral": "Mistral（分组查询注意力，滑动窗口）", "qwen2": "Qwen2（q、k、v 带偏置）",
-    "qwen3": "Qwen3（q/k 归一化，head_dim ≠ h/a）", "qwen3_tied": "Qwen3（输出层共享嵌入）",
-    "mixtral": "Mixtral（混合专家）", "qwen3_moe": "Qwen3-MoE（混合专家）",
+    "gpt2": "GPT-2",
+    "gpt2_no_dropout": "GPT-2（dropout 设为 0）",
+    "llama": "Llama（分组查询注意力）",
+    "mistral": "Mistral（分组查询注意力，滑动窗口）",
+    "qwen2": "Qwen2（q、k、v 带偏置）",
+    "qwen3": "Qwen3（q/k 归一化，head_dim ≠ h/a）",
+    "qwen3_tied": "Qwen3（输出层共享嵌入）",
+    "mixtral": "Mixtral（混合专家）",
+    "qwen3_moe": "Qwen3-MoE（混合专家）",
 }
-IMPL_LABELS = {"eager": "eager（写出分数表）", "sdpa": "sdpa（融合内核，不写分数表）",
-               "sdpa_math": "sdpa（CPU 上因 dropout 退回 math 后端，写出分数表）"}
+IMPL_LABELS = {
+    "eager": "eager（写出分数表）",
+    "sdpa": "sdpa（融合内核，不写分数表）",
+    "sdpa_math": "sdpa（CPU 上因 dropout 退回 math 后端，写出分数表）",
+}
 DTYPE_LABELS = {"float32": "FP32", "bfloat16": "BF16"}
 
 
@@ -36,7 +45,9 @@ def load(path: Path | str = DATA_PATH) -> dict:
     """The measurement file. Raises FileNotFoundError naming the command that writes it."""
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run `python -m lab.activation_check` (pip install .[lab])")
+        raise FileNotFoundError(
+            f"{path} is missing: run `python -m lab.activation_check` (pip install .[lab])"
+        )
     d = json.loads(path.read_text(encoding="utf-8"))
     if d.get("schema") != "activation-check/1":
         raise ValueError(f"{path}: unknown schema {d.get('schema')!r}")
@@ -45,8 +56,11 @@ def load(path: Path | str = DATA_PATH) -> dict:
 
 def setting(case: dict) -> tuple[str, str, str]:
     """(mode, scores_by, precision) that predict ``case``: the attention code it ran, the dtype it ran in."""
-    impl = "sdpa_math" if case["attn_implementation"] == "sdpa" and case["sdpa_backend"] == "math" \
+    impl = (
+        "sdpa_math"
+        if case["attn_implementation"] == "sdpa" and case["sdpa_backend"] == "math"
         else case["attn_implementation"]
+    )
     mode, scores_by = M.IMPLEMENTATION_MODE[impl]
     return mode, scores_by, M.LAB_PRECISION[case["dtype"]]
 
@@ -62,13 +76,27 @@ def rows(data: dict | None = None) -> list[dict]:
         for p in c["points"]:
             ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by)
             pred, meas = M.saved_bytes(ts), p["saved_activation_bytes"]
-            out.append({"family": c["family"], "label": FAMILY_LABELS.get(c["family"], c["family"]),
-                        "implementation": impl, "impl_label": IMPL_LABELS[impl], "mode": mode,
-                        "mode_label": M.MODES[mode], "dtype": c["dtype"], "dtype_label": DTYPE_LABELS[c["dtype"]],
-                        "precision": precision, "s": p["s"], "b": p["b"],
-                        "measured": meas, "predicted": pred, "difference": pred - meas,
-                        "relative": (pred - meas) / meas,
-                        "logits_measured": p["logits_bytes"], "logits_predicted": M.logits_bytes(ts)})
+            out.append(
+                {
+                    "family": c["family"],
+                    "label": FAMILY_LABELS.get(c["family"], c["family"]),
+                    "implementation": impl,
+                    "impl_label": IMPL_LABELS[impl],
+                    "mode": mode,
+                    "mode_label": M.MODES[mode],
+                    "dtype": c["dtype"],
+                    "dtype_label": DTYPE_LABELS[c["dtype"]],
+                    "precision": precision,
+                    "s": p["s"],
+                    "b": p["b"],
+                    "measured": meas,
+                    "predicted": pred,
+                    "difference": pred - meas,
+                    "relative": (pred - meas) / meas,
+                    "logits_measured": p["logits_bytes"],
+                    "logits_predicted": M.logits_bytes(ts),
+                }
+            )
     return out
 
 
@@ -76,9 +104,13 @@ def summary(data: dict | None = None) -> dict:
     """How many rows, how many within TOLERANCE, how many exact, and the largest relative difference."""
     rs = rows(data)
     worst = max(rs, key=lambda r: abs(r["relative"]))
-    return {"rows": len(rs), "within": sum(abs(r["relative"]) <= TOLERANCE for r in rs),
-            "exact": sum(r["difference"] == 0 and r["logits_measured"] == r["logits_predicted"] for r in rs),
-            "worst_relative": abs(worst["relative"]), "tolerance": TOLERANCE}
+    return {
+        "rows": len(rs),
+        "within": sum(abs(r["relative"]) <= TOLERANCE for r in rs),
+        "exact": sum(r["difference"] == 0 and r["logits_measured"] == r["logits_predicted"] for r in rs),
+        "worst_relative": abs(worst["relative"]),
+        "tolerance": TOLERANCE,
+    }
 
 
 #: the lab page's table: BF16 (the training precision), the largest recorded point, per family and code path
@@ -92,24 +124,58 @@ def figures(data: dict | None = None) -> list[dict]:
     <measured|predicted>."""
     from c9.base import units
     from c9.figures.figure import figure
+
     data = data or load()
     sm = summary(data)
     v = data["versions"]
     out = [
-        figure("ac_points", sm["rows"], units.number(sm["rows"]), "核对的组数（模型、注意力实现、精度、s、b 各不相同的组合）"),
-        figure("ac_exact", sm["exact"], units.number(sm["exact"]), "预测与实测逐字节相同的组数（存给反向的字节和 logits 都相同）"),
+        figure(
+            "ac_points",
+            sm["rows"],
+            units.number(sm["rows"]),
+            "核对的组数（模型、注意力实现、精度、s、b 各不相同的组合）",
+        ),
+        figure(
+            "ac_exact",
+            sm["exact"],
+            units.number(sm["exact"]),
+            "预测与实测逐字节相同的组数（存给反向的字节和 logits 都相同）",
+        ),
         figure("ac_within", sm["within"], units.number(sm["within"]), "相差不超过 5% 的组数"),
-        figure("ac_torch", v["torch"].split("+")[0], v["torch"].split("+")[0], f"量测用的 PyTorch 版本，CPU 版（{SRC}: versions.torch）"),
-        figure("ac_transformers", v["transformers"], v["transformers"], f"量测用的 transformers 版本（{SRC}: versions.transformers）"),
+        figure(
+            "ac_torch",
+            v["torch"].split("+")[0],
+            v["torch"].split("+")[0],
+            f"量测用的 PyTorch 版本，CPU 版（{SRC}: versions.torch）",
+        ),
+        figure(
+            "ac_transformers",
+            v["transformers"],
+            v["transformers"],
+            f"量测用的 transformers 版本（{SRC}: versions.transformers）",
+        ),
     ]
     last = {}
     for r in rows(data):
         if r["dtype"] == PAGE_DTYPE:
-            last[(r["family"], "sdpa" if r["implementation"].startswith("sdpa") else "eager")] = r  # points grow in s·b
+            last[(r["family"], "sdpa" if r["implementation"].startswith("sdpa") else "eager")] = (
+                r  # points grow in s·b
+            )
     for (family, impl), r in last.items():
         for what in ("measured", "predicted"):
-            out.append(figure(f"ac_{family}_{impl}_{what}", r[what], units.number(r[what]),
-                              f"{'实测' if what == 'measured' else '预测'}：存给反向的字节（{r['label']}，{r['impl_label']}，BF16）",
-                              s=r["s"], b=r["b"]))
-        out.append(figure(f"ac_{family}_{impl}_sb", r["s"] * r["b"], f"{r['s']}×{r['b']}", "s × b", s=r["s"], b=r["b"]))
+            out.append(
+                figure(
+                    f"ac_{family}_{impl}_{what}",
+                    r[what],
+                    units.number(r[what]),
+                    f"{'实测' if what == 'measured' else '预测'}：存给反向的字节（{r['label']}，{r['impl_label']}，BF16）",
+                    s=r["s"],
+                    b=r["b"],
+                )
+            )
+        out.append(
+            figure(
+                f"ac_{family}_{impl}_sb", r["s"] * r["b"], f"{r['s']}×{r['b']}", "s × b", s=r["s"], b=r["b"]
+            )
+        )
     return out

@@ -3,6 +3,7 @@
 build_numbers.py collects these rows from the modules in its FIGURE_MODULES (``figures() -> list[dict]``)
 and renders each with its provenance (the formula and its inputs) on hover and focus.
 """
+
 from __future__ import annotations
 
 __all__ = ["figure"]

@@ -5,11 +5,12 @@ al.'s MFU …) through these figures rather than typing them, so every number on
 build and carries its source on hover/focus. Nothing is recomputed: a reported figure is the paper's
 number as it states it, in the paper's unit. Figure names are ``rep_`` + the fact's key.
 """
+
 from __future__ import annotations
 
 from c9.base import units
-from c9.figures.figure import figure
 from c9.core.models import load_facts
+from c9.figures.figure import figure
 
 __all__ = ["text", "figures"]
 
@@ -30,6 +31,12 @@ def figures() -> list[dict]:
     for key, fact in load_facts()["reported"].items():
         if key == "about":
             continue
-        out.append(figure(f"rep_{key}", fact["value"], text(fact["value"], fact["unit"]),
-                          f"{fact['what']}，为论文自报，出处：{fact['source']}"))
+        out.append(
+            figure(
+                f"rep_{key}",
+                fact["value"],
+                text(fact["value"], fact["unit"]),
+                f"{fact['what']}，为论文自报，出处：{fact['source']}",
+            )
+        )
     return out

@@ -3,6 +3,7 @@
 Every answer is JSON: ``{"ok": true, "view": …}`` or ``{"ok": false, "error": "<Chinese message>"}``.
 Bad input never raises out of here; an unexpected failure is reported as an error too.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -17,10 +18,18 @@ from c9.views.nearby import canonical
 # module and one row here. Modules are imported on first use, so the page's Python boots without
 # loading every lesson's code.
 WIDGETS = {
-    "memory-bar": "memory_bar", "timeline": "timeline", "formula": "formula", "score-tensor": "score_tensor",
-    "ledger": "ledger", "bit-flipper": "bit_flipper", "repeated-update": "repeated_update",
+    "memory-bar": "memory_bar",
+    "timeline": "timeline",
+    "formula": "formula",
+    "score-tensor": "score_tensor",
+    "ledger": "ledger",
+    "bit-flipper": "bit_flipper",
+    "repeated-update": "repeated_update",
     "loss-scale": "loss_scale",  # lessons 1–3
-    "pattern-table": "pattern_table", "block-lab": "block_lab", "fp4-line": "fp4_line", "mx-nv": "mx_nv",
+    "pattern-table": "pattern_table",
+    "block-lab": "block_lab",
+    "fp4-line": "fp4_line",
+    "mx-nv": "mx_nv",
     "evolution-map": "evolution_map",  # lesson 4, FP4, guide
     "step-stages": "step_stages",  # lesson 5's opening
     "lab-charts": "lab_charts",  # the lab (build-time charts only)
@@ -57,7 +66,7 @@ def handle(request: str) -> str:
         return json.dumps({"ok": True, "view": json_safe(shown)}, ensure_ascii=False, allow_nan=False)
     except Exception as e:  # the reader sees a message; the page keeps working
         msg = getattr(e, "message_zh", None)
-        if msg is None:   # a bug, not the reader's input: no exception text reaches the page
+        if msg is None:  # a bug, not the reader's input: no exception text reaches the page
             traceback.print_exc()
             msg = INTERNAL_ERROR
         return _error(msg)

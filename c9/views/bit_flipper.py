@@ -7,29 +7,49 @@ and E2M1/E8M0 (the FP4 branch); ``overflow`` chooses what a value past the large
 ("default": E4M3FN NaN, E5M2/FP16 ±∞; "saturate": ±max, OFP8 §5.3). Python computes everything (value, exact power-of-two form, class,
 neighbours, spacing, the interval that rounds here); JavaScript only draws the bits and the text.
 """
+
 from __future__ import annotations
 
 import math
 import re
 from fractions import Fraction
 
-from c9.core import formats as F
 from c9.base import units
-from c9.base.typed import parse as parse_number
 from c9.base.errors import InputError
+from c9.base.typed import parse as parse_number
+from c9.core import formats as F
 from c9.views.params import ascii_text, shown, with_defaults
 
 WIDGET = "bit-flipper"
 
-DEFAULTS = {"formats": "float16,float32", "source": "value", "code": None, "value": "1", "overflow": "default"}
+DEFAULTS = {
+    "formats": "float16,float32",
+    "source": "value",
+    "code": None,
+    "value": "1",
+    "overflow": "default",
+}
 MAX_FORMATS = 4
 OVERFLOW = ("default", "saturate")
 # The formats whose reader gets the saturating / non-saturating choice (OFP8 §5.3 names it for FP8 only).
 OVERFLOW_CHOICE = ("float8_e4m3fn", "float8_e5m2")
 
-SHORT = {"float32": "FP32", "float16": "FP16", "bfloat16": "BF16", "float8_e4m3fn": "FP8 E4M3",
-         "float8_e5m2": "FP8 E5M2", "float4_e2m1fn": "FP4 E2M1", "float8_e8m0fnu": "E8M0"}
-CLASS_ZH = {"zero": "零", "subnormal": "次正规数", "normal": "正规数", "infinity": "无穷大", "nan": "NaN（非数）"}
+SHORT = {
+    "float32": "FP32",
+    "float16": "FP16",
+    "bfloat16": "BF16",
+    "float8_e4m3fn": "FP8 E4M3",
+    "float8_e5m2": "FP8 E5M2",
+    "float4_e2m1fn": "FP4 E2M1",
+    "float8_e8m0fnu": "E8M0",
+}
+CLASS_ZH = {
+    "zero": "零",
+    "subnormal": "次正规数",
+    "normal": "正规数",
+    "infinity": "无穷大",
+    "nan": "NaN（非数）",
+}
 
 
 def short_name(fmt) -> str:
@@ -52,13 +72,13 @@ def _formats(spec) -> list[F.Format]:
     return out
 
 
-def parse_value(text) -> "Fraction | float":
+def parse_value(text) -> Fraction | float:
     """A number typed by the reader (:func:`c9.base.typed.parse`): ``"1e-8"``, ``"70,000"``, ``"-0"``,
     ``"-nan"``, ``"0x1p-24"``. An exact Fraction, or a float for ±0, ±inf and NaN (signs kept)."""
     return parse_number(text)
 
 
-SHORT_EXACT = 20       # characters: a longer exact decimal is shown as a power of two
+SHORT_EXACT = 20  # characters: a longer exact decimal is shown as a power of two
 
 
 def _value_text(v: float) -> str:
@@ -112,7 +132,9 @@ def _exact_text(fmt: F.Format, code: int) -> str:
     if v != v or math.isinf(v):
         return _value_text(v)
     fr = F.decode_exact(fmt, code)
-    s = ("−" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + grouped(F._decimal(abs(fr)))   # U+2212 as in value_text
+    s = ("−" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + grouped(
+        F._decimal(abs(fr))
+    )  # U+2212 as in value_text
     if len(s) > 48:
         digits = sum(ch.isdigit() for ch in s)
         s = s[:44] + f"…（共 {digits} 位数字）"
@@ -138,11 +160,15 @@ def _bits(fmt: F.Format, code: int) -> list[dict]:
         else:
             i = fmt.mantissa_bits - pos
             kind, label = "mantissa", f"尾数位 {i}"
-        out.append({"pos": pos, "kind": kind, "label": label, "aria": f"{short} {label}", "on": bool(code & mask)})
+        out.append(
+            {"pos": pos, "kind": kind, "label": label, "aria": f"{short} {label}", "on": bool(code & mask)}
+        )
     return out
 
 
-def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = None, overflow: str = "default") -> dict:
+def format_view(
+    fmt: F.Format, code: int, typed: Fraction | float | None = None, overflow: str = "default"
+) -> dict:
     """Everything one format's row shows for ``code``; ``typed`` (the reader's real number) adds the
     rounding error; ``overflow`` decides which reals round to the largest code (the interval)."""
     d = F.fields(fmt, code)
@@ -153,17 +179,31 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
     spacing = F.ulp(fmt, v) if finite else None
     iv = F.interval(fmt, code, overflow)
     row = {
-        "format": fmt.name, "short": short_name(fmt), "code": code,
-        "hex": f"0x{code:0{(fmt.bits + 3) // 4}X}", "bits_text": d["bits"],
-        "bits": _bits(fmt, code), "sign": d["sign"], "exponent_field": d["exponent"], "mantissa_field": d["mantissa"],
-        "exponent_bits": fmt.exponent_bits, "mantissa_bits": fmt.mantissa_bits, "bias": fmt.bias,
-        "cls": cls, "cls_zh": CLASS_ZH[cls], "value": None if not finite else v,
-        "value_text": exact_short(fmt, code), "exact": _exact_text(fmt, code), "pow2": _pow2_text(F.power_of_two(fmt, code)),
+        "format": fmt.name,
+        "short": short_name(fmt),
+        "code": code,
+        "hex": f"0x{code:0{(fmt.bits + 3) // 4}X}",
+        "bits_text": d["bits"],
+        "bits": _bits(fmt, code),
+        "sign": d["sign"],
+        "exponent_field": d["exponent"],
+        "mantissa_field": d["mantissa"],
+        "exponent_bits": fmt.exponent_bits,
+        "mantissa_bits": fmt.mantissa_bits,
+        "bias": fmt.bias,
+        "cls": cls,
+        "cls_zh": CLASS_ZH[cls],
+        "value": None if not finite else v,
+        "value_text": exact_short(fmt, code),
+        "exact": _exact_text(fmt, code),
+        "pow2": _pow2_text(F.power_of_two(fmt, code)),
         # a NaN has no neighbours on the number line (next_up of a NaN is a NaN): shown as "—"
         "up": None if up is None or not finite and v != v else exact_short(fmt, up),
         "down": None if down is None or not finite and v != v else exact_short(fmt, down),
-        "ulp": spacing, "ulp_text": "—" if spacing is None else _pow2_exp(spacing),
-        "interval": "—" if iv is None else _short_interval(iv, fmt), "missing": None,
+        "ulp": spacing,
+        "ulp_text": "—" if spacing is None else _pow2_exp(spacing),
+        "interval": "—" if iv is None else _short_interval(iv, fmt),
+        "missing": None,
     }
     if typed is not None:
         row["error_text"] = _error_text(fmt, typed, v)
@@ -173,25 +213,49 @@ def format_view(fmt: F.Format, code: int, typed: "Fraction | float | None" = Non
 def missing_row(fmt: F.Format, why: str) -> dict:
     """A row whose format cannot hold the value the reader made in another row (a NaN code shown
     beside E2M1, which has no NaN): every fact "—", all bits off, and ``missing`` says why."""
-    return {"format": fmt.name, "short": short_name(fmt), "code": None, "hex": "—", "bits_text": "—",
-            "bits": [{**b, "on": False} for b in _bits(fmt, 0)], "sign": 0 if fmt.signed else None,
-            "exponent_field": None, "mantissa_field": None, "exponent_bits": fmt.exponent_bits,
-            "mantissa_bits": fmt.mantissa_bits, "bias": fmt.bias, "cls": "none", "cls_zh": "存不下",
-            "value": None, "value_text": "—", "exact": "—", "pow2": "—", "up": None, "down": None,
-            "ulp": None, "ulp_text": "—", "interval": "—", "missing": why}
+    return {
+        "format": fmt.name,
+        "short": short_name(fmt),
+        "code": None,
+        "hex": "—",
+        "bits_text": "—",
+        "bits": [{**b, "on": False} for b in _bits(fmt, 0)],
+        "sign": 0 if fmt.signed else None,
+        "exponent_field": None,
+        "mantissa_field": None,
+        "exponent_bits": fmt.exponent_bits,
+        "mantissa_bits": fmt.mantissa_bits,
+        "bias": fmt.bias,
+        "cls": "none",
+        "cls_zh": "存不下",
+        "value": None,
+        "value_text": "—",
+        "exact": "—",
+        "pow2": "—",
+        "up": None,
+        "down": None,
+        "ulp": None,
+        "ulp_text": "—",
+        "interval": "—",
+        "missing": why,
+    }
 
 
 def _no_nan(fmt: F.Format) -> str:
     """What happens to a NaN in a format without one (E2M1): said, not silently made a number."""
-    return (f"{short_name(fmt)} 没有 NaN（也没有无穷大），NaN 存不进去：这里不把它悄悄换成某个有限数"
-            f"（有的库会把它存成 0，那只是约定，不是舍入的结果）")
+    return (
+        f"{short_name(fmt)} 没有 NaN（也没有无穷大），NaN 存不进去：这里不把它悄悄换成某个有限数"
+        f"（有的库会把它存成 0，那只是约定，不是舍入的结果）"
+    )
 
 
 def _pow2_exp(x: float) -> str:
     """A spacing (a power of two): "2⁻¹ = 0.5", "2⁻²⁴ ≈ 5.96×10⁻⁸" (= only when the decimal is exact and short)."""
     e = math.frexp(x)[1] - 1
     exact = F._decimal(Fraction(x))
-    return f"{units.superscript_powers(f'2^{e}')} " + (f"= {grouped(exact)}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}")
+    return f"{units.superscript_powers(f'2^{e}')} " + (
+        f"= {grouped(exact)}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}"
+    )
 
 
 def _sci(x: float, digits: int, zeros: bool = False) -> str:
@@ -206,7 +270,10 @@ def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
     def s(v):
         if isinstance(v, float):
             return "+∞" if v > 0 else "−∞"
-        return _grouped_plain(units.sci(v, digits)) if v else "0"   # "−480", "65,488", "7.62939×10⁻⁶": reader notation
+        return (
+            _grouped_plain(units.sci(v, digits)) if v else "0"
+        )  # "−480", "65,488", "7.62939×10⁻⁶": reader notation
+
     return f"{'[' if iv.lo_closed else '('}{s(iv.lo)}, {s(iv.hi)}{']' if iv.hi_closed else ')'}"
 
 
@@ -226,7 +293,9 @@ def _error_text(fmt: F.Format, typed, stored: float) -> str:
     if stored == 0:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    rel_text = units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{_sci(float(rel) * 100, 3)}%"   # 6.08×10⁻⁷%
+    rel_text = (
+        units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{_sci(float(rel) * 100, 3)}%"
+    )  # 6.08×10⁻⁷%
     clamped = abs(stored) == fmt.max and _past_top(fmt, abs(t))
     # the exact difference, not float(err): a saturated 1e400 is off by more than a float can hold
     return f"{'+' if err > 0 else '−'}{_sci(abs(err), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
@@ -270,8 +339,10 @@ def view(params: dict | None = None) -> dict:
         try:
             if isinstance(code, str):
                 if not code.strip():
-                    raise InputError(f"编码是空的：请输入 {short_name(src)} 的十六进制编码，例如 1 的编码 "
-                                     f"0x{F.encode(src, 1):0{-(-src.bits // 4)}X}")
+                    raise InputError(
+                        f"编码是空的：请输入 {short_name(src)} 的十六进制编码，例如 1 的编码 "
+                        f"0x{F.encode(src, 1):0{-(-src.bits // 4)}X}"
+                    )
                 code = F.parse_code(src, ascii_text(code))
             elif isinstance(code, bool) or not isinstance(code, int):
                 raise InputError("编码要是整数或十六进制文本")
@@ -283,13 +354,17 @@ def view(params: dict | None = None) -> dict:
         x = v if (v != v or math.isinf(v) or v == 0) else F.decode_exact(src, code)
     rows = []
     for f in fmts:
-        if typed is None and f.name == src.name:   # the row the reader edited keeps its exact bits (NaN payloads too)
+        if (
+            typed is None and f.name == src.name
+        ):  # the row the reader edited keeps its exact bits (NaN payloads too)
             rows.append(format_view(f, code, typed, overflow))
             continue
         if x != x and not f.has_nan:
-            if typed is not None:                  # the reader typed NaN: say what happens, refuse
+            if typed is not None:  # the reader typed NaN: say what happens, refuse
                 raise InputError(_no_nan(f))
-            rows.append(missing_row(f, _no_nan(f)))  # a NaN code made in another row: that row stays reachable
+            rows.append(
+                missing_row(f, _no_nan(f))
+            )  # a NaN code made in another row: that row stays reachable
             continue
         rows.append(format_view(f, F.encode(f, x, overflow), typed, overflow))
     head = rows[0]
@@ -300,17 +375,30 @@ def view(params: dict | None = None) -> dict:
         lead = f"输入{shown(p['value'])}{_hex_note(p['value'], typed)}{mode}："
     else:
         lead = f"{short_name(p['source'])} 编码 {rows[[r['format'] for r in rows].index(F.get_format(p['source']).name)]['hex']}{mode}："
-    summary = lead + "；".join(
-        f"{r['short']} 存不下" if r["missing"] else
-        f"{r['short']} 存成 {r['value_text']}"
-        f"（{_approx(r)}{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
-        for r in rows) + "。"
-    return {"params": {"formats": ",".join(f.name for f in fmts), "source": p["source"],
-                       "value": p["value"] if typed is not None else None,
-                       # the code as the site writes it (0xFFFF, not the full-width ＦＦＦＦ typed): the address holds this
-                       "code": rows[[r['format'] for r in rows].index(src.name)]["hex"] if typed is None else None,
-                       "overflow": overflow},
-            "rows": rows, "summary": summary, "lead_format": head["format"]}
+    summary = (
+        lead
+        + "；".join(
+            f"{r['short']} 存不下"
+            if r["missing"]
+            else f"{r['short']} 存成 {r['value_text']}"
+            f"（{_approx(r)}{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
+            for r in rows
+        )
+        + "。"
+    )
+    return {
+        "params": {
+            "formats": ",".join(f.name for f in fmts),
+            "source": p["source"],
+            "value": p["value"] if typed is not None else None,
+            # the code as the site writes it (0xFFFF, not the full-width ＦＦＦＦ typed): the address holds this
+            "code": rows[[r["format"] for r in rows].index(src.name)]["hex"] if typed is None else None,
+            "overflow": overflow,
+        },
+        "rows": rows,
+        "summary": summary,
+        "lead_format": head["format"],
+    }
 
 
 def _hex_note(text, x) -> str:
@@ -319,13 +407,15 @@ def _hex_note(text, x) -> str:
     if not isinstance(text, str) or not ascii_text(text).strip().lstrip("+-−").lower().startswith("0x"):
         return ""
     if isinstance(x, Fraction) and x.denominator == 1:
-        return (f"（十六进制，读作数值 {x.numerator}；它不是编码：要看编码 0x{abs(x.numerator):X} 代表的数，"
-                f"请填到那一行的「编码（十六进制）」框）")
+        return (
+            f"（十六进制，读作数值 {x.numerator}；它不是编码：要看编码 0x{abs(x.numerator):X} 代表的数，"
+            f"请填到那一行的「编码（十六进制）」框）"
+        )
     return f"（十六进制，读作数值 {_sci(float(x), 9) if isinstance(x, Fraction) else _value_text(x)}）"
 
 
 def _approx(row: dict) -> str:
-    """"≈ 5.96046448×10⁻⁸，" beside a value shown as a power of two (9 digits in every format)."""
+    """ "≈ 5.96046448×10⁻⁸，" beside a value shown as a power of two (9 digits in every format)."""
     if row["value"] is None or "2" not in row["value_text"] or row["value_text"].isdigit():
         return ""
     if not ("×" in row["value_text"] or any(ch in row["value_text"] for ch in "⁰¹²³⁴⁵⁶⁷⁸⁹")):
@@ -336,8 +426,12 @@ def _approx(row: dict) -> str:
 def page_context(**options) -> dict:
     v = view(options or None)
     import zlib
-    return dict(view=v, uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}",
-                overflow_choice=_offers_overflow_choice(v))
+
+    return dict(
+        view=v,
+        uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}",
+        overflow_choice=_offers_overflow_choice(v),
+    )
 
 
 def _offers_overflow_choice(v: dict) -> bool:

@@ -10,63 +10,93 @@ schemes one after another); :func:`page_context` computes all of them at build t
 "deepseek-v3" shows the two schemes DeepSeek-V3's quantization_config names
 (:mod:`c9.core.quant_configs`).
 """
+
 from __future__ import annotations
 
 import math
-import re
 import random
+import re
 from bisect import bisect_left
-from functools import partial
 from fractions import Fraction
+from functools import partial
 from itertools import chain
 
+from c9.base import typed, units
+from c9.base.errors import InputError
 from c9.core import blockscale as B
 from c9.core import quant_configs
-from c9.base import typed
-from c9.base import units
-from c9.base.errors import InputError
-from c9.views.params import ascii_text, integer, with_defaults
 from c9.core.formats import CodecInputError
+from c9.views.params import ascii_text, integer, with_defaults
 
 WIDGET = "block-lab"
 
-ROWS, COLS = 64, 256                        # tokens × channels of the generated tensor (a 128×128 block is cut to 64×128)
+ROWS, COLS = 64, 256  # tokens × channels of the generated tensor (a 128×128 block is cut to 64×128)
 SCHEMES = ("per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128", "mxfp8_e4m3", "mxfp4", "nvfp4")
-SCHEME_LABELS = {"per_tensor_e4m3": "整张量一个缩放", "deepseek_1x128": "每 1×128 一个缩放",
-                 "deepseek_128x128": "每 128×128 一个缩放", "mxfp8_e4m3": "MXFP8：每 1×32 一个 2 的幂",
-                 "mxfp4": "MXFP4：每 1×32 一个 2 的幂", "nvfp4": "NVFP4：每 1×16 一个 E4M3，外加整张量一个"}
+SCHEME_LABELS = {
+    "per_tensor_e4m3": "整张量一个缩放",
+    "deepseek_1x128": "每 1×128 一个缩放",
+    "deepseek_128x128": "每 128×128 一个缩放",
+    "mxfp8_e4m3": "MXFP8：每 1×32 一个 2 的幂",
+    "mxfp4": "MXFP4：每 1×32 一个 2 的幂",
+    "nvfp4": "NVFP4：每 1×16 一个 E4M3，外加整张量一个",
+}
 PRESETS = ("all", "deepseek-v3")
 MAGNITUDES = (100, 1000, 10000)
 MAX_CHANNELS = 8
 MAX_TYPED_ROWS, MAX_TYPED_COLS = 64, 512
 DEFAULT_TYPED = "1000, 0, 0\n0.01, 0.02, 0.5"
-DEFAULTS = {"source": "generated", "seed": 9, "channels": 4, "magnitude": 1000, "token": True,
-            "text": DEFAULT_TYPED, "scheme": "per_tensor_e4m3", "preset": "all"}
+DEFAULTS = {
+    "source": "generated",
+    "seed": 9,
+    "channels": 4,
+    "magnitude": 1000,
+    "token": True,
+    "text": DEFAULT_TYPED,
+    "scheme": "per_tensor_e4m3",
+    "preset": "all",
+}
 
 #: Error bins (upper edges of relative error): the table counts the numbers past 6.25%.
 BIN_EDGES = (0.0, 0.001, 0.01, 0.03, 0.0625, 0.125, 0.5, math.inf)
-RUINED = 0.0625           # a block whose mean error passes E4M3's worst normal-range rounding (2⁻⁴)
+RUINED = 0.0625  # a block whose mean error passes E4M3's worst normal-range rounding (2⁻⁴)
 
 #: The shared error scale: log10 of a block's mean relative error, 0.1% … 100%, green (fine) to
 #: dark red (ruined); yellow sits at 6.25%. Mid-luminance hues read on both palettes.
 LOG_MIN, LOG_MAX = -3.0, 0.0
 _RUIN_AT = (math.log10(RUINED) - LOG_MIN) / (LOG_MAX - LOG_MIN)
-ERR_COLORSCALE = [[0.0, "#1a9850"], [0.42, "#a6d96a"], [round(_RUIN_AT, 4), "#fee08b"],
-                  [0.78, "#f46d43"], [1.0, "#a50026"]]
+ERR_COLORSCALE = [
+    [0.0, "#1a9850"],
+    [0.42, "#a6d96a"],
+    [round(_RUIN_AT, 4), "#fee08b"],
+    [0.78, "#f46d43"],
+    [1.0, "#a50026"],
+]
 ERR_TICKS = (0.001, 0.01, RUINED, 0.25, 1.0)
 #: |x| on a log scale, 10⁻³ … 10⁴: light to dark blue.
 ABS_COLORSCALE = [[0.0, "#eff3ff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
 ABS_MIN, ABS_MAX = -3.0, 4.0
 
 
-def generate(seed: int = 9, channels: int = 4, magnitude: int = 1000, token: bool = True,
-             rows: int = ROWS, cols: int = COLS) -> list[list[float]]:
+def generate(
+    seed: int = 9,
+    channels: int = 4,
+    magnitude: int = 1000,
+    token: bool = True,
+    rows: int = ROWS,
+    cols: int = COLS,
+) -> list[list[float]]:
     """A rows × cols activation-like tensor from ``random.Random(seed)`` (see :func:`generate_with_outliers`)."""
     return generate_with_outliers(seed, channels, magnitude, token, rows, cols)[0]
 
 
-def generate_with_outliers(seed: int = 9, channels: int = 4, magnitude: int = 1000, token: bool = True,
-                           rows: int = ROWS, cols: int = COLS) -> tuple[list[list[float]], list[int]]:
+def generate_with_outliers(
+    seed: int = 9,
+    channels: int = 4,
+    magnitude: int = 1000,
+    token: bool = True,
+    rows: int = ROWS,
+    cols: int = COLS,
+) -> tuple[list[list[float]], list[int]]:
     """The tensor and its outlier columns.
 
     Ordinary entries: random sign, magnitude 10^u with u uniform in [−3, 0.5] (so small values are
@@ -84,7 +114,7 @@ def generate_with_outliers(seed: int = 9, channels: int = 4, magnitude: int = 10
     return t, outlier_cols
 
 
-def describe_tensor(p: dict, outlier_cols: "list[int] | None" = None) -> str:
+def describe_tensor(p: dict, outlier_cols: list[int] | None = None) -> str:
     """One Chinese sentence on where the tensor came from (shown under the heatmaps). Channels and the
     token are named as the charts' axes and hover number them, from 0 ("token 5", not "第 5 行",
     which a reader counts from 1)."""
@@ -132,8 +162,10 @@ def parse_tensor(text) -> list[list]:
     widths = {len(r) for r in rows}
     if len(widths) > 1:
         bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
-        raise InputError(f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个"
-                         f"（逗号分隔数：「1,5」是两个数）")
+        raise InputError(
+            f"各行长度不一：第 1 行有 {len(rows[0])} 个数，第 {bad + 1} 行有 {len(rows[bad])} 个"
+            f"（逗号分隔数：「1,5」是两个数）"
+        )
     return rows
 
 
@@ -147,7 +179,9 @@ def normalise(params: dict | None) -> dict:
     p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)
     if p["magnitude"] not in MAGNITUDES:
-        raise InputError(f"离群值的量级只能选 {'、'.join(f'{m:,}' for m in MAGNITUDES)}")   # as the list shows them
+        raise InputError(
+            f"离群值的量级只能选 {'、'.join(f'{m:,}' for m in MAGNITUDES)}"
+        )  # as the list shows them
     if not isinstance(p["token"], bool):
         raise InputError("「加一个离群 token」只能是开或关")
     if p["preset"] not in PRESETS:
@@ -155,10 +189,10 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
-_last: dict = {}          # the last generated tensor: the page asks for every scheme of one tensor
+_last: dict = {}  # the last generated tensor: the page asks for every scheme of one tensor
 
 
-def tensor_for(p: dict) -> tuple[list[list[float]], "list[int] | None"]:
+def tensor_for(p: dict) -> tuple[list[list[float]], list[int] | None]:
     """The tensor the params describe, and its outlier columns (None when typed)."""
     if p["source"] == "typed":
         return parse_tensor(p["text"]), None
@@ -177,9 +211,9 @@ def bin_of(r: float) -> int:
 def _pct(x: float) -> str:
     if x == 0:
         return "0%"
-    if x >= 0.001:        # "> 99.9%" for an error just short of 100% (100% is "became 0")
+    if x >= 0.001:  # "> 99.9%" for an error just short of 100% (100% is "became 0")
         return units.share(x, 1 if x >= 0.1 else 2)
-    return f"{units.sci(x * 100, 2)}%"          # 1.2×10⁻⁵%, never 1.2e-05%
+    return f"{units.sci(x * 100, 2)}%"  # 1.2×10⁻⁵%, never 1.2e-05%
 
 
 def tile_edges(shape, tile) -> tuple[list[int], list[int]]:
@@ -223,30 +257,53 @@ def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
         counts[to_bin(r)] += 1
     flushed = sum(row.count(0) for row in q.dequantized) - zeros
     total = len(tensor) * len(tensor[0])
-    coarse = sum(counts[5:])                               # > 6.25%: worse than E4M3's normal grid
+    coarse = sum(counts[5:])  # > 6.25%: worse than E4M3's normal grid
     shape = (len(tensor), len(tensor[0]))
     tile = tuple(q.tile)
     means = tile_means(tensor, rel, tile)
     flat = [m for row in means for m in row if m is not None]
     ruined = sum(m > RUINED for m in flat)
-    half = shape[1] // 2                    # the right half: no outlier channel is generated there
+    half = shape[1] // 2  # the right half: no outlier channel is generated there
     redges, cedges = tile_edges(shape, tile)
     right = [m for row in means for m, c1 in zip(row, cedges[1:]) if m is not None and c1 > half]
     right_ruined = sum(m > RUINED for m in right)
     label = SCHEME_LABELS[scheme]
-    blocks = f"{len(flat):,} 个块里 {ruined:,} 个的平均误差超过 6.25%" if len(flat) > 1 else \
-        f"整张量只有一个块，平均误差 {_pct(flat[0]) if flat else '0%'}"
-    summary = (f"{label}：{blocks}；最大相对误差 {_pct(q.max_rel_error)}，中位数 {_pct(median)}；"
-               f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
-               f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。")
-    return {"scheme": scheme, "label": label, "shape": list(shape),
-            "tile": list(tile), "max_rel": q.max_rel_error, "max_rel_text": _pct(q.max_rel_error),
-            "median_rel": median, "median_rel_text": _pct(median), "coarse": coarse, "flushed": flushed,
-            "total": total, "counts": counts, "bits_actual": q.bits_actual,
-            "bits_nominal": q.bits_per_element, "n_scales": sum(map(len, q.scales)),
-            "tile_means": means, "row_edges": redges, "col_edges": cedges, "n_blocks": len(flat),
-            "ruined": ruined, "right_blocks": len(right), "right_ruined": right_ruined,
-            "summary": summary, "figure": _figure(means, redges, cedges, label)}
+    blocks = (
+        f"{len(flat):,} 个块里 {ruined:,} 个的平均误差超过 6.25%"
+        if len(flat) > 1
+        else f"整张量只有一个块，平均误差 {_pct(flat[0]) if flat else '0%'}"
+    )
+    summary = (
+        f"{label}：{blocks}；最大相对误差 {_pct(q.max_rel_error)}，中位数 {_pct(median)}；"
+        f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
+        f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
+    )
+    return {
+        "scheme": scheme,
+        "label": label,
+        "shape": list(shape),
+        "tile": list(tile),
+        "max_rel": q.max_rel_error,
+        "max_rel_text": _pct(q.max_rel_error),
+        "median_rel": median,
+        "median_rel_text": _pct(median),
+        "coarse": coarse,
+        "flushed": flushed,
+        "total": total,
+        "counts": counts,
+        "bits_actual": q.bits_actual,
+        "bits_nominal": q.bits_per_element,
+        "n_scales": sum(map(len, q.scales)),
+        "tile_means": means,
+        "row_edges": redges,
+        "col_edges": cedges,
+        "n_blocks": len(flat),
+        "ruined": ruined,
+        "right_blocks": len(right),
+        "right_ruined": right_ruined,
+        "summary": summary,
+        "figure": _figure(means, redges, cedges, label),
+    }
 
 
 def _log(x: float) -> float:
@@ -265,20 +322,38 @@ def _boundaries(redges, cedges) -> list[dict]:
         out.append({"type": "path", "path": cols, "line": {"color": "#111111", "width": 1.5}})
     if rows:
         thin = redges[1] - redges[0] == 1
-        out.append({"type": "path", "path": rows,
-                    "line": {"color": "#111111", "width": 0.4 if thin else 1.5}, "opacity": 0.6 if thin else 1})
+        out.append(
+            {
+                "type": "path",
+                "path": rows,
+                "line": {"color": "#111111", "width": 0.4 if thin else 1.5},
+                "opacity": 0.6 if thin else 1,
+            }
+        )
     return out
 
 
 def _axes(n: int, m: int, lo: float = 0) -> dict:
     """Axes over n tokens × m channels; ``lo`` = −0.5 when cells are centred on whole numbers."""
     return {
-        "xaxis": {"title": {"text": "通道", "standoff": 4}, "automargin": True, "range": [lo, m + lo],
-                  "fixedrange": True, "showgrid": False,
-                  "zeroline": False, "tickvals": list(range(0, m + 1, 64))},
-        "yaxis": {"title": {"text": "token"}, "range": [n + lo, lo], "fixedrange": True, "showgrid": False,
-                  "zeroline": False},
-        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        "xaxis": {
+            "title": {"text": "通道", "standoff": 4},
+            "automargin": True,
+            "range": [lo, m + lo],
+            "fixedrange": True,
+            "showgrid": False,
+            "zeroline": False,
+            "tickvals": list(range(0, m + 1, 64)),
+        },
+        "yaxis": {
+            "title": {"text": "token"},
+            "range": [n + lo, lo],
+            "fixedrange": True,
+            "showgrid": False,
+            "zeroline": False,
+        },
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
         "font": {"family": "Noto Sans SC, sans-serif", "size": 12},
     }
 
@@ -289,12 +364,29 @@ def _figure(means, redges, cedges, title: str) -> dict:
     z = [[None if v is None else _log(v) for v in row] for row in means]
     text = [["—" if v is None else _pct(v) for v in row] for row in means]
     return {
-        "data": [{"type": "heatmap", "z": z, "x": cedges, "y": redges, "zmin": LOG_MIN, "zmax": LOG_MAX,
-                  "colorscale": ERR_COLORSCALE, "showscale": False, "customdata": text,
-                  "hovertemplate": "这一块的平均误差：%{customdata}<extra></extra>", "xgap": 0, "ygap": 0}],
-        "layout": {"height": 220, "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
-                   "title": {"text": title, "font": {"size": 13}, "x": 0.02},
-                   "shapes": _boundaries(redges, cedges), **_axes(redges[-1], cedges[-1])},
+        "data": [
+            {
+                "type": "heatmap",
+                "z": z,
+                "x": cedges,
+                "y": redges,
+                "zmin": LOG_MIN,
+                "zmax": LOG_MAX,
+                "colorscale": ERR_COLORSCALE,
+                "showscale": False,
+                "customdata": text,
+                "hovertemplate": "这一块的平均误差：%{customdata}<extra></extra>",
+                "xgap": 0,
+                "ygap": 0,
+            }
+        ],
+        "layout": {
+            "height": 220,
+            "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
+            "title": {"text": title, "font": {"size": 13}, "x": 0.02},
+            "shapes": _boundaries(redges, cedges),
+            **_axes(redges[-1], cedges[-1]),
+        },
     }
 
 
@@ -315,14 +407,32 @@ def abs_figure(tensor) -> dict:
     n, m = len(tensor), len(tensor[0])
     ticks = list(range(int(ABS_MIN), int(ABS_MAX) + 1))
     return {
-        "data": [{"type": "heatmap", "z": z, "x0": 0, "dx": 1, "y0": 0, "dy": 1, "zmin": 10 * ABS_MIN,
-                  "zmax": 10 * ABS_MAX, "colorscale": ABS_COLORSCALE,
-                  "colorbar": {"thickness": 10, "len": 1, "tickvals": [10 * k for k in ticks],
-                               "ticktext": [units.sci(10.0 ** k, 1) if k < 0 or k > 3 else f"{10 ** k:,}" for k in ticks]},
-                  "hovertemplate": "token %{y:.0f}，通道 %{x:.0f}<extra></extra>"}],
-        "layout": {"height": 220, "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
-                   "title": {"text": "量化之前：每个数的大小 |x|（对数）", "font": {"size": 13}, "x": 0.02},
-                   **_axes(n, m, -0.5)},
+        "data": [
+            {
+                "type": "heatmap",
+                "z": z,
+                "x0": 0,
+                "dx": 1,
+                "y0": 0,
+                "dy": 1,
+                "zmin": 10 * ABS_MIN,
+                "zmax": 10 * ABS_MAX,
+                "colorscale": ABS_COLORSCALE,
+                "colorbar": {
+                    "thickness": 10,
+                    "len": 1,
+                    "tickvals": [10 * k for k in ticks],
+                    "ticktext": [units.sci(10.0**k, 1) if k < 0 or k > 3 else f"{10**k:,}" for k in ticks],
+                },
+                "hovertemplate": "token %{y:.0f}，通道 %{x:.0f}<extra></extra>",
+            }
+        ],
+        "layout": {
+            "height": 220,
+            "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
+            "title": {"text": "量化之前：每个数的大小 |x|（对数）", "font": {"size": 13}, "x": 0.02},
+            **_axes(n, m, -0.5),
+        },
     }
 
 
@@ -331,8 +441,9 @@ def describe_abs(tensor, outlier_cols) -> str:
     n, m = len(tensor), len(tensor[0])
     big = max(abs(v) for row in tensor for v in row)
     small = min((abs(v) for row in tensor for v in row if v), default=0)
-    return (f"量化之前的张量：{n} 行 × {m} 列，绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}。"
-            + ("竖的深色条是离群通道，横的深色条是离群 token。" if outlier_cols is not None else ""))
+    return f"量化之前的张量：{n} 行 × {m} 列，绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}。" + (
+        "竖的深色条是离群通道，横的深色条是离群 token。" if outlier_cols is not None else ""
+    )
 
 
 def preset_schemes(preset: str) -> list[str]:
@@ -356,7 +467,7 @@ def view(params: dict | None = None) -> dict:
     v["params"] = p
     v["tensor_note"] = describe_tensor(p, cols)
     v["shown"] = preset_schemes(p["preset"])
-    if p["preset"] != "all":                 # say which part of the model the config scales this way
+    if p["preset"] != "all":  # say which part of the model the config scales this way
         r = quant_configs.recipe(p["preset"])
         role = {r["activation"]: "激活", r["weight"]: "权重"}.get(p["scheme"])
         if role:
@@ -370,26 +481,44 @@ def view(params: dict | None = None) -> dict:
 def predict(views: list[dict]) -> list[dict]:
     """The predict-first task's answer, per scheme: the blocks that reach into the right half (no
     outlier channel there) and how many of them are ruined (mean error > 6.25%)."""
-    return [{"scheme": v["scheme"], "label": v["label"], "blocks": v["right_blocks"], "ruined": v["right_ruined"]}
-            for v in views]
+    return [
+        {"scheme": v["scheme"], "label": v["label"], "blocks": v["right_blocks"], "ruined": v["right_ruined"]}
+        for v in views
+    ]
 
 
 def colorbar_ticks() -> list[dict]:
     """Labels of the shared error colour bar: text and position (0 … 1 along the bar)."""
-    return [{"text": f"{x * 100:g}%", "at": round((math.log10(x) - LOG_MIN) / (LOG_MAX - LOG_MIN), 4)} for x in ERR_TICKS]
+    return [
+        {"text": f"{x * 100:g}%", "at": round((math.log10(x) - LOG_MIN) / (LOG_MAX - LOG_MIN), 4)}
+        for x in ERR_TICKS
+    ]
 
 
 def page_context() -> dict:
     """Build time: the default tensor through every scheme, and DeepSeek-V3's recipe card."""
     import json
+
     views = [view({"scheme": s}) for s in SCHEMES]
     presets = {k: preset_schemes(k) for k in PRESETS}
     gradient = ", ".join(f"{c} {round(at * 100, 2)}%" for at, c in ERR_COLORSCALE)
-    return dict(view=views[0], views=views, list_rule=typed.LIST_RULE,
-                views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")),
-                presets_json=json.dumps(presets), recipe=quant_configs.recipe("deepseek-v3"),
-                predict=predict(views), ticks=colorbar_ticks(), gradient=gradient, ruined_text=_pct(RUINED),
-                rows=ROWS, cols=COLS, magnitudes=MAGNITUDES, max_channels=MAX_CHANNELS, defaults=DEFAULTS)
+    return dict(
+        view=views[0],
+        views=views,
+        list_rule=typed.LIST_RULE,
+        views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")),
+        presets_json=json.dumps(presets),
+        recipe=quant_configs.recipe("deepseek-v3"),
+        predict=predict(views),
+        ticks=colorbar_ticks(),
+        gradient=gradient,
+        ruined_text=_pct(RUINED),
+        rows=ROWS,
+        cols=COLS,
+        magnitudes=MAGNITUDES,
+        max_channels=MAX_CHANNELS,
+        defaults=DEFAULTS,
+    )
 
 
 def neighbours(context: dict) -> list[dict]:
@@ -397,9 +526,17 @@ def neighbours(context: dict) -> list[dict]:
     default (seed as the box's text), one request per scheme the preset shows; not the default itself, which
     the page already holds (data-defaults) and which is the largest answer."""
     from c9.views.nearby import around, one_step
+
     d = context["defaults"]
-    base = {k: d[k] for k in ("source", "channels", "magnitude", "token", "text", "preset")} | {"seed": str(d["seed"])}
-    states = one_step(base, channels=around(list(range(context["max_channels"] + 1)), d["channels"], 1),
-                      magnitude=list(context["magnitudes"]), token=[not d["token"]], source=["typed"],
-                      preset=list(PRESETS))[1:]
+    base = {k: d[k] for k in ("source", "channels", "magnitude", "token", "text", "preset")} | {
+        "seed": str(d["seed"])
+    }
+    states = one_step(
+        base,
+        channels=around(list(range(context["max_channels"] + 1)), d["channels"], 1),
+        magnitude=list(context["magnitudes"]),
+        token=[not d["token"]],
+        source=["typed"],
+        preset=list(PRESETS),
+    )[1:]
     return [{**s, "scheme": scheme} for s in states for scheme in preset_schemes(s["preset"])]

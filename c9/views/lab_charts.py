@@ -7,6 +7,7 @@ draws the spec. Charts: ``table`` (the four-run comparison), ``loss`` (training 
 ``probe`` (the underflow histogram), ``memory`` (the four snapshots against the ledger and the formula).
 The data file is read only here, at build time; the module imports nothing outside the standard library.
 """
+
 from __future__ import annotations
 
 from c9.base import units
@@ -14,22 +15,45 @@ from c9.base import units
 WIDGET = "lab-charts"
 
 COLORS = {"fp32": "#1f4e8c", "bf16": "#2a9d5b", "fp16": "#c8372d", "fp16_scaled": "#e08a1e"}
-PART_COLORS = {"parameters": "#1f4e8c", "gradients": "#3a78c2", "optimizer_state": "#8e6cc1",
-               "saved_for_backward": "#e08a1e", "logits_and_loss": "#c8372d"}
-PART_LABELS = {"parameters": "参数（FP32）", "gradients": "梯度（FP32）", "optimizer_state": "AdamW 状态（m、v、step）",
-               "saved_for_backward": "保存给反向的张量", "logits_and_loss": "logits（前向输出）"}
+PART_COLORS = {
+    "parameters": "#1f4e8c",
+    "gradients": "#3a78c2",
+    "optimizer_state": "#8e6cc1",
+    "saved_for_backward": "#e08a1e",
+    "logits_and_loss": "#c8372d",
+}
+PART_LABELS = {
+    "parameters": "参数（FP32）",
+    "gradients": "梯度（FP32）",
+    "optimizer_state": "AdamW 状态（m、v、step）",
+    "saved_for_backward": "保存给反向的张量",
+    "logits_and_loss": "logits（前向输出）",
+}
 CHARTS = ("table", "loss", "zero", "scale", "probe", "memory")
 
 
 def _layout(title: str, xtitle: str, ytitle: str, **extra) -> dict:
-    lay = {"title": {"text": title}, "xaxis": {"title": {"text": xtitle}}, "yaxis": {"title": {"text": ytitle}},
-           "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 360,
-           # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
-           "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
-                      "yanchor": "bottom"}, "font": {"family": "Noto Sans SC, sans-serif"},
-           "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"}
+    lay = {
+        "title": {"text": title},
+        "xaxis": {"title": {"text": xtitle}},
+        "yaxis": {"title": {"text": ytitle}},
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
+        "height": 360,
+        # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
+        "legend": {
+            "orientation": "h",
+            "xref": "container",
+            "yref": "container",
+            "x": 0,
+            "y": 0,
+            "yanchor": "bottom",
+        },
+        "font": {"family": "Noto Sans SC, sans-serif"},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+    }
     lay.update(extra)
-    for axis in ("xaxis", "yaxis"):   # tick labels push the axis titles out instead of running into them
+    for axis in ("xaxis", "yaxis"):  # tick labels push the axis titles out instead of running into them
         lay[axis] = {"automargin": True, **lay[axis]}
     return lay
 
@@ -45,26 +69,37 @@ THROUGHPUT_COLUMN = "tokens / CPU 秒（单线程，{n} 次重复的中位数；
 
 def comparison_rows(d: dict) -> list[dict]:
     from c9.figures.lab import RUN_ORDER, throughput_rows
+
     rows = []
     tp = throughput_rows(d)
     for name in RUN_ORDER:
         r = d["runs"][name]
-        rows.append({"key": name, "label": r["label"], "tokens_per_cpu_s": tp[name]["cell"],
-                     "peak": _mib(r["peak_bytes"]),
-                     "saved": _mib({m["point"]: m for m in r["memory"]}["after_forward"]["parts"]["saved_for_backward"]),
-                     "val_loss": units.number(r["val_loss"], 4),
-                     "skipped": str(r["skipped_steps"]),
-                     "zero": _sci(r["mean_zero_grad_fraction"])})
+        rows.append(
+            {
+                "key": name,
+                "label": r["label"],
+                "tokens_per_cpu_s": tp[name]["cell"],
+                "peak": _mib(r["peak_bytes"]),
+                "saved": _mib(
+                    {m["point"]: m for m in r["memory"]}["after_forward"]["parts"]["saved_for_backward"]
+                ),
+                "val_loss": units.number(r["val_loss"], 4),
+                "skipped": str(r["skipped_steps"]),
+                "zero": _sci(r["mean_zero_grad_fraction"]),
+            }
+        )
     return rows
 
 
 def _sci(x: float) -> str:
     from c9.figures.lab import sci
+
     return sci(x) if x else "0"
 
 
 def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=None) -> dict:
     from c9.figures.lab import RUN_ORDER
+
     data = []
     for name in RUN_ORDER:
         if only and name not in only:
@@ -74,9 +109,17 @@ def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=No
         ys = [s[field] for s in r["steps"]]
         if log:
             ys = [y if y and y > 0 else None for y in ys]
-        data.append({"type": "scatter", "mode": "lines+markers", "name": r["label"], "x": xs, "y": ys,
-                     "line": {"color": COLORS[name], "width": 2, "dash": "dot" if name == "fp16" else "solid"},
-                     "marker": {"size": 4}})
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": r["label"],
+                "x": xs,
+                "y": ys,
+                "line": {"color": COLORS[name], "width": 2, "dash": "dot" if name == "fp16" else "solid"},
+                "marker": {"size": 4},
+            }
+        )
     yaxis = {"title": {"text": ytitle}}
     if log:
         yaxis["type"] = "log"
@@ -85,7 +128,8 @@ def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=No
 
 
 def page_context(chart: str = "table") -> dict:
-    from c9.figures.lab import POINTS, POINT_LABELS, RUN_ORDER, frac_text, load, snapshot_texts
+    from c9.figures.lab import POINT_LABELS, POINTS, RUN_ORDER, frac_text, load, snapshot_texts
+
     if chart not in CHARTS:
         raise ValueError(f"chart must be one of {CHARTS}, got {chart!r}")
     d = load()
@@ -95,97 +139,220 @@ def page_context(chart: str = "table") -> dict:
     machine = f"{prov['cpu']}，{prov['threads']} 线程，torch {prov['torch']}（CPU）"
 
     if chart == "table":
-        ctx["columns"] = [COLUMN_NAME, THROUGHPUT_COLUMN.format(n=d["throughput"]["repeats"]),
-                          "显存（四个截面的最大值）", "val loss", "跳过步数", "其中：前向后保存给反向", "平均 0 梯度比例"]
-        ctx["rows"] = [[r["label"], r["tokens_per_cpu_s"], r["peak"], r["val_loss"], r["skipped"], r["saved"], r["zero"]]
-                       for r in comparison_rows(d)]
+        ctx["columns"] = [
+            COLUMN_NAME,
+            THROUGHPUT_COLUMN.format(n=d["throughput"]["repeats"]),
+            "显存（四个截面的最大值）",
+            "val loss",
+            "跳过步数",
+            "其中：前向后保存给反向",
+            "平均 0 梯度比例",
+        ]
+        ctx["rows"] = [
+            [r["label"], r["tokens_per_cpu_s"], r["peak"], r["val_loss"], r["skipped"], r["saved"], r["zero"]]
+            for r in comparison_rows(d)
+        ]
         tp = d["throughput"]
-        ctx["caption"] = (f"四种精度的对照（同一种子、同一批数据；训练：{machine}；"
-                          f"吞吐在 {tp['date'][:10]} 另测，{tp['threads']} 线程）")
+        ctx["caption"] = (
+            f"四种精度的对照（同一种子、同一批数据；训练：{machine}；"
+            f"吞吐在 {tp['date'][:10]} 另测，{tp['threads']} 线程）"
+        )
         vals = [runs[n]["val_loss"] for n in RUN_ORDER]
-        ctx["summary"] = (f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
-                          f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步；"
-                          f"平均「恰为 0 的梯度」比例，FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])}，"
-                          f"加动态缩放是 {_sci(runs['fp16_scaled']['mean_zero_grad_fraction'])}。")
+        ctx["summary"] = (
+            f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
+            f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步；"
+            f"平均「恰为 0 的梯度」比例，FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])}，"
+            f"加动态缩放是 {_sci(runs['fp16_scaled']['mean_zero_grad_fraction'])}。"
+        )
     elif chart == "loss":
         ctx["figure"] = _runs_chart(d, "loss", "训练 loss（每步，同一批数据）", "交叉熵 loss", False)
         ctx["columns"] = ["精度", "第 1 步", "最后一步", "val loss"]
-        ctx["rows"] = [[runs[n]["label"], units.number(runs[n]["steps"][0]["loss"], 3),
-                        units.number(runs[n]["steps"][-1]["loss"], 3), units.number(runs[n]["val_loss"], 4)]
-                       for n in RUN_ORDER]
+        ctx["rows"] = [
+            [
+                runs[n]["label"],
+                units.number(runs[n]["steps"][0]["loss"], 3),
+                units.number(runs[n]["steps"][-1]["loss"], 3),
+                units.number(runs[n]["val_loss"], 4),
+            ]
+            for n in RUN_ORDER
+        ]
         ctx["caption"] = "每条曲线的起点、终点和留出集上的 loss"
-        ctx["summary"] = "四条训练 loss 曲线：" + "；".join(
-            f"{runs[n]['label']}{'' if runs[n]['label'].endswith('）') else ' '}从 {units.number(runs[n]['steps'][0]['loss'], 3)} 降到 "
-            f"{units.number(runs[n]['steps'][-1]['loss'], 3)}" for n in RUN_ORDER) + "。"
+        ctx["summary"] = (
+            "四条训练 loss 曲线："
+            + "；".join(
+                f"{runs[n]['label']}{'' if runs[n]['label'].endswith('）') else ' '}从 {units.number(runs[n]['steps'][0]['loss'], 3)} 降到 "
+                f"{units.number(runs[n]['steps'][-1]['loss'], 3)}"
+                for n in RUN_ORDER
+            )
+            + "。"
+        )
     elif chart == "zero":
-        ctx["figure"] = _runs_chart(d, "zero_grad_fraction", "每步恰为 0 的梯度元素比例（对数轴；0 不画）",
-                                    "比例", True)
+        ctx["figure"] = _runs_chart(
+            d, "zero_grad_fraction", "每步恰为 0 的梯度元素比例（对数轴；0 不画）", "比例", True
+        )
         ctx["columns"] = ["精度", "平均比例", "最后一步", "出现 0 的步数"]
-        ctx["rows"] = [[runs[n]["label"], _sci(runs[n]["mean_zero_grad_fraction"]),
-                        _sci(runs[n]["steps"][-1]["zero_grad_fraction"]),
-                        str(sum(1 for s in runs[n]["steps"] if s["zero_grad_fraction"] > 0))] for n in RUN_ORDER]
+        ctx["rows"] = [
+            [
+                runs[n]["label"],
+                _sci(runs[n]["mean_zero_grad_fraction"]),
+                _sci(runs[n]["steps"][-1]["zero_grad_fraction"]),
+                str(sum(1 for s in runs[n]["steps"] if s["zero_grad_fraction"] > 0)),
+            ]
+            for n in RUN_ORDER
+        ]
         ctx["caption"] = "梯度元素里恰好等于 0 的比例（对全部 Ψ 个参数）"
-        ctx["summary"] = "平均「恰为 0 的梯度」比例：" + "；".join(
-            f"{runs[n]['label']} {_sci(runs[n]['mean_zero_grad_fraction'])}" for n in RUN_ORDER) + "。"
+        ctx["summary"] = (
+            "平均「恰为 0 的梯度」比例："
+            + "；".join(f"{runs[n]['label']} {_sci(runs[n]['mean_zero_grad_fraction'])}" for n in RUN_ORDER)
+            + "。"
+        )
     elif chart == "scale":
         r = runs["fp16_scaled"]
         xs = [s["step"] for s in r["steps"]]
         skipped = [s for s in r["steps"] if s["skipped"]]
-        ticks = sorted({s["loss_scale"] for s in r["steps"]} | {d["provenance"]["config"]["scaler"]["init_scale"]})
-        data = [{"type": "scatter", "mode": "lines+markers", "name": "每步结束时的 loss scale",
-                 "x": xs, "y": [s["loss_scale"] for s in r["steps"]], "line": {"color": COLORS["fp16_scaled"], "shape": "hv"}}]
+        ticks = sorted(
+            {s["loss_scale"] for s in r["steps"]} | {d["provenance"]["config"]["scaler"]["init_scale"]}
+        )
+        data = [
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": "每步结束时的 loss scale",
+                "x": xs,
+                "y": [s["loss_scale"] for s in r["steps"]],
+                "line": {"color": COLORS["fp16_scaled"], "shape": "hv"},
+            }
+        ]
         if skipped:
-            data.append({"type": "scatter", "mode": "markers", "name": "跳过的步", "x": [s["step"] for s in skipped],
-                         "y": [s["loss_scale"] for s in skipped], "marker": {"symbol": "x", "size": 11, "color": "#c8372d"}})
-        ctx["figure"] = {"data": data, "layout": _layout("FP16 + 动态缩放：每步结束时的 loss scale", "训练步", "loss scale",
-                                                         yaxis={"type": "log", "title": {"text": "loss scale"},
-                                                                "tickvals": ticks, "ticktext": [units.number(t) for t in ticks]})}
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": "跳过的步",
+                    "x": [s["step"] for s in skipped],
+                    "y": [s["loss_scale"] for s in skipped],
+                    "marker": {"symbol": "x", "size": 11, "color": "#c8372d"},
+                }
+            )
+        ctx["figure"] = {
+            "data": data,
+            "layout": _layout(
+                "FP16 + 动态缩放：每步结束时的 loss scale",
+                "训练步",
+                "loss scale",
+                yaxis={
+                    "type": "log",
+                    "title": {"text": "loss scale"},
+                    "tickvals": ticks,
+                    "ticktext": [units.number(t) for t in ticks],
+                },
+            ),
+        }
         ctx["columns"] = ["步", "事件", "之后的 loss scale"]
         prev = d["provenance"]["config"]["scaler"]["init_scale"]
         for s in r["steps"]:
             if s["skipped"]:
-                ctx["rows"].append([str(s["step"]), "梯度里有 inf/NaN：跳过，减半", units.number(s["loss_scale"])])
+                ctx["rows"].append(
+                    [str(s["step"]), "梯度里有 inf/NaN：跳过，减半", units.number(s["loss_scale"])]
+                )
             elif s["loss_scale"] > prev:
                 ctx["rows"].append([str(s["step"]), "连续无溢出：翻倍", units.number(s["loss_scale"])])
             prev = s["loss_scale"]
         ctx["caption"] = "loss scale 的每一次变化"
-        ctx["summary"] = (f"loss scale 从 {units.number(d['provenance']['config']['scaler']['init_scale'])} 起，"
-                          f"结束时是 {units.number(r['final_loss_scale'])}；共跳过 {r['skipped_steps']} 步。")
+        ctx["summary"] = (
+            f"loss scale 从 {units.number(d['provenance']['config']['scaler']['init_scale'])} 起，"
+            f"结束时是 {units.number(r['final_loss_scale'])}；共跳过 {r['skipped_steps']} 步。"
+        )
     elif chart == "probe":
         data = []
-        names = {"initialization": "初始化时", "after_training_fp32": f"FP32 训练 {len(runs['fp32']['steps'])} 步后"}
+        names = {
+            "initialization": "初始化时",
+            "after_training_fp32": f"FP32 训练 {len(runs['fp32']['steps'])} 步后",
+        }
         colors = {"initialization": "#8e6cc1", "after_training_fp32": "#1f4e8c"}
         for p in d["probe"]:
             n = p["elements"]
-            data.append({"type": "bar", "name": names.get(p["when"], p["when"]), "x": p["bins_log2"],
-                         "y": [c / n for c in p["counts"]], "marker": {"color": colors.get(p["when"], "#666")},
-                         "opacity": 0.75})
+            data.append(
+                {
+                    "type": "bar",
+                    "name": names.get(p["when"], p["when"]),
+                    "x": p["bins_log2"],
+                    "y": [c / n for c in p["counts"]],
+                    "marker": {"color": colors.get(p["when"], "#666")},
+                    "opacity": 0.75,
+                }
+            )
         # The lines carry the colours the text names (red, orange: 3:1 or more on either palette); their
         # labels are in the text colour, which no single red or orange can match on both backgrounds.
-        shapes = [{"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
-                   "line": {"color": c, "dash": "dash", "width": 2}} for x, c in ((-24, "#c8372d"), (-40, "#b8650c"))]
+        shapes = [
+            {
+                "type": "line",
+                "x0": x,
+                "x1": x,
+                "y0": 0,
+                "y1": 1,
+                "yref": "paper",
+                "line": {"color": c, "dash": "dash", "width": 2},
+            }
+            for x, c in ((-24, "#c8372d"), (-40, "#b8650c"))
+        ]
         # The line labels sit above the plot area, one line each, so they never cover a bar (the top
         # margin makes room for them under the title).
-        ann = [{"x": -24, "y": 1, "yref": "paper", "yanchor": "bottom", "text": "2⁻²⁴：FP16 最小的正数",
-                "showarrow": False, "xanchor": "left"},
-               {"x": -40, "y": 1, "yref": "paper", "yanchor": "bottom", "yshift": 20,
-                "text": "2⁻⁴⁰：乘 65,536 后才到 2⁻²⁴", "showarrow": False, "xanchor": "left"}]
-        ctx["figure"] = {"data": data, "layout": _layout("真实梯度的大小分布（FP32 算出，按 2 的幂分箱）",
-                                                         "log₂|g|（箱 k：2ᵏ ≤ |g| < 2ᵏ⁺¹）", "占全部梯度元素的比例",
-                                                         barmode="overlay", shapes=shapes, annotations=ann,
-                                                         margin={"l": 60, "r": 20, "t": 100, "b": 50},
-                                                         yaxis={"type": "log", "title": {"text": "占全部梯度元素的比例"},
-                                                                "exponentformat": "power"})}
+        ann = [
+            {
+                "x": -24,
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "text": "2⁻²⁴：FP16 最小的正数",
+                "showarrow": False,
+                "xanchor": "left",
+            },
+            {
+                "x": -40,
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "yshift": 20,
+                "text": "2⁻⁴⁰：乘 65,536 后才到 2⁻²⁴",
+                "showarrow": False,
+                "xanchor": "left",
+            },
+        ]
+        ctx["figure"] = {
+            "data": data,
+            "layout": _layout(
+                "真实梯度的大小分布（FP32 算出，按 2 的幂分箱）",
+                "log₂|g|（箱 k：2ᵏ ≤ |g| < 2ᵏ⁺¹）",
+                "占全部梯度元素的比例",
+                barmode="overlay",
+                shapes=shapes,
+                annotations=ann,
+                margin={"l": 60, "r": 20, "t": 100, "b": 50},
+                yaxis={"type": "log", "title": {"text": "占全部梯度元素的比例"}, "exponentformat": "power"},
+            ),
+        }
         ctx["columns"] = ["时刻", "|g| < 2⁻²⁴", "乘 65,536 后仍 < 2⁻²⁴", "中位数", "最小的非零 |g|"]
         for p in d["probe"]:
-            ctx["rows"].append([names.get(p["when"], p["when"]),
-                                f"{units.number(p['below_2^-24'])}（{frac_text(p['frac_below_2^-24'])}）",
-                                f"{units.number(p['below_2^-24_after_x65536'])}（{frac_text(p['frac_below_2^-24_after_x65536'])}）",
-                                units.power_of_two(p['median_log2']), units.power_of_two(p['min_log2'])])
+            ctx["rows"].append(
+                [
+                    names.get(p["when"], p["when"]),
+                    f"{units.number(p['below_2^-24'])}（{frac_text(p['frac_below_2^-24'])}）",
+                    f"{units.number(p['below_2^-24_after_x65536'])}（{frac_text(p['frac_below_2^-24_after_x65536'])}）",
+                    units.power_of_two(p["median_log2"]),
+                    units.power_of_two(p["min_log2"]),
+                ]
+            )
         ctx["caption"] = f"下溢探针：{units.number(d['probe'][0]['elements'])} 个参数梯度元素，各取一批数据"
-        ctx["summary"] = "下溢探针：" + "；".join(
-            f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴，"
-            f"乘 65,536 之后还有 {frac_text(p['frac_below_2^-24_after_x65536'])}" for p in d["probe"]) + "。"
+        ctx["summary"] = (
+            "下溢探针："
+            + "；".join(
+                f"{names.get(p['when'], p['when'])}有 {frac_text(p['frac_below_2^-24'])} 的梯度元素小于 2⁻²⁴，"
+                f"乘 65,536 之后还有 {frac_text(p['frac_below_2^-24_after_x65536'])}"
+                for p in d["probe"]
+            )
+            + "。"
+        )
     elif chart == "memory":
         r = runs["fp32"]
         snaps = {s["point"]: s for s in r["memory"]}
@@ -193,18 +360,41 @@ def page_context(chart: str = "table") -> dict:
         xs = [POINT_LABELS[p] for p in POINTS]
         data = []
         for part, color in PART_COLORS.items():
-            data.append({"type": "bar", "name": PART_LABELS[part], "x": xs,
-                         "y": [snaps[p]["parts"][part] / 2**20 for p in POINTS], "marker": {"color": color}})
+            data.append(
+                {
+                    "type": "bar",
+                    "name": PART_LABELS[part],
+                    "x": xs,
+                    "y": [snaps[p]["parts"][part] / 2**20 for p in POINTS],
+                    "marker": {"color": color},
+                }
+            )
         ledger = acc["ledger_model_states_bytes"]
         formula_total = snaps["after_build"]["parts"]["parameters"] + acc["formula_activation_bytes"]
-        data.append({"type": "scatter", "mode": "markers", "name": "账本：16 B × Ψ（模型状态）", "x": [xs[-1]],
-                     "y": [ledger / 2**20], "marker": {"symbol": "line-ew-open", "size": 40, "color": "#111",
-                                                      "line": {"width": 3}}})
-        data.append({"type": "scatter", "mode": "markers", "name": "参数 + 第 5 课公式的激活", "x": [xs[1]],
-                     "y": [formula_total / 2**20], "marker": {"symbol": "line-ew-open", "size": 40,
-                                                             "color": "#c8372d", "line": {"width": 3}}})
-        ctx["figure"] = {"data": data, "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB",
-                                                         barmode="stack")}
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "账本：16 B × Ψ（模型状态）",
+                "x": [xs[-1]],
+                "y": [ledger / 2**20],
+                "marker": {"symbol": "line-ew-open", "size": 40, "color": "#111", "line": {"width": 3}},
+            }
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "参数 + 第 5 课公式的激活",
+                "x": [xs[1]],
+                "y": [formula_total / 2**20],
+                "marker": {"symbol": "line-ew-open", "size": 40, "color": "#c8372d", "line": {"width": 3}},
+            }
+        )
+        ctx["figure"] = {
+            "data": data,
+            "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB", barmode="stack"),
+        }
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
         # each row's parts add up to its total as shown (largest remainder: lab_figures.snapshot_texts)
         shown = {p: snapshot_texts(snaps[p]) for p in POINTS}
@@ -212,11 +402,15 @@ def page_context(chart: str = "table") -> dict:
             parts, total, _ = shown[p]
             ctx["rows"].append([POINT_LABELS[p]] + [parts[k] for k in PART_COLORS] + [total])
         moved = units.ADJUSTED_NOTE if any(a for _, _, a in shown.values()) else ""
-        ctx["caption"] = ("四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获，"
-                          f"其中含交叉熵存下的 log-softmax；logits 本身不在其中，单列一列）{moved}")
-        ctx["summary"] = (f"第一次更新后实测 {shown['after_step'][1]}，账本 16 B × Ψ = {_mib(ledger)}；"
-                          f"前向之后保存给反向的张量 {shown['after_forward'][0]['saved_for_backward']}，"
-                          f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。")
+        ctx["caption"] = (
+            "四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获，"
+            f"其中含交叉熵存下的 log-softmax；logits 本身不在其中，单列一列）{moved}"
+        )
+        ctx["summary"] = (
+            f"第一次更新后实测 {shown['after_step'][1]}，账本 16 B × Ψ = {_mib(ledger)}；"
+            f"前向之后保存给反向的张量 {shown['after_forward'][0]['saved_for_backward']}，"
+            f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。"
+        )
     if ctx["figure"] is not None:
         ctx["view"] = {"figure": ctx["figure"]}  # the hook serialises it as view_json for data-default
     return ctx

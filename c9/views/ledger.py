@@ -5,16 +5,16 @@ switchable table of the bytes-per-parameter conventions other sources use.
 come from :mod:`c9.core.ledger` (one origin for every byte count); the conventions below are data,
 each row with its source.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
 
-from c9.base import units
-from c9.base import typed
+from c9.base import typed, units
 from c9.base.errors import InputError
-from c9.views.params import shown, with_defaults
 from c9.core.ledger import RECIPES, model_states
 from c9.core.models import card_bytes, load_facts, model
+from c9.views.params import shown, with_defaults
 
 WIDGET = "ledger"
 
@@ -32,29 +32,49 @@ DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
 CONVENTIONS: dict[str, dict] = {
     "zero": {
         "label": "ZeRO 论文：2Ψ + 2Ψ + KΨ，K = 12",
-        "parts": [("w16", "权重（BF16）", 2), ("g16", "梯度（BF16）", 2), ("master", "主权重（FP32）", 4),
-                  ("m", "Adam m（FP32）", 4), ("v", "Adam v（FP32）", 4)],
+        "parts": [
+            ("w16", "权重（BF16）", 2),
+            ("g16", "梯度（BF16）", 2),
+            ("master", "主权重（FP32）", 4),
+            ("m", "Adam m（FP32）", 4),
+            ("v", "Adam v（FP32）", 4),
+        ],
         "who": "Rajbhandari 等，ZeRO（SC 2020）§3.1；本课的账本也按这一口径",
         "why": "优化器那一份 KΨ 把 FP32 主权重和 m、v 打包计算，K = 4 + 4 + 4",
     },
     "hf": {
         "label": "再加一份 FP32 梯度（18 字节）",
-        "parts": [("w16", "权重（BF16）", 2), ("master", "主权重（FP32）", 4), ("g32", "梯度（FP32）", 4),
-                  ("m", "Adam m（FP32）", 4), ("v", "Adam v（FP32）", 4)],
+        "parts": [
+            ("w16", "权重（BF16）", 2),
+            ("master", "主权重（FP32）", 4),
+            ("g32", "梯度（FP32）", 4),
+            ("m", "Adam m（FP32）", 4),
+            ("v", "Adam v（FP32）", 4),
+        ],
         "who": "Hugging Face Transformers 文档「GPU memory usage」（model_memory_anatomy）：权重 6、梯度 4、AdamW 8",
         "why": "梯度只记一份且按 FP32 计，16 位梯度不单列",
     },
     "playbook": {
         "label": "16 位梯度和 FP32 梯度都记（20 字节）",
-        "parts": [("w16", "权重（BF16）", 2), ("g16", "梯度（BF16）", 2), ("master", "主权重（FP32）", 4),
-                  ("g32", "梯度（FP32）", 4), ("m", "Adam m（FP32）", 4), ("v", "Adam v（FP32）", 4)],
+        "parts": [
+            ("w16", "权重（BF16）", 2),
+            ("g16", "梯度（BF16）", 2),
+            ("master", "主权重（FP32）", 4),
+            ("g32", "梯度（FP32）", 4),
+            ("m", "Adam m（FP32）", 4),
+            ("v", "Adam v（FP32）", 4),
+        ],
         "who": "Tazi 等，The Ultra-Scale Playbook（Hugging Face，2025）「Memory usage in Transformers」",
         "why": "为了在 FP32 里累加梯度（梯度累积、跨卡求和），另存一份 FP32 梯度",
     },
     "fp32": {
-        "label": "FP32 + AdamW（16 字节）",   # the name the recipe table uses
-        "parts": [("w32", "权重（FP32）", 4), ("g32", "梯度（FP32）", 4), ("m", "Adam m（FP32）", 4),
-                  ("v", "Adam v（FP32）", 4)],
+        "label": "FP32 + AdamW（16 字节）",  # the name the recipe table uses
+        "parts": [
+            ("w32", "权重（FP32）", 4),
+            ("g32", "梯度（FP32）", 4),
+            ("m", "Adam m（FP32）", 4),
+            ("v", "Adam v（FP32）", 4),
+        ],
         "who": "没有 16 位副本：权重本身就是更新对象（AdamW 和 Kingma & Ba 2015 的 Adam 一样，每个参数存 m、v）",
         "why": "不需要主权重，所以和混合精度一样是 16 字节",
     },
@@ -62,14 +82,27 @@ CONVENTIONS: dict[str, dict] = {
 
 #: One colour per legend entry (the chart's legend lists each label once).
 LABEL_COLORS = {
-    "权重（BF16）": "#1f4e8c", "梯度（BF16）": "#3a78c2", "主权重（FP32）": "#6f9fd8",
-    "权重（FP32）": "#16365f", "梯度（FP32）": "#2a9d8f", "Adam m（FP32）": "#8e6cc1", "Adam v（FP32）": "#b79be0",
+    "权重（BF16）": "#1f4e8c",
+    "梯度（BF16）": "#3a78c2",
+    "主权重（FP32）": "#6f9fd8",
+    "权重（FP32）": "#16365f",
+    "梯度（FP32）": "#2a9d8f",
+    "Adam m（FP32）": "#8e6cc1",
+    "Adam v（FP32）": "#b79be0",
 }
 COLORS = {
-    "weights": "#1f4e8c", "gradients": "#3a78c2", "master_weights": "#6f9fd8",
-    "adam_m": "#8e6cc1", "adam_v": "#b79be0",
-    "w16": "#1f4e8c", "g16": "#3a78c2", "master": "#6f9fd8", "w32": "#1f4e8c", "g32": "#2a9d8f",
-    "m": "#8e6cc1", "v": "#b79be0",
+    "weights": "#1f4e8c",
+    "gradients": "#3a78c2",
+    "master_weights": "#6f9fd8",
+    "adam_m": "#8e6cc1",
+    "adam_v": "#b79be0",
+    "w16": "#1f4e8c",
+    "g16": "#3a78c2",
+    "master": "#6f9fd8",
+    "w32": "#1f4e8c",
+    "g32": "#2a9d8f",
+    "m": "#8e6cc1",
+    "v": "#b79be0",
 }
 
 
@@ -78,11 +111,19 @@ def conventions_table(param_total: int) -> list[dict]:
     rows = []
     for key, c in CONVENTIONS.items():
         per = sum(p[2] for p in c["parts"])
-        rows.append({"key": key, "label": c["label"], "bytes_per_param": per,
-                     "parts_text": " + ".join(f"{p[1]} {p[2]}" for p in c["parts"]),
-                     "parts": [{"key": k, "label": lab, "bytes": b * param_total} for k, lab, b in c["parts"]],
-                     "who": c["who"], "why": c["why"], "total_bytes": per * param_total,
-                     "total_text": units.size(per * param_total, "GB")})
+        rows.append(
+            {
+                "key": key,
+                "label": c["label"],
+                "bytes_per_param": per,
+                "parts_text": " + ".join(f"{p[1]} {p[2]}" for p in c["parts"]),
+                "parts": [{"key": k, "label": lab, "bytes": b * param_total} for k, lab, b in c["parts"]],
+                "who": c["who"],
+                "why": c["why"],
+                "total_bytes": per * param_total,
+                "total_text": units.size(per * param_total, "GB"),
+            }
+        )
     return rows
 
 
@@ -91,11 +132,11 @@ def _params_from(p: dict) -> tuple[int, str]:
     # of range gets a message instead of a slider silently pinned at its end.
     if isinstance(p["log10_params"], bool) or not isinstance(p["log10_params"], (int, float, str)):
         raise InputError("参数量滑杆的值要是有限的数字")
-    try:   # exact: 10**400 or "1e999" is refused, not a crash
+    try:  # exact: 10**400 or "1e999" is refused, not a crash
         x = typed.parse(p["log10_params"], "参数量滑杆的值")
     except InputError:
         raise InputError(f"参数量滑杆的值要是数字，收到的是{shown(p['log10_params'])}") from None
-    if isinstance(x, float):   # ±∞, NaN or a signed zero
+    if isinstance(x, float):  # ±∞, NaN or a signed zero
         if x == 0:
             x = Fraction(0)
         else:
@@ -133,11 +174,19 @@ def view(params: dict | None = None) -> dict:
     bars = []
     for key, short in CHART_RECIPES:
         tree = model_states(n, key)
-        bars.append({"key": key, "label": RECIPES[key]["label"], "short": short, "bytes": tree.bytes,
-                     "bytes_per_param": tree.bytes // n if n else 0,
-                     "text": units.size(tree.bytes, "GB"), "cards": units.number(Fraction(tree.bytes, card), 1),
-                     "fits": tree.bytes <= card,
-                     "parts": [{"key": it.key, "label": it.label, "bytes": it.bytes} for it in tree.children]})
+        bars.append(
+            {
+                "key": key,
+                "label": RECIPES[key]["label"],
+                "short": short,
+                "bytes": tree.bytes,
+                "bytes_per_param": tree.bytes // n if n else 0,
+                "text": units.size(tree.bytes, "GB"),
+                "cards": units.number(Fraction(tree.bytes, card), 1),
+                "fits": tree.bytes <= card,
+                "parts": [{"key": it.key, "label": it.label, "bytes": it.bytes} for it in tree.children],
+            }
+        )
     conv = conventions_table(n)
     chosen = next(c for c in conv if c["key"] == p["convention"])
     fp32, mixed, weights = bars
@@ -149,48 +198,110 @@ def view(params: dict | None = None) -> dict:
         f"{'一张 80 GB 卡装得下（占卡的 ' + units.percent(mixed['bytes'], card) + '）' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'}，还没算激活。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
     )
-    return {"params": {**p, "param_total": n}, "label": label, "bars": bars, "conventions": conv,
-            "chosen": chosen["key"], "summary": summary, "figure": _figure(bars, chosen, card)}
+    return {
+        "params": {**p, "param_total": n},
+        "label": label,
+        "bars": bars,
+        "conventions": conv,
+        "chosen": chosen["key"],
+        "summary": summary,
+        "figure": _figure(bars, chosen, card),
+    }
 
 
 def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
-    rows = [(b["short"], b["parts"]) for b in bars] + [(f"口径：{chosen['bytes_per_param']} 字节/参数", chosen["parts"])]
+    rows = [(b["short"], b["parts"]) for b in bars] + [
+        (f"口径：{chosen['bytes_per_param']} 字节/参数", chosen["parts"])
+    ]
     ys = [r[0] for r in rows]
     data, seen = [], set()
     for y, parts in rows:
         for part in parts:
             name = part["label"]
-            data.append({"type": "bar", "orientation": "h", "name": name, "x": [part["bytes"] / units.GB], "y": [y],
-                         "marker": {"color": LABEL_COLORS.get(name, "#888888")}, "legendgroup": name,
-                         "showlegend": name not in seen,
-                         "hovertemplate": f"{y} · {name}：%{{x:,.1f}} GB<extra></extra>"})
+            data.append(
+                {
+                    "type": "bar",
+                    "orientation": "h",
+                    "name": name,
+                    "x": [part["bytes"] / units.GB],
+                    "y": [y],
+                    "marker": {"color": LABEL_COLORS.get(name, "#888888")},
+                    "legendgroup": name,
+                    "showlegend": name not in seen,
+                    "hovertemplate": f"{y} · {name}：%{{x:,.1f}} GB<extra></extra>",
+                }
+            )
             seen.add(name)
     card_gb = card / units.GB
     return {
         "data": data,
         "layout": {
-            "barmode": "stack", "height": 360,
+            "barmode": "stack",
+            "height": 360,
             "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
-            "xaxis": {"title": {"text": "GB（10⁹ 字节）"}, "rangemode": "tozero", "fixedrange": True, "automargin": True},
-            "yaxis": {"categoryorder": "array", "categoryarray": ys[::-1], "automargin": True, "fixedrange": True},
+            "xaxis": {
+                "title": {"text": "GB（10⁹ 字节）"},
+                "rangemode": "tozero",
+                "fixedrange": True,
+                "automargin": True,
+            },
+            "yaxis": {
+                "categoryorder": "array",
+                "categoryarray": ys[::-1],
+                "automargin": True,
+                "fixedrange": True,
+            },
             # At the foot of the whole figure (container coordinates): Plotly reserves room for it below the
             # x-axis title, which a legend at a fraction of the plot's height ran into on a phone.
-            "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
-                       "yanchor": "bottom", "traceorder": "normal"},
-            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "legend": {
+                "orientation": "h",
+                "xref": "container",
+                "yref": "container",
+                "x": 0,
+                "y": 0,
+                "yanchor": "bottom",
+                "traceorder": "normal",
+            },
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
-            "shapes": [{"type": "line", "x0": card_gb, "x1": card_gb, "yref": "paper", "y0": 0, "y1": 1,
-                        "line": {"color": "#c8372d", "width": 2, "dash": "dash"}}],
-            "annotations": [{"x": card_gb, "y": 1.06, "yref": "paper", "text": "80 GB 单卡",
-                             "showarrow": False, "xanchor": "left"}],
+            "shapes": [
+                {
+                    "type": "line",
+                    "x0": card_gb,
+                    "x1": card_gb,
+                    "yref": "paper",
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"color": "#c8372d", "width": 2, "dash": "dash"},
+                }
+            ],
+            "annotations": [
+                {
+                    "x": card_gb,
+                    "y": 1.06,
+                    "yref": "paper",
+                    "text": "80 GB 单卡",
+                    "showarrow": False,
+                    "xanchor": "left",
+                }
+            ],
         },
     }
 
 
 def page_context(**options) -> dict:
     v = view(options or None)
-    return dict(view=v, model_keys=MODELS, lo=LOG10_MIN, hi=LOG10_MAX, step=LOG10_STEP,
-                conventions=CONVENTIONS, colors=COLORS, card_label=load_facts()["card"]["label"])
+    return dict(
+        view=v,
+        model_keys=MODELS,
+        lo=LOG10_MIN,
+        hi=LOG10_MAX,
+        step=LOG10_STEP,
+        conventions=CONVENTIONS,
+        colors=COLORS,
+        card_label=load_facts()["card"]["label"],
+    )
 
 
 def neighbours(context: dict) -> list[dict]:
@@ -198,21 +309,31 @@ def neighbours(context: dict) -> list[dict]:
     Moving the slider also picks 「自定义参数量」; every stop (a tap lands anywhere on the track; the answers
     differ little, so they compress to about 0.5 KB each), as the browser gives the slider's value."""
     from c9.views.nearby import one_step
+
     p = context["view"]["params"]
     base = {"model": p["model"], "log10_params": p["log10_params"], "convention": p["convention"]}
-    stops = [round(LOG10_MIN + i * LOG10_STEP, 2) for i in range(round((LOG10_MAX - LOG10_MIN) / LOG10_STEP) + 1)]
+    stops = [
+        round(LOG10_MIN + i * LOG10_STEP, 2) for i in range(round((LOG10_MAX - LOG10_MIN) / LOG10_STEP) + 1)
+    ]
     custom = {**base, "model": "custom"}
-    return (one_step(base, model=[*context["model_keys"], "custom"], convention=list(context["conventions"]))
-            + one_step(custom, log10_params=stops))
+    return one_step(
+        base, model=[*context["model_keys"], "custom"], convention=list(context["conventions"])
+    ) + one_step(custom, log10_params=stops)
 
 
 def nearby(view: dict) -> list[dict]:
     """For the worker's answers ahead (c9.views.nearby): the slider one stop either side of the state
     ``view`` shows (which picks 「自定义参数量」), then each convention and each model."""
     from c9.views.nearby import one_step
+
     p = view["params"]
     base = {"model": p["model"], "log10_params": p["log10_params"], "convention": p["convention"]}
     i = round((p["log10_params"] - LOG10_MIN) / LOG10_STEP)
-    stops = [round(LOG10_MIN + k * LOG10_STEP, 2) for k in (i + 1, i - 1) if LOG10_MIN <= LOG10_MIN + k * LOG10_STEP <= LOG10_MAX + 1e-9]
-    return ([{**base, "model": "custom", "log10_params": x} for x in stops]
-            + one_step(base, convention=list(CONVENTIONS), model=[*MODELS, "custom"])[1:])
+    stops = [
+        round(LOG10_MIN + k * LOG10_STEP, 2)
+        for k in (i + 1, i - 1)
+        if LOG10_MIN <= LOG10_MIN + k * LOG10_STEP <= LOG10_MAX + 1e-9
+    ]
+    return [{**base, "model": "custom", "log10_params": x} for x in stops] + one_step(
+        base, convention=list(CONVENTIONS), model=[*MODELS, "custom"]
+    )[1:]

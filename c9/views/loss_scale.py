@@ -6,16 +6,17 @@ Where the gradients come from is a *source*: today only ``"stand-in"``, a stated
 log-normal sample (not measured). The lab registers real log2 magnitudes with
 :func:`register_source` and the same view draws them.
 """
+
 from __future__ import annotations
 
 import bisect
 import math
 import random
 
-from c9.core import formats as F
 from c9.base import units
-from c9.views.bit_flipper import short_name
 from c9.base.errors import InputError
+from c9.core import formats as F
+from c9.views.bit_flipper import short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
 
 WIDGET = "loss-scale"
@@ -33,7 +34,7 @@ def register_source(name: str, log2_magnitudes, label: str) -> None:
     vals = sorted(float(x) for x in log2_magnitudes if math.isfinite(float(x)))
     if not vals:
         raise ValueError("a source needs at least one finite log2 magnitude")
-    _SOURCES[name] = {"label": label, "log2": vals, "g": [2.0 ** x for x in vals]}
+    _SOURCES[name] = {"label": label, "log2": vals, "g": [2.0**x for x in vals]}
 
 
 def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exact_zero: int = 0) -> None:
@@ -42,7 +43,11 @@ def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exac
     bin that straddles a threshold goes to the side holding most of its width (said on the page)."""
     if not hist or any(c < 0 for c in hist):
         raise ValueError("a histogram source needs non-negative counts")
-    _SOURCES[name] = {"label": label, "hist": (lo_bin, lo_bin + len(hist) - 1, list(hist)), "zeros": exact_zero}
+    _SOURCES[name] = {
+        "label": label,
+        "hist": (lo_bin, lo_bin + len(hist) - 1, list(hist)),
+        "zeros": exact_zero,
+    }
 
 
 def _lab() -> None:
@@ -55,17 +60,24 @@ def _lab() -> None:
     import json
 
     probe = json.loads(LAB_DATA.read_text(encoding="utf-8"))["probe"][-1]
-    register_histogram("lab", probe["bins_log2"][0], probe["counts"],
-                       f"实测：实验课的小模型训练后，全部 {probe['elements']:,} 个参数梯度（FP32），按 2 的幂分箱",
-                       probe.get("exact_zero", 0))
+    register_histogram(
+        "lab",
+        probe["bins_log2"][0],
+        probe["counts"],
+        f"实测：实验课的小模型训练后，全部 {probe['elements']:,} 个参数梯度（FP32），按 2 的幂分箱",
+        probe.get("exact_zero", 0),
+    )
 
 
 def _stand_in() -> None:
     rng = random.Random(STAND_IN["seed"])
     xs = [rng.gauss(STAND_IN["mu"], STAND_IN["sigma"]) for _ in range(STAND_IN["n"])]
-    register_source("stand-in", xs,
-                    f"替身分布（不是实测）：log₂|g| ~ 正态（均值 {units.number(STAND_IN['mu'])}，标准差 {STAND_IN['sigma']:g}），"
-                    f"用随机种子 {STAND_IN['seed']} 抽 {STAND_IN['n']:,} 个")
+    register_source(
+        "stand-in",
+        xs,
+        f"替身分布（不是实测）：log₂|g| ~ 正态（均值 {units.number(STAND_IN['mu'])}，标准差 {STAND_IN['sigma']:g}），"
+        f"用随机种子 {STAND_IN['seed']} 抽 {STAND_IN['n']:,} 个",
+    )
 
 
 _stand_in()
@@ -78,11 +90,17 @@ def thresholds(fmt) -> dict:
     ``inf_min`` (|x| ≥ it → ∞). Read off :func:`c9.core.formats.interval`."""
     f = F.get_format(fmt)
     z = F.interval(f, 0)
-    s = F.interval(f, (1 << f.mantissa_bits) - 1)        # the largest subnormal
+    s = F.interval(f, (1 << f.mantissa_bits) - 1)  # the largest subnormal
     i = F.interval(f, f.inf_code)
     assert z.hi_closed and i.lo_closed
-    return {"zero_max": float(z.hi), "sub_lim": float(s.hi), "sub_closed": s.hi_closed, "inf_min": float(i.lo),
-            "lo_exp": int(math.log2(f.min_subnormal)), "hi_exp": f.emax}
+    return {
+        "zero_max": float(z.hi),
+        "sub_lim": float(s.hi),
+        "sub_closed": s.hi_closed,
+        "inf_min": float(i.lo),
+        "lo_exp": int(math.log2(f.min_subnormal)),
+        "hi_exp": f.emax,
+    }
 
 
 def counts(source: str, k: int, fmt) -> dict:
@@ -97,7 +115,13 @@ def counts(source: str, k: int, fmt) -> dict:
     zero = bisect.bisect_right(g, t["zero_max"] * s)
     sub_end = (bisect.bisect_right if t["sub_closed"] else bisect.bisect_left)(g, t["sub_lim"] * s)
     inf_start = bisect.bisect_left(g, t["inf_min"] * s)
-    return {"n": n, "zero": zero, "subnormal": sub_end - zero, "normal": inf_start - sub_end, "inf": n - inf_start}
+    return {
+        "n": n,
+        "zero": zero,
+        "subnormal": sub_end - zero,
+        "normal": inf_start - sub_end,
+        "inf": n - inf_start,
+    }
 
 
 def _binned_counts(source: str, k: int, t: dict) -> dict:
@@ -105,8 +129,13 @@ def _binned_counts(source: str, k: int, t: dict) -> dict:
     on the side of each threshold (log2 of zero_max, sub_lim, inf_min) that holds its midpoint."""
     lo_bin, _, hist = _SOURCES[source]["hist"]
     zero_x, sub_x, inf_x = (math.log2(t[key]) for key in ("zero_max", "sub_lim", "inf_min"))
-    out = {"n": sum(hist) + _SOURCES[source]["zeros"], "zero": _SOURCES[source]["zeros"], "subnormal": 0,
-           "normal": 0, "inf": 0}
+    out = {
+        "n": sum(hist) + _SOURCES[source]["zeros"],
+        "zero": _SOURCES[source]["zeros"],
+        "subnormal": 0,
+        "normal": 0,
+        "inf": 0,
+    }
     for i, c in enumerate(hist):
         mid = lo_bin + i + k + 0.5
         kind = "zero" if mid < zero_x else "subnormal" if mid < sub_x else "normal" if mid < inf_x else "inf"
@@ -115,7 +144,7 @@ def _binned_counts(source: str, k: int, t: dict) -> dict:
 
 
 def _pct(a: int, n: int) -> str:
-    return units.percent(a, n)      # "< 0.1%", not "0.0%", for 198 of 20,000
+    return units.percent(a, n)  # "< 0.1%", not "0.0%", for 198 of 20,000
 
 
 def _window(t: dict) -> str:
@@ -131,9 +160,11 @@ def inert_note(source: str, fmt: str) -> str:
         return ""
     f = F.get_format(fmt)
     k_over = next((k for k in range(K_MAX, 1100) if counts(source, k, fmt)["inf"] > first["inf"]), None)
-    why = (f"在 {short_name(fmt)} 里，k 从 {K_MIN} 到 {K_MAX} 这些比例一个都不变：{short_name(fmt)} 的指数有 "
-           f"{f.exponent_bits} 位（和 FP32 一样），能表示的窗口是 {_window(thresholds(fmt))}，这批梯度乘不乘 S 都在窗口里"
-           "（所以图上看不到红色、橙色的区域：它们在横轴两端很远的地方）")
+    why = (
+        f"在 {short_name(fmt)} 里，k 从 {K_MIN} 到 {K_MAX} 这些比例一个都不变：{short_name(fmt)} 的指数有 "
+        f"{f.exponent_bits} 位（和 FP32 一样），能表示的窗口是 {_window(thresholds(fmt))}，这批梯度乘不乘 S 都在窗口里"
+        "（所以图上看不到红色、橙色的区域：它们在横轴两端很远的地方）"
+    )
     later = f"，要到 k = {k_over} 才开始有梯度溢出" if k_over is not None else ""
     return f"{why}{later}。所以用 BF16 训练一般不做损失缩放；它缺的是尾数位（精度），不是范围。"
 
@@ -149,16 +180,23 @@ def view(params: dict | None = None) -> dict:
     t = thresholds(fmt)
     name = short_name(fmt)
     n = c["n"]
-    summary = (f"S = {units.superscript_powers(f'2^{k}')}（= {2 ** k:,}）：{n:,} 个梯度乘 S 后存进 {name}，"
-               f"{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
-               f"{_pct(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
-               f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{_pct(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
-               + inert_note(p["source"], fmt))
-    return {"params": {"k": k, "source": p["source"], "fmt": fmt}, "format_short": name,
-            "source_label": _SOURCES[p["source"]]["label"], "counts": c,
-            "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
-            "k_text": units.power_of_two(k),     # the slider's readout: 2⁴⁰
-            "summary": summary, "figure": _figure(p["source"], k, t, name)}
+    summary = (
+        f"S = {units.superscript_powers(f'2^{k}')}（= {2**k:,}）：{n:,} 个梯度乘 S 后存进 {name}，"
+        f"{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
+        f"{_pct(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
+        f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{_pct(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
+        + inert_note(p["source"], fmt)
+    )
+    return {
+        "params": {"k": k, "source": p["source"], "fmt": fmt},
+        "format_short": name,
+        "source_label": _SOURCES[p["source"]]["label"],
+        "counts": c,
+        "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
+        "k_text": units.power_of_two(k),  # the slider's readout: 2⁴⁰
+        "summary": summary,
+        "figure": _figure(p["source"], k, t, name),
+    }
 
 
 def _histogram(source: str) -> tuple[int, int, list[int]]:
@@ -190,23 +228,67 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
         {**band, "x0": inf_x, "x1": span[1], "fillcolor": "rgba(200,55,45,0.15)"},
     ]
     return {
-        "data": [{"type": "bar", "x": centers, "y": hist, "width": 1, "name": "梯度个数",
-                  "marker": {"color": "#1f4e8c"},
-                  "hovertemplate": "log₂|g·S| 在 %{x:.0f} ± 0.5 之内：%{y:,} 个<extra></extra>"}],
+        "data": [
+            {
+                "type": "bar",
+                "x": centers,
+                "y": hist,
+                "width": 1,
+                "name": "梯度个数",
+                "marker": {"color": "#1f4e8c"},
+                "hovertemplate": "log₂|g·S| 在 %{x:.0f} ± 0.5 之内：%{y:,} 个<extra></extra>",
+            }
+        ],
         "layout": {
-            "height": 340, "margin": {"l": 10, "r": 10, "t": 56, "b": 50}, "showlegend": False, "bargap": 0,
+            "height": 340,
+            "margin": {"l": 10, "r": 10, "t": 56, "b": 50},
+            "showlegend": False,
+            "bargap": 0,
             # the labels a little below the axis: the first one ("−60") sat on the y axis's "0"
-            "xaxis": {"title": {"text": f"log₂ |g × S|（S = {units.superscript_powers(f'2^{k}')}）"}, "range": list(span), "fixedrange": True,
-                      "ticklabelstandoff": 6},
-            "yaxis": {"title": {"text": "个数"}, "automargin": True, "fixedrange": True, "tickformat": ",d"},  # 100,000, not 100k
-            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "xaxis": {
+                "title": {"text": f"log₂ |g × S|（S = {units.superscript_powers(f'2^{k}')}）"},
+                "range": list(span),
+                "fixedrange": True,
+                "ticklabelstandoff": 6,
+            },
+            "yaxis": {
+                "title": {"text": "个数"},
+                "automargin": True,
+                "fixedrange": True,
+                "tickformat": ",d",
+            },  # 100,000, not 100k
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": shapes,
             "annotations": [
-                {"x": zero_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "← 变成 0", "showarrow": False, "xanchor": "right"},
-                {"x": inf_x, "y": 1.02, "yref": "paper", "yanchor": "bottom", "text": "变成 ∞ →", "showarrow": False, "xanchor": "left"},
-                {"x": 0.5, "xref": "paper", "y": 1.1, "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                 "text": f"{name} 的窗口：{window}"},
+                {
+                    "x": zero_x,
+                    "y": 1.02,
+                    "yref": "paper",
+                    "yanchor": "bottom",
+                    "text": "← 变成 0",
+                    "showarrow": False,
+                    "xanchor": "right",
+                },
+                {
+                    "x": inf_x,
+                    "y": 1.02,
+                    "yref": "paper",
+                    "yanchor": "bottom",
+                    "text": "变成 ∞ →",
+                    "showarrow": False,
+                    "xanchor": "left",
+                },
+                {
+                    "x": 0.5,
+                    "xref": "paper",
+                    "y": 1.1,
+                    "yref": "paper",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "text": f"{name} 的窗口：{window}",
+                },
             ],
         },
     }
@@ -226,6 +308,7 @@ def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what loss-scale.js sends one control from the
     default: every stop of the k slider (each answer is small) and each gradient source."""
     from c9.views.nearby import one_step
+
     p = context["view"]["params"]
     base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
     sources = list(context["sources"]) if len(context["sources"]) > 1 else []
@@ -236,6 +319,9 @@ def nearby(view: dict) -> list[dict]:
     """For the worker's answers ahead (c9.views.nearby): k one stop either side of the state ``view``
     shows, then each gradient source."""
     from c9.views.nearby import one_step
+
     p = view["params"]
     base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
-    return one_step(base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(_SOURCES))
+    return one_step(
+        base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(_SOURCES)
+    )

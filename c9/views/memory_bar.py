@@ -5,20 +5,20 @@ parameters term by term, activations by eq. 1 and by the model's own tensors, ca
 ``view(params)`` returns plain data (numbers, a Chinese summary, the bar as SVG markup, the tables as
 markup), so the same call runs at build time (the default state, written into the page) and in the browser.
 """
+
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-from c9.core.activations import MODES, activation_memory
+from c9.base import units
 from c9.base.errors import InputError
-from c9.views import estimator
+from c9.core.activations import MODES, activation_memory
 from c9.core.items import Item
 from c9.core.ledger import RECIPES, model_states
 from c9.core.models import LAB, lab_label, lab_run, load_facts
+from c9.views import estimator, stacked_bar
 from c9.views.params import integer, known_model, shown, with_defaults
-from c9.views import stacked_bar
-from c9.base import units
 
 WIDGET = "memory-bar"
 
@@ -35,13 +35,25 @@ def log_stops(hi: int, extra: tuple = ()) -> list[int]:
 S_STOPS = log_stops(S_MAX, (5,))
 B_STOPS = log_stops(B_MAX)
 
-DEFAULTS = {"model": "qwen3.8-27b", "config": "", "s": 4096, "b": 1, "mode": "store_all",
-            "card": load_facts()["cards"]["default"], "s2_full_only": False, "recipe": "bf16_mixed_adamw"}
+DEFAULTS = {
+    "model": "qwen3.8-27b",
+    "config": "",
+    "s": 4096,
+    "b": 1,
+    "mode": "store_all",
+    "card": load_facts()["cards"]["default"],
+    "s2_full_only": False,
+    "recipe": "bf16_mixed_adamw",
+}
 
 COLORS = {
-    "weights": "#1f4e8c", "gradients": "#3a78c2", "master_weights": "#6f9fd8",
-    "adam_m": "#8e6cc1", "adam_v": "#b79be0",
-    "act_linear": "#e08a1e", "act_scores": "#c8372d",
+    "weights": "#1f4e8c",
+    "gradients": "#3a78c2",
+    "master_weights": "#6f9fd8",
+    "adam_m": "#8e6cc1",
+    "adam_v": "#b79be0",
+    "act_linear": "#e08a1e",
+    "act_scores": "#c8372d",
 }
 
 
@@ -64,16 +76,14 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
-
-
-def _shape(key: str, config: str = "", sub: "estimator.Subject | None" = None) -> dict:
+def _shape(key: str, config: str = "", sub: estimator.Subject | None = None) -> dict:
     """label, Ψ, L, h, a and full-attention layers of a model of anchor-model.json, of the lab's, or of a
     pasted config.json (c9/views/estimator.py; ``sub``: that model, already read)."""
     sub = sub or estimator.subject(key, config)
     return {"label": sub.label, "psi": sub.psi, "L": sub.L, "h": sub.h, "a": sub.a, "full": sub.full}
 
 
-def ledger(p: dict, sub: "estimator.Subject | None" = None) -> Item:
+def ledger(p: dict, sub: estimator.Subject | None = None) -> Item:
     """The step's memory tree: ``step`` → ``model_states`` (by recipe) and ``activations``."""
     m = _shape(p["model"], p["config"], sub)
     s2_layers = m["full"] if p["s2_full_only"] else None
@@ -89,11 +99,13 @@ def measured(p: dict) -> list[dict] | None:
         return None
     snap = {s["point"]: s["parts"] for s in r["snapshots"]}
     step, fwd = snap["after_step"], snap["after_forward"]
-    return [{"key": "m_params", "label": "实测·参数", "bytes": step["parameters"]},
-            {"key": "m_grads", "label": "实测·梯度", "bytes": step["gradients"]},
-            {"key": "m_optimizer", "label": "实测·优化器状态", "bytes": step["optimizer_state"]},
-            {"key": "m_saved", "label": "实测·为反向保存的张量", "bytes": fwd["saved_for_backward"]},
-            {"key": "m_logits", "label": "实测·logits 与 loss", "bytes": fwd["logits_and_loss"]}]
+    return [
+        {"key": "m_params", "label": "实测·参数", "bytes": step["parameters"]},
+        {"key": "m_grads", "label": "实测·梯度", "bytes": step["gradients"]},
+        {"key": "m_optimizer", "label": "实测·优化器状态", "bytes": step["optimizer_state"]},
+        {"key": "m_saved", "label": "实测·为反向保存的张量", "bytes": fwd["saved_for_backward"]},
+        {"key": "m_logits", "label": "实测·logits 与 loss", "bytes": fwd["logits_and_loss"]},
+    ]
 
 
 def view(params: dict | None = None) -> dict:
@@ -121,16 +133,23 @@ def view(params: dict | None = None) -> dict:
     states_d, act_d = (units.round_half_up(Fraction(g.bytes, units.UNITS[unit]), 1) for g in (states, act))
     adjusted = False
     leaves, texts = [], []
-    for group, shown in zip(tree.children, (states_d, act_d)):
+    for group, group_shown in zip(tree.children, (states_d, act_d)):
         its = group.leaves()
-        group_texts, _ = units.adding_up([it.bytes for it in its], unit, 1, shown)
-        adjusted |= units.apportion([it.bytes for it in its], unit, 1, shown)[2]
+        group_texts, _ = units.adding_up([it.bytes for it in its], unit, 1, group_shown)
+        adjusted |= units.apportion([it.bytes for it in its], unit, 1, group_shown)[2]
         leaves += [(group, it) for it in its]
         texts += group_texts
     segments = [
-        {"key": it.key, "label": it.label, "bytes": it.bytes, "gib": it.bytes / units.GiB,
-         "text": text + (_gib_beside(it.bytes, unit) if group is act else ""), "formula": it.formula, "note": it.note,
-         "group": group.label}
+        {
+            "key": it.key,
+            "label": it.label,
+            "bytes": it.bytes,
+            "gib": it.bytes / units.GiB,
+            "text": text + (_gib_beside(it.bytes, unit) if group is act else ""),
+            "formula": it.formula,
+            "note": it.note,
+            "group": group.label,
+        }
         for (group, it), text in zip(leaves, texts)
     ]
     scores = act.find("act_scores").bytes
@@ -143,20 +162,26 @@ def view(params: dict | None = None) -> dict:
         f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
         f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes, unit)}，其中注意力分数占 {share}。"
         f"合计 {states_t} + {act_t} = {total_t}{units.ADJUSTED_NOTE if adjusted else ''}，"
-        + (f"是 {card_label}的 {units.number(over, 1)} 倍。" if over >= 0.1
-           else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。")
+        + (
+            f"是 {card_label}的 {units.number(over, 1)} 倍。"
+            if over >= 0.1
+            else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。"
+        )
     )
     if meas:
         total = sum(x["bytes"] for x in meas)
         meas_t, diff_t = units.size(total, unit, 2), units.size(total - tree.bytes, unit, 2)
-        summary += (f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(total, 'MiB', 2)}），比上面的推演多 "
-                    f"{diff_t}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。")
+        summary += (
+            f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(total, 'MiB', 2)}），比上面的推演多 "
+            f"{diff_t}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。"
+        )
     acts = estimator.activation_tables(sub, p["s"], p["b"], p["mode"])
     params = estimator.param_table(sub)
     own = acts["own"]
     own_step = states.bytes + own["total_bytes"] if own else None
-    cards = estimator.cards_text(the_card, [(s["label"], s["bytes"], s["text"]) for s in segments], tree.bytes,
-                                 own_step, unit)
+    cards = estimator.cards_text(
+        the_card, [(s["label"], s["bytes"], s["text"]) for s in segments], tree.bytes, own_step, unit
+    )
     return {
         "params": p,
         "model_label": m["label"],
@@ -182,18 +207,29 @@ def _gib_beside(n: int, unit: str) -> str:
     return f"（{units.size(n, 'GiB' if unit in ('GB', 'TB') else 'MiB')}）"
 
 
-MEASURED_COLORS = {"m_params": "#1f4e8c", "m_grads": "#3a78c2", "m_optimizer": "#8e6cc1", "m_saved": "#e08a1e",
-                   "m_logits": "#7a5c2e"}
+MEASURED_COLORS = {
+    "m_params": "#1f4e8c",
+    "m_grads": "#3a78c2",
+    "m_optimizer": "#8e6cc1",
+    "m_saved": "#e08a1e",
+    "m_logits": "#7a5c2e",
+}
 
 
 OWN_COLORS = {"o_act_saved": "#e08a1e", "o_act_logits": "#7a5c2e"}
 
 
-def _chart(segments: list[dict], card: int, meas: list[dict] | None = None, own: dict | None = None,
-           card_label: str = "80 GB 单卡") -> str:
+def _chart(
+    segments: list[dict],
+    card: int,
+    meas: list[dict] | None = None,
+    own: dict | None = None,
+    card_label: str = "80 GB 单卡",
+) -> str:
     """The bar as SVG markup (c9.views.stacked_bar): GB with the card's line; for the lab's model, MB, the
     derived bar above the measured one (hatched) and no card in sight; for a model with a config, eq. 1's
     bar above the one of the model's own tensors (states the same, activations hatched)."""
+
     def seg(key, label, n, text, color, hatch=False):
         return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
 
@@ -203,10 +239,21 @@ def _chart(segments: list[dict], card: int, meas: list[dict] | None = None, own:
     axis = f"{unit}（10{'⁹' if unit == 'GB' else '⁶'} 字节）"
     if meas:
         texts, _ = units.adding_up([x["bytes"] for x in meas], unit, 2)
-        rows = [{"label": "推演", "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]])
-                                              for s in segments]},
-                {"label": "实测", "segments": [seg(x["key"], x["label"], x["bytes"], t, MEASURED_COLORS[x["key"]], hatch=True)
-                                             for x, t in zip(meas, texts)]}]
+        rows = [
+            {
+                "label": "推演",
+                "segments": [
+                    seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in segments
+                ],
+            },
+            {
+                "label": "实测",
+                "segments": [
+                    seg(x["key"], x["label"], x["bytes"], t, MEASURED_COLORS[x["key"]], hatch=True)
+                    for x, t in zip(meas, texts)
+                ],
+            },
+        ]
         return stacked_bar.svg(rows, axis, label=name + "（上：推演；下：实测）")
     first = [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in segments]
     line = {"value": card / scale, "label": f"{units.size(card, unit, 0)} 卡"}
@@ -215,25 +262,50 @@ def _chart(segments: list[dict], card: int, meas: list[dict] | None = None, own:
         logits = own["total_bytes"] - saved
         states = [s for s in segments if s["group"] != segments[-1]["group"]]
         texts, _ = units.adding_up([s["bytes"] for s in states] + [saved, logits], unit, 1)
-        second = [seg("o_" + s["key"], s["label"], s["bytes"], t, COLORS[s["key"]]) for s, t in zip(states, texts)]
-        second += [seg("o_act_saved", "激活·为反向保存的张量", saved, texts[-2], OWN_COLORS["o_act_saved"], True),
-                   seg("o_act_logits", "激活·logits", logits, texts[-1], OWN_COLORS["o_act_logits"], True)]
+        second = [
+            seg("o_" + s["key"], s["label"], s["bytes"], t, COLORS[s["key"]]) for s, t in zip(states, texts)
+        ]
+        second += [
+            seg("o_act_saved", "激活·为反向保存的张量", saved, texts[-2], OWN_COLORS["o_act_saved"], True),
+            seg("o_act_logits", "激活·logits", logits, texts[-1], OWN_COLORS["o_act_logits"], True),
+        ]
         rows = [{"label": "按式 1", "segments": first}, {"label": "按这个模型自己的张量", "segments": second}]
-        return stacked_bar.svg(rows, axis, line, label=name + f"（上：按式 1；下：按模型自己的张量）；虚线是 {card_label}")
-    return stacked_bar.svg([{"label": None, "segments": first}], axis, line, label=name + f"；虚线是 {card_label}")
+        return stacked_bar.svg(
+            rows, axis, line, label=name + f"（上：按式 1；下：按模型自己的张量）；虚线是 {card_label}"
+        )
+    return stacked_bar.svg(
+        [{"label": None, "segments": first}], axis, line, label=name + f"；虚线是 {card_label}"
+    )
 
 
 def page_context() -> dict:
     """What the page template (hooks/templates/memory-bar.html) needs at build time."""
-    cards = [{k: c[k] for k in ("key", "label", "url")} for c in estimator.cards()]  # what the page shows of each
-    return dict(view=view(), stops=S_STOPS, b_stops=B_STOPS, modes=MODES, colors=COLORS, cards=cards,
-                lab_label=lab_label(), config_max=estimator.CONFIG_MAX)
+    cards = [
+        {k: c[k] for k in ("key", "label", "url")} for c in estimator.cards()
+    ]  # what the page shows of each
+    return dict(
+        view=view(),
+        stops=S_STOPS,
+        b_stops=B_STOPS,
+        modes=MODES,
+        colors=COLORS,
+        cards=cards,
+        lab_label=lab_label(),
+        config_max=estimator.CONFIG_MAX,
+    )
 
 
 def _base(p: dict) -> dict:
     """A state as memory-bar.js sends it: s and b as the text of their number boxes."""
-    return {"model": p["model"], "config": p["config"], "s": str(p["s"]), "b": str(p["b"]), "mode": p["mode"],
-            "card": p["card"], "s2_full_only": p["s2_full_only"]}
+    return {
+        "model": p["model"],
+        "config": p["config"],
+        "s": str(p["s"]),
+        "b": str(p["b"]),
+        "mode": p["mode"],
+        "card": p["card"],
+        "s2_full_only": p["s2_full_only"],
+    }
 
 
 CACHED_B_MAX = 64  # the build caches b's stops up to here: the lesson moves b within 1…8
@@ -243,10 +315,17 @@ def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what memory-bar.js sends one control from the
     default: each model, every stop of s, b's stops up to CACHED_B_MAX, each mode, each card, the s² switch."""
     from c9.views.nearby import model_choices, one_step
+
     p = context["view"]["params"]
-    return one_step(_base(p), model=model_choices(context["lab_label"]), s=[str(s) for s in context["stops"]],
-                    b=[str(b) for b in context["b_stops"] if b <= CACHED_B_MAX], mode=list(context["modes"]),
-                    card=[c["key"] for c in context["cards"]], s2_full_only=[not p["s2_full_only"]])
+    return one_step(
+        _base(p),
+        model=model_choices(context["lab_label"]),
+        s=[str(s) for s in context["stops"]],
+        b=[str(b) for b in context["b_stops"] if b <= CACHED_B_MAX],
+        mode=list(context["modes"]),
+        card=[c["key"] for c in context["cards"]],
+        s2_full_only=[not p["s2_full_only"]],
+    )
 
 
 def _next_stops(stops: list[int], v: int) -> list[int]:
@@ -260,11 +339,20 @@ def nearby(view: dict) -> list[dict]:
     state ``view`` shows, nearest first: s one slider stop either side, b one stop either side, then each
     mode, the s² switch, each card and each model (a pasted config is left for the select's models)."""
     from c9.views.nearby import model_choices, one_step
+
     p = view["params"]
     base = _base(p)
-    out = one_step(base, s=[str(s) for s in _next_stops(S_STOPS, p["s"])],
-                   b=[str(b) for b in _next_stops(B_STOPS, p["b"])],
-                   mode=list(MODES), s2_full_only=[not p["s2_full_only"]], card=[c["key"] for c in estimator.cards()])
+    out = one_step(
+        base,
+        s=[str(s) for s in _next_stops(S_STOPS, p["s"])],
+        b=[str(b) for b in _next_stops(B_STOPS, p["b"])],
+        mode=list(MODES),
+        s2_full_only=[not p["s2_full_only"]],
+        card=[c["key"] for c in estimator.cards()],
+    )
     # choosing a model in the select drops a pasted config (memory-bar.js)
-    return out + [{**base, "model": k, "config": ""} for k in model_choices(lab_label())
-                  if k != p["model"] or base["config"]]
+    return out + [
+        {**base, "model": k, "config": ""}
+        for k in model_choices(lab_label())
+        if k != p["model"] or base["config"]
+    ]

@@ -5,15 +5,13 @@ elements, one E4M3 scale per 16 values and an FP32 scale for the whole tensor. T
 whole tensor and at most 16 values long, so each scheme uses exactly one block scale. All numbers
 come from :func:`c9.core.blockscale.quantize`; ``view`` validates the reader's text in Chinese.
 """
+
 from __future__ import annotations
 
-from fractions import Fraction
-
+from c9.base import typed, units
+from c9.base.errors import InputError
 from c9.core import blockscale as B
 from c9.core import formats as F
-from c9.base.errors import InputError
-from c9.base import typed
-from c9.base import units
 from c9.views.params import with_defaults
 
 WIDGET = "mx-nv"
@@ -50,11 +48,11 @@ def _g(x) -> str:
     """A number to 6 significant digits; a Fraction from its exact value (never through a float)."""
     if x in (float("inf"), float("-inf")):
         return "∞" if x > 0 else "−∞"
-    return units.sci(x, 6)                  # 1.58456×10²⁹, never 1.58456e+29
+    return units.sci(x, 6)  # 1.58456×10²⁹, never 1.58456e+29
 
 
 def _eq(x) -> str:
-    """"=" before a value shown exactly at 6 digits, "≈" before a rounded one."""
+    """ "=" before a value shown exactly at 6 digits, "≈" before a rounded one."""
     return "=" if units.sci(x, 6) == units.sci(x, 25) else "≈"
 
 
@@ -64,25 +62,50 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
     bf = B.get_block_format(scheme)
     elems = []
     for v, c, d, r in zip(vals, q.codes, q.dequantized, q.rel_error):
-        elems.append({"code": c, "bits": F.fields(e2m1, c)["bits"], "element": F.decode(e2m1, c),
-                      "element_text": _g(F.decode(e2m1, c)), "dequantized": d, "dequantized_text": _g(d),
-                      "rel_error": r, "rel_text": _pct(r) if v != 0 else "—", "zeroed": v != 0 and d == 0})
+        elems.append(
+            {
+                "code": c,
+                "bits": F.fields(e2m1, c)["bits"],
+                "element": F.decode(e2m1, c),
+                "element_text": _g(F.decode(e2m1, c)),
+                "dequantized": d,
+                "dequantized_text": _g(d),
+                "rel_error": r,
+                "rel_text": _pct(r) if v != 0 else "—",
+                "zeroed": v != 0 and d == 0,
+            }
+        )
     scale, scode = q.scales[0][0], q.scale_codes[0][0]
     sf = bf.scale
     if scheme == "mxfp4":
-        scale_text = f"X = {units.power_of_two(scode - sf.bias)} {_eq(scale)} {_g(scale)}（E8M0 编码 0x{scode:02X}）"
+        scale_text = (
+            f"X = {units.power_of_two(scode - sf.bias)} {_eq(scale)} {_g(scale)}（E8M0 编码 0x{scode:02X}）"
+        )
         rule = "元素 = E2M1(v / X)，还原 = 元素 × X"
     else:
-        scale_text = (f"块缩放 b = {_g(scale)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
-                      f"张量缩放 t {_eq(q.tensor_scale)} {_g(q.tensor_scale)}（FP32）")
+        scale_text = (
+            f"块缩放 b = {_g(scale)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
+            f"张量缩放 t {_eq(q.tensor_scale)} {_g(q.tensor_scale)}（FP32）"
+        )
         rule = "元素 = E2M1(v / (b·t))，还原 = 元素 × b × t"
     zeroed = sum(e["zeroed"] for e in elems)
     nonzero = [e["rel_error"] for v, e in zip(vals, elems) if v != 0]
-    return {"scheme": scheme, "label": bf.title_zh, "elements": elems, "scale": scale, "scale_code": scode,
-            "scale_text": scale_text, "tensor_scale": q.tensor_scale, "rule": rule,
-            "bits_nominal": q.bits_per_element, "bits_actual": q.bits_actual,
-            "max_rel": max(nonzero), "max_rel_text": _pct(max(nonzero)), "zeroed": zeroed,
-            "block_size": bf.block_size}
+    return {
+        "scheme": scheme,
+        "label": bf.title_zh,
+        "elements": elems,
+        "scale": scale,
+        "scale_code": scode,
+        "scale_text": scale_text,
+        "tensor_scale": q.tensor_scale,
+        "rule": rule,
+        "bits_nominal": q.bits_per_element,
+        "bits_actual": q.bits_actual,
+        "max_rel": max(nonzero),
+        "max_rel_text": _pct(max(nonzero)),
+        "zeroed": zeroed,
+        "block_size": bf.block_size,
+    }
 
 
 def view(params: dict | None = None) -> dict:
@@ -91,16 +114,28 @@ def view(params: dict | None = None) -> dict:
     vals = parse_block(p["text"])
     mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
     # the typed value's text from its exact value: 1e-330 reads "1×10⁻³³⁰", though as a float it is 0
-    rows = [{"value": float(v), "value_text": _g(v), "mx": a, "nv": b} for v, a, b in zip(vals, mx["elements"], nv["elements"])]
+    rows = [
+        {"value": float(v), "value_text": _g(v), "mx": a, "nv": b}
+        for v, a, b in zip(vals, mx["elements"], nv["elements"])
+    ]
     vals = [float(v) for v in vals]
 
     def part(s):
         z = f"，{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
         return f"{s['label']} 最大相对误差 {s['max_rel_text']}{z}"
-    summary = (f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
-               f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。")
-    return {"params": {"text": p["text"]}, "values": vals, "rows": rows, "mx": {k: v for k, v in mx.items() if k != "elements"},
-            "nv": {k: v for k, v in nv.items() if k != "elements"}, "summary": summary}
+
+    summary = (
+        f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
+        f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。"
+    )
+    return {
+        "params": {"text": p["text"]},
+        "values": vals,
+        "rows": rows,
+        "mx": {k: v for k, v in mx.items() if k != "elements"},
+        "nv": {k: v for k, v in nv.items() if k != "elements"},
+        "summary": summary,
+    }
 
 
 def page_context() -> dict:

@@ -13,6 +13,7 @@ declare ``nearby(view) -> list[dict]``, the parameter sets one control step from
 shows, nearest first; the worker answers them in its idle time (c9.views.api.nearby, py-worker.js), so the
 next step the reader takes is answered without waiting for Python.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,7 @@ def one_step(base: dict, **choices) -> list[dict]:
 def around(values: list, current, reach: int) -> list:
     """The values within ``reach`` positions of ``current`` in ``values`` (a slider's neighbouring stops)."""
     i = values.index(current)
-    return values[max(0, i - reach): i + reach + 1]
+    return values[max(0, i - reach) : i + reach + 1]
 
 
 def model_choices(lab_label) -> list[str]:

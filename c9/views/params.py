@@ -1,10 +1,11 @@
 """The checks every widget view makes on its parameters, each failing with a Chinese message
 (:class:`c9.base.errors.InputError`) that the widget shows."""
+
 from __future__ import annotations
 
 from c9.base.errors import InputError
-from c9.core.models import LAB, lab_run, model_keys
 from c9.base.typed import ascii_text, brief, integer, shown  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
+from c9.core.models import LAB, lab_run, model_keys
 
 
 def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:
@@ -18,7 +19,11 @@ def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dic
     if unknown:
         raise InputError(f"不认识的参数：{'、'.join(f'「{k[:20]}」' for k in sorted(unknown))}")
     for k, v in p.items():
-        if isinstance(defaults[k], str) and k not in lists and (isinstance(v, bool) or not isinstance(v, (str, int, float))):
+        if (
+            isinstance(defaults[k], str)
+            and k not in lists
+            and (isinstance(v, bool) or not isinstance(v, (str, int, float)))
+        ):
             raise InputError(f"参数「{k}」的值格式不对：这里要一段文字")
     return p
 

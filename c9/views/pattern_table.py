@@ -5,13 +5,14 @@ column ``_C`` is code ``0x3C``. Each cell carries its class (zero, subnormal, no
 NaN), its value and its bits, all decoded by :mod:`c9.core.formats` at build time: the table is
 plain HTML and needs no script.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
 
-from c9.core import formats as F
 from c9.base import units
 from c9.base.errors import InputError
+from c9.core import formats as F
 
 WIDGET = "pattern-table"
 
@@ -36,9 +37,9 @@ def short_value(v: float) -> str:
         return "+∞" if v > 0 else "−∞"
     if v == 0:
         return "−0" if str(v).startswith("-") else "0"
-    if abs(v) >= 100 and v == int(v):     # no thousands comma: a 16-column grid has narrow cells
+    if abs(v) >= 100 and v == int(v):  # no thousands comma: a 16-column grid has narrow cells
         return str(int(v)).replace("-", "−")
-    return units.sci(v, 3)          # 1.53×10⁻⁵, 0.00195
+    return units.sci(v, 3)  # 1.53×10⁻⁵, 0.00195
 
 
 def cell(fmt, code: int) -> dict:
@@ -49,10 +50,19 @@ def cell(fmt, code: int) -> dict:
     if d["cls"] == "infinity":
         value = "+∞" if d["sign"] == 0 else "−∞"
     info = f"{d['hex']} = {d['bits']}：{label}，值 {value}"
-    if d["cls"] in ("normal", "subnormal"):   # "−1.75 × 2⁸": the site's minus and powers
+    if d["cls"] in ("normal", "subnormal"):  # "−1.75 × 2⁸": the site's minus and powers
         info += f"（= {units.superscript_powers(d['expression']).replace('-', '−')}）"
-    return {"code": code, "hex": d["hex"], "bits": d["bits"], "cls": d["cls"], "label": label,
-            "mark": mark, "short": short_value(d["value"]), "value": value, "info": info}
+    return {
+        "code": code,
+        "hex": d["hex"],
+        "bits": d["bits"],
+        "cls": d["cls"],
+        "label": label,
+        "mark": mark,
+        "short": short_value(d["value"]),
+        "value": value,
+        "info": info,
+    }
 
 
 def _exact(v: float) -> str:
@@ -75,23 +85,35 @@ def table(fmt) -> dict:
         for c in row:
             counts[c["cls"]] += 1
     finite = [v for v in F.code_points(f) if v == v and abs(v) != float("inf")]
-    return {"format": f.name, "exponent_bits": f.exponent_bits, "mantissa_bits": f.mantissa_bits,
-            "bias": f.bias, "rows": rows, "counts": counts, "max": f.max, "max_text": short_value(f.max),
-            "min_normal": f.min_normal, "min_subnormal": f.min_subnormal,
-            "distinct_finite": len(set(finite))}
+    return {
+        "format": f.name,
+        "exponent_bits": f.exponent_bits,
+        "mantissa_bits": f.mantissa_bits,
+        "bias": f.bias,
+        "rows": rows,
+        "counts": counts,
+        "max": f.max,
+        "max_text": short_value(f.max),
+        "min_normal": f.min_normal,
+        "min_subnormal": f.min_subnormal,
+        "distinct_finite": len(set(finite)),
+    }
 
 
 def summary(t: dict) -> str:
     c = t["counts"]
-    return (f"{t['format']}（1 位符号、{t['exponent_bits']} 位指数、{t['mantissa_bits']} 位尾数，偏置 {t['bias']}）："
-            f"256 个位型里正规数 {c['normal']} 个、次正规数 {c['subnormal']} 个、零 {c['zero']} 个（+0 与 −0）、"
-            f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {_exact(F.decode(t['format'], F.get_format(t['format']).max_code))}，"
-            f"最小正规数 {_pow2(t['min_normal'])}，最小次正规数 {_pow2(t['min_subnormal'])}。")
+    return (
+        f"{t['format']}（1 位符号、{t['exponent_bits']} 位指数、{t['mantissa_bits']} 位尾数，偏置 {t['bias']}）："
+        f"256 个位型里正规数 {c['normal']} 个、次正规数 {c['subnormal']} 个、零 {c['zero']} 个（+0 与 −0）、"
+        f"无穷大 {c['infinity']} 个、NaN {c['nan']} 个；最大有限值 {_exact(F.decode(t['format'], F.get_format(t['format']).max_code))}，"
+        f"最小正规数 {_pow2(t['min_normal'])}，最小次正规数 {_pow2(t['min_subnormal'])}。"
+    )
 
 
 def _pow2(v: float) -> str:
     """A power of two with the decimal beside it: 2⁻⁹ ≈ 0.00195, 2⁻¹⁴ ≈ 6.1×10⁻⁵."""
     import math
+
     return f"{units.power_of_two(int(math.log2(v)))} ≈ {units.sci(v, 3)}"
 
 

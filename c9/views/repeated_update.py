@@ -3,16 +3,16 @@ format and once in an FP32 master copy, each sum rounded once to nearest, ties t
 (:func:`c9.core.formats.round_value`). The same widget shows a running sum that stops growing
 (w₀ = 0, Δ = 1 in BF16 stops at 256).
 """
+
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-from c9.core import formats as F
-from c9.base import typed
-from c9.base import units
-from c9.views.bit_flipper import short_name
+from c9.base import typed, units
 from c9.base.errors import InputError
+from c9.core import formats as F
+from c9.views.bit_flipper import short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
 
 WIDGET = "repeated-update"
@@ -20,7 +20,7 @@ WIDGET = "repeated-update"
 DEFAULTS = {"fmt": "float16", "w0": "1", "delta": "1e-4", "steps": 1000}
 LOW_FORMATS = ["float16", "bfloat16"]
 STEPS_MAX = 5000
-MAX_POINTS = 201       # points per line sent to the chart (the step function is sampled, ends kept)
+MAX_POINTS = 201  # points per line sent to the chart (the step function is sampled, ends kept)
 COLORS = {"exact": "#888888", "master": "#1f4e8c", "low": "#c8372d", "copy": "#e08a1e"}
 
 
@@ -29,7 +29,11 @@ def _add(fmt, a: float, b: float) -> float:
     s = a + b
     if math.isfinite(s) and s - a == b and s - b == a:
         return F.round_value(fmt, s)
-    return F.round_value(fmt, Fraction(a) + Fraction(b)) if math.isfinite(a) and math.isfinite(b) else F.round_value(fmt, s)
+    return (
+        F.round_value(fmt, Fraction(a) + Fraction(b))
+        if math.isfinite(a) and math.isfinite(b)
+        else F.round_value(fmt, s)
+    )
 
 
 def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
@@ -39,7 +43,7 @@ def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
     m_d = F.round_value("float32", delta)
     low = [F.round_value(fmt, w0)]
     master = [F.round_value("float32", w0)]
-    seen: dict = {}                      # a swallowed update repeats the same sum: compute it once
+    seen: dict = {}  # a swallowed update repeats the same sum: compute it once
     for _ in range(steps):
         w = low[-1]
         if w not in seen:
@@ -54,7 +58,9 @@ def _finite(text, name: str, lo: float, hi: float) -> Fraction:
     x = typed.finite(text, name)
     # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
-        raise InputError(f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间，收到的是{typed.shown(text)}")
+        raise InputError(
+            f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间，收到的是{typed.shown(text)}"
+        )
     return x
 
 
@@ -65,8 +71,8 @@ def _t(x: float) -> str:
         return "∞" if x > 0 else "−∞"
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,}".replace("-", "−")
-    text = f"{x:,.10g}"                     # thousands separators like the integers: 65,519.5
-    if "e" in text:                         # 1e-05 as the site writes powers: 1×10⁻⁵
+    text = f"{x:,.10g}"  # thousands separators like the integers: 65,519.5
+    if "e" in text:  # 1e-05 as the site writes powers: 1×10⁻⁵
         mant, exp = text.split("e")
         text = units.superscript_powers(f"{mant}×10^{int(exp)}")
     return text.replace("-", "−")
@@ -88,13 +94,21 @@ def _drawn(ys: list[float], fmt) -> list:
     return out
 
 
-def _overflow_mark(idx: list[int], ys: list[float], fmt, color: str) -> "dict | None":
+def _overflow_mark(idx: list[int], ys: list[float], fmt, color: str) -> dict | None:
     """The label on the point where a line overflows: "∞（第 k 步）", an arrow to the format's max."""
     i = next((i for i, y in enumerate(ys) if math.isinf(y)), None)
     if i is None:
         return None
-    return {"x": idx[i], "y": math.copysign(F.get_format(fmt).max, ys[i]), "text": f"{_t(ys[i])}（第 {idx[i]:,} 步起）",
-            "showarrow": True, "arrowcolor": color, "font": {"color": color}, "ax": 30, "ay": -24 if ys[i] > 0 else 24}
+    return {
+        "x": idx[i],
+        "y": math.copysign(F.get_format(fmt).max, ys[i]),
+        "text": f"{_t(ys[i])}（第 {idx[i]:,} 步起）",
+        "showarrow": True,
+        "arrowcolor": color,
+        "font": {"color": color},
+        "ax": 30,
+        "ay": -24 if ys[i] > 0 else 24,
+    }
 
 
 def view(params: dict | None = None) -> dict:
@@ -115,8 +129,10 @@ def view(params: dict | None = None) -> dict:
     over_at = next((i for i, w in enumerate(low) if math.isinf(w)), None)
     copy_over = next((i for i, w in enumerate(master) if math.isinf(F.round_value(fmt, w))), None)
     # sampled steps, ends kept, and the first overflow of each line, so the ∞ label names the real step
-    idx = sorted(set(range(0, steps + 1, stride)) | {steps} | {i for i in (over_at, copy_over) if i is not None})
-    copy = {i: F.round_value(fmt, master[i]) for i in idx}   # the 16-bit copy, at the drawn steps only
+    idx = sorted(
+        set(range(0, steps + 1, stride)) | {steps} | {i for i in (over_at, copy_over) if i is not None}
+    )
+    copy = {i: F.round_value(fmt, master[i]) for i in idx}  # the 16-bit copy, at the drawn steps only
     moved = sum(1 for a, b in zip(low, low[1:]) if a != b)
     stuck_at = next((i for i, (a, b) in enumerate(zip(low, low[1:])) if a == b), None)
     top = units.number(F.get_format(fmt).max)
@@ -126,65 +142,119 @@ def view(params: dict | None = None) -> dict:
         low_story = f"第 {over_at:,} 步{_past(name, top, low[over_at] < 0)}，溢出成 {_t(low[over_at])}，之后一直是 {_t(low[over_at])}"
     elif moved == 0:
         low_story = f"一次也没动：每一步 {_t(low[0])} + Δ 都舍入回 {_t(low[0])}"
-    elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1:])):
+    elif stuck_at is not None and all(a == b for a, b in zip(low[stuck_at:], low[stuck_at + 1 :])):
         low_story = f"前 {stuck_at} 步还在涨，到 {_t(low[stuck_at])} 就停住了（之后每一步都被舍入吞掉）"
     elif moved == steps:
         step_size = low[1] - low[0]
-        low_story = (f"每一步都动了，但加上的是舍入后的量（第一步是 {_t(step_size)}），不是 Δ"
-                     if step_size != float(delta) else "每一步都如数加上了")
+        low_story = (
+            f"每一步都动了，但加上的是舍入后的量（第一步是 {_t(step_size)}），不是 Δ"
+            if step_size != float(delta)
+            else "每一步都如数加上了"
+        )
     else:
         low_story = f"{steps:,} 步里只动了 {moved:,} 次"
-    copy_end = _t(copy[steps]) + (f"（{_past(name, top, copy[steps] < 0)}）" if math.isinf(copy[steps]) else "")
-    summary = (f"w₀ = {_t(float(w0))}，每步加 Δ = {_t(float(delta))}，共 {steps:,} 步。精确值应到 {_t(float(exact_end))}；"
-               f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
-               f"由主权重转成的 {name} 副本是 {copy_end}。")
+    copy_end = _t(copy[steps]) + (
+        f"（{_past(name, top, copy[steps] < 0)}）" if math.isinf(copy[steps]) else ""
+    )
+    summary = (
+        f"w₀ = {_t(float(w0))}，每步加 Δ = {_t(float(delta))}，共 {steps:,} 步。精确值应到 {_t(float(exact_end))}；"
+        f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
+        f"由主权重转成的 {name} 副本是 {copy_end}。"
+    )
     exact = [float(w0 + i * delta) for i in idx]
-    lines = [("exact", "精确值 w₀ + kΔ", exact, "dot"),
-             ("master", "FP32 主权重", [master[i] for i in idx], "solid"),
-             ("copy", f"主权重的 {name} 副本", [copy[i] for i in idx], "dash"),
-             ("low", f"直接在 {name} 里更新", [low[i] for i in idx], "solid")]
+    lines = [
+        ("exact", "精确值 w₀ + kΔ", exact, "dot"),
+        ("master", "FP32 主权重", [master[i] for i in idx], "solid"),
+        ("copy", f"主权重的 {name} 副本", [copy[i] for i in idx], "dash"),
+        ("low", f"直接在 {name} 里更新", [low[i] for i in idx], "solid"),
+    ]
     marks = [m for m in (_overflow_mark(idx, ys, fmt, COLORS[key]) for key, _, ys, _ in lines) if m]
     if len(marks) == 2 and (marks[0]["x"], marks[0]["y"]) == (marks[1]["x"], marks[1]["y"]):
-        marks = [{**marks[1], "text": marks[1]["text"].replace("起）", f"起，两条 {name} 线）")}]   # one label, not two on top of each other
+        marks = [
+            {**marks[1], "text": marks[1]["text"].replace("起）", f"起，两条 {name} 线）")}
+        ]  # one label, not two on top of each other
     figure = {
-        "data": [{"type": "scatter", "mode": "lines", "name": label, "x": idx, "y": _drawn(ys, fmt),
-                  "text": [_t(y) for y in ys],
-                  "line": {"color": COLORS[key], "dash": dash, "width": 3 if key == "low" else 2,
-                           "shape": "hv" if key in ("low", "copy") else "linear"},
-                  "hovertemplate": f"{label}：第 %{{x}} 步，%{{text}}<extra></extra>"} for key, label, ys, dash in lines],
-        "layout": {"height": 340, "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
-                   "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
-                   "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},
-                   # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
-                   "legend": {"orientation": "h", "xref": "container", "yref": "container", "x": 0, "y": 0,
-                              "yanchor": "bottom"},
-                   "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
-                   "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
-                   "annotations": marks},
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": label,
+                "x": idx,
+                "y": _drawn(ys, fmt),
+                "text": [_t(y) for y in ys],
+                "line": {
+                    "color": COLORS[key],
+                    "dash": dash,
+                    "width": 3 if key == "low" else 2,
+                    "shape": "hv" if key in ("low", "copy") else "linear",
+                },
+                "hovertemplate": f"{label}：第 %{{x}} 步，%{{text}}<extra></extra>",
+            }
+            for key, label, ys, dash in lines
+        ],
+        "layout": {
+            "height": 340,
+            "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
+            "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
+            "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},
+            # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
+            "legend": {
+                "orientation": "h",
+                "xref": "container",
+                "yref": "container",
+                "x": 0,
+                "y": 0,
+                "yanchor": "bottom",
+            },
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
+            "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
+            "annotations": marks,
+        },
     }
-    table = [{"label": "精确值", "text": _t(float(exact_end))},
-             {"label": "FP32 主权重", "text": _t(master[-1])},
-             {"label": f"主权重的 {name} 副本", "text": copy_end},
-             {"label": f"直接在 {name} 里更新", "text": _t(low[-1])}]
-    return {"params": {"fmt": fmt, "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": steps},
-            "format_short": name,
-            # ±∞ is not JSON: a final value that overflowed is null here and "∞" in the table and summary
-            "final": {k: x if math.isfinite(x) else None for k, x in
-                      {"exact": float(exact_end), "master": master[-1], "copy": copy[steps], "low": low[-1]}.items()},
-            "moved": moved, "table": table, "summary": summary, "figure": figure}
+    table = [
+        {"label": "精确值", "text": _t(float(exact_end))},
+        {"label": "FP32 主权重", "text": _t(master[-1])},
+        {"label": f"主权重的 {name} 副本", "text": copy_end},
+        {"label": f"直接在 {name} 里更新", "text": _t(low[-1])},
+    ]
+    return {
+        "params": {"fmt": fmt, "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": steps},
+        "format_short": name,
+        # ±∞ is not JSON: a final value that overflowed is null here and "∞" in the table and summary
+        "final": {
+            k: x if math.isfinite(x) else None
+            for k, x in {
+                "exact": float(exact_end),
+                "master": master[-1],
+                "copy": copy[steps],
+                "low": low[-1],
+            }.items()
+        },
+        "moved": moved,
+        "table": table,
+        "summary": summary,
+        "figure": figure,
+    }
 
 
 def page_context(**options) -> dict:
     import zlib
+
     v = view(options or None)
-    return dict(view=v, low_formats={f: short_name(f) for f in LOW_FORMATS}, steps_max=STEPS_MAX,
-                uid=f"ru-{zlib.crc32(repr(sorted(options.items())).encode()):08x}")
+    return dict(
+        view=v,
+        low_formats={f: short_name(f) for f in LOW_FORMATS},
+        steps_max=STEPS_MAX,
+        uid=f"ru-{zlib.crc32(repr(sorted(options.items())).encode()):08x}",
+    )
 
 
 def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what repeated-update.js sends one control from the
     default: each format (the other fields as their boxes hold them, steps as text)."""
     from c9.views.nearby import one_step
+
     p = context["view"]["params"]
     base = {"fmt": p["fmt"], "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": str(p["steps"])}
     return one_step(base, fmt=list(context["low_formats"]))

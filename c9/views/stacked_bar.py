@@ -8,6 +8,7 @@ whole by the widget after each Python answer.
 Geometry: x positions are percentages of the chart's width and font sizes are CSS pixels, so the
 text keeps its size on a phone while the bars stretch (no viewBox scaling). Heights are pixels.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,10 +16,10 @@ from html import escape
 
 from c9.base import units
 
-PAD_LEFT, PAD_RIGHT = 2.0, 3.0   # % of the width kept free so the end tick labels fit
+PAD_LEFT, PAD_RIGHT = 2.0, 3.0  # % of the width kept free so the end tick labels fit
 ROW_LABEL, BAR, GAP = 18, 34, 10  # px
-AXIS = 48                         # px below the last bar: ticks, their labels, the axis title
-TOP = 22                          # px above the first bar: the reference line's label
+AXIS = 48  # px below the last bar: ticks, their labels, the axis title
+TOP = 22  # px above the first bar: the reference line's label
 
 
 def nice_ticks(top: float, most: int = 6) -> list[float]:
@@ -32,7 +33,9 @@ def nice_ticks(top: float, most: int = 6) -> list[float]:
     return [i * step for i in range(n + 1)]
 
 
-COMPACT_FROM = 10**6  # from here tick labels read 2×10⁹, 4×10⁹, …: "2,000,000,000" overlapped its neighbours at 390 px
+COMPACT_FROM = (
+    10**6
+)  # from here tick labels read 2×10⁹, 4×10⁹, …: "2,000,000,000" overlapped its neighbours at 390 px
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -65,13 +68,17 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
     row_h = (ROW_LABEL if any(r["label"] for r in rows) else 0) + BAR + GAP
     plot_bottom = TOP + row_h * len(rows)
     height = plot_bottom + AXIS
-    out = [f'<svg class="c9-bar-svg" width="100%" height="{height}" role="img" aria-label="{escape(label)}" '
-           f'xmlns="http://www.w3.org/2000/svg">',
-           '<defs><pattern id="c9-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
-           'patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.35"/>'
-           '<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2"/></pattern></defs>']
+    out = [
+        f'<svg class="c9-bar-svg" width="100%" height="{height}" role="img" aria-label="{escape(label)}" '
+        f'xmlns="http://www.w3.org/2000/svg">',
+        '<defs><pattern id="c9-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.35"/>'
+        '<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2"/></pattern></defs>',
+    ]
     for v, text in zip(ticks, tick_texts(ticks)):
-        out.append(f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>')
+        out.append(
+            f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>'
+        )
         out.append(f'<text class="c9-bar-tick" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
     out.append(f'<text class="c9-bar-title" x="50%" y="{plot_bottom + 38}">{escape(axis_title)}</text>')
     y = TOP
@@ -82,21 +89,31 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
         left = 0.0
         for s in r["segments"]:
             w = x(left + s["value"]) - x(left)
-            tip = escape(f'{s["label"]}：{s["text"]}')
-            out.append(f'<rect data-key="{escape(s["key"])}" x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" '
-                       f'height="{BAR}" fill="{s["color"]}"><title>{tip}</title></rect>')
+            tip = escape(f"{s['label']}：{s['text']}")
+            out.append(
+                f'<rect data-key="{escape(s["key"])}" x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" '
+                f'height="{BAR}" fill="{s["color"]}"><title>{tip}</title></rect>'
+            )
             if s.get("hatch") and w > 0:
-                out.append(f'<rect x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" height="{BAR}" '
-                           'fill="url(#c9-hatch)" pointer-events="none"/>')
+                out.append(
+                    f'<rect x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" height="{BAR}" '
+                    'fill="url(#c9-hatch)" pointer-events="none"/>'
+                )
             left += s["value"]
         y += BAR + GAP
-    out.append(f'<line class="c9-bar-axis" x1="{x(0):.4f}%" x2="{x(span):.4f}%" y1="{plot_bottom}" '
-               f'y2="{plot_bottom}"/>')
+    out.append(
+        f'<line class="c9-bar-axis" x1="{x(0):.4f}%" x2="{x(span):.4f}%" y1="{plot_bottom}" '
+        f'y2="{plot_bottom}"/>'
+    )
     if line:
         lx = x(line["value"])
         anchor = "end" if lx > 60 else "start"  # keep the label inside the chart on either side
-        out.append(f'<line class="c9-bar-ref" x1="{lx:.4f}%" x2="{lx:.4f}%" y1="{TOP - 4}" y2="{plot_bottom}"/>')
-        out.append(f'<text class="c9-bar-ref-label" x="{lx:.4f}%" dx="{-4 if anchor == "end" else 4}" y="{TOP - 8}" '
-                   f'text-anchor="{anchor}">{escape(line["label"])}</text>')
+        out.append(
+            f'<line class="c9-bar-ref" x1="{lx:.4f}%" x2="{lx:.4f}%" y1="{TOP - 4}" y2="{plot_bottom}"/>'
+        )
+        out.append(
+            f'<text class="c9-bar-ref-label" x="{lx:.4f}%" dx="{-4 if anchor == "end" else 4}" y="{TOP - 8}" '
+            f'text-anchor="{anchor}">{escape(line["label"])}</text>'
+        )
     out.append("</svg>")
     return "".join(out)

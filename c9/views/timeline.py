@@ -11,13 +11,14 @@ Model (BF16 mixed precision + AdamW, PyTorch-style):
   starts 8Ψ higher; then gradients are freed (zero_grad(set_to_none=True)).
 Parameters outside the L layers (embeddings, norms) are spread evenly over the layers: a simplification.
 """
+
 from __future__ import annotations
 
 from c9.base import units
-from c9.core.activations import activation_memory
 from c9.base.errors import InputError
-from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
+from c9.core.activations import activation_memory
 from c9.core.models import LAB, LAB_LABEL, card_bytes, lab_label, lab_run, model
+from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
 from c9.views.params import integer, known_model, shown, with_defaults
 
 WIDGET = "timeline"
@@ -37,7 +38,12 @@ def normalise(params: dict | None) -> dict:
 
 
 # "Our small model" (c9.core.models.lab_run): its FP32 run, with the four memory snapshots it measured.
-SNAPSHOT_AT = {"after_build": "start", "after_forward": "forward", "after_backward": "backward", "after_step": "step"}
+SNAPSHOT_AT = {
+    "after_build": "start",
+    "after_forward": "forward",
+    "after_backward": "backward",
+    "after_step": "step",
+}
 
 
 def _shape(p: dict) -> dict:
@@ -53,8 +59,16 @@ def _shape(p: dict) -> dict:
         weights, grad, names = 2 + 4, 2, "BF16 权重 + FP32 主权重"
     act = activation_memory(s, b, h, a, 1).bytes
     kept = act if p["mode"] == "store_all" else activation_memory(s, b, h, a, 1, "full_recompute").bytes
-    return {"psi": psi, "L": L, "act": act, "kept": kept, "weights": weights * psi, "grads": grad * psi,
-            "mv": 8 * psi, "names": names}
+    return {
+        "psi": psi,
+        "L": L,
+        "act": act,
+        "kept": kept,
+        "weights": weights * psi,
+        "grads": grad * psi,
+        "mv": 8 * psi,
+        "names": names,
+    }
 
 
 def events(p: dict) -> list[dict]:
@@ -62,8 +76,13 @@ def events(p: dict) -> list[dict]:
     sh = _shape(p)
     L, per_layer_act, kept = sh["L"], sh["act"], sh["kept"]
     base = sh["weights"] + (sh["mv"] if p["iteration"] == 2 else 0)
-    out = [{"phase": "start", "label": f"迭代开始：{sh['names']}" + (" + Adam m、v" if p["iteration"] == 2 else ""),
-            "bytes": base}]
+    out = [
+        {
+            "phase": "start",
+            "label": f"迭代开始：{sh['names']}" + (" + Adam m、v" if p["iteration"] == 2 else ""),
+            "bytes": base,
+        }
+    ]
     now = base
     for i in range(1, L + 1):
         now += kept
@@ -86,7 +105,14 @@ def events(p: dict) -> list[dict]:
     return out
 
 
-PHASE_NAMES = {"start": "开始", "forward": "前向", "recompute": "重算", "backward": "反向", "step": "更新", "end": "结束"}
+PHASE_NAMES = {
+    "start": "开始",
+    "forward": "前向",
+    "recompute": "重算",
+    "backward": "反向",
+    "step": "更新",
+    "end": "结束",
+}
 
 
 def view(params: dict | None = None) -> dict:
@@ -118,9 +144,12 @@ def view(params: dict | None = None) -> dict:
     if p["mode"] == "full_recompute":
         # What the mode bought, said in the summary (the two peaks can round to the same text).
         stored = max(e["bytes"] for e in events({**p, "mode": "store_all"}))
-        summary += (f"同样设置下激活全存的峰值是 {units.size(stored, unit)}，"
-                    f"全量重计算把它压低了 {units.size(stored - peak['bytes'], unit)}。" if stored != peak["bytes"] else
-                    "激活全存的峰值也正是这么多：峰值那一刻，两种做法留在显存里的东西一样多，重计算省下的激活不在这一刻。")
+        summary += (
+            f"同样设置下激活全存的峰值是 {units.size(stored, unit)}，"
+            f"全量重计算把它压低了 {units.size(stored - peak['bytes'], unit)}。"
+            if stored != peak["bytes"]
+            else "激活全存的峰值也正是这么多：峰值那一刻，两种做法留在显存里的东西一样多，重计算省下的激活不在这一刻。"
+        )
     measured = []
     if lab and p["iteration"] == 1 and p["mode"] == "store_all":
         # The lab measured the first iteration with every activation stored: its snapshots sit on the
@@ -128,37 +157,101 @@ def view(params: dict | None = None) -> dict:
         last = {e["phase"]: i for i, e in enumerate(ev)}
         for snap in lab_run()["snapshots"]:
             i = last[SNAPSHOT_AT[snap["point"]]]
-            measured.append({"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]})
-        diffs = "、".join(f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured)
+            measured.append(
+                {"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]}
+            )
+        diffs = "、".join(
+            f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured
+        )
         summary += f"黑点是实验课实测的 4 个截面：{diffs}。"
-    elif lab:   # the dots shown a moment ago are gone: say why
+    elif lab:  # the dots shown a moment ago are gone: say why
         summary += "实验课只实测了第 1 次迭代、激活全存的 4 个截面，这一设置没有实测的黑点可比。"
     xs = list(range(len(ev)))
     ys = [e["bytes"] / scale for e in ev]
     card = card_bytes() / units.GB
     figure = {
         "data": [
-            {"type": "scatter", "mode": "lines", "name": "显存占用", "x": xs, "y": ys,
-             "line": {"color": "#1f4e8c", "width": 2, "shape": "hv"},
-             "text": [e["label"] for e in ev], "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>"},
-            {"type": "scatter", "mode": "markers+text", "name": "峰值", "x": [peak_i], "y": [peak["bytes"] / scale],
-             "marker": {"color": "#c8372d", "size": 11, "symbol": "diamond"}, "text": ["峰值"],
-             "textposition": "top center", "hovertemplate": f"峰值：{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>"},
-        ] + ([{"type": "scatter", "mode": "markers", "name": "实测", "x": [m["i"] for m in measured],
-               "y": [m["bytes"] / scale for m in measured], "marker": {"color": "#111111", "size": 10},
-               "hovertemplate": "实测：%{y:.2f} " + unit + "<extra></extra>"}] if measured else []),
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "显存占用",
+                "x": xs,
+                "y": ys,
+                "line": {"color": "#1f4e8c", "width": 2, "shape": "hv"},
+                "text": [e["label"] for e in ev],
+                "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>",
+            },
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": "峰值",
+                "x": [peak_i],
+                "y": [peak["bytes"] / scale],
+                "marker": {"color": "#c8372d", "size": 11, "symbol": "diamond"},
+                "text": ["峰值"],
+                "textposition": "top center",
+                "hovertemplate": f"峰值：{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>",
+            },
+        ]
+        + (
+            [
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": "实测",
+                    "x": [m["i"] for m in measured],
+                    "y": [m["bytes"] / scale for m in measured],
+                    "marker": {"color": "#111111", "size": 10},
+                    "hovertemplate": "实测：%{y:.2f} " + unit + "<extra></extra>",
+                }
+            ]
+            if measured
+            else []
+        ),
         "layout": {
-            "height": 340, "margin": {"l": 60, "r": 10, "t": 20, "b": 50},
-            "xaxis": {"title": {"text": "时刻（前向 → 反向 → 更新）"}, "fixedrange": True, "range": [-0.5, len(ev) * 1.04]},
-            "yaxis": {"title": {"text": "MiB（2²⁰ 字节）" if lab else "GB（10⁹ 字节）"}, "rangemode": "tozero",
-                      "fixedrange": True, "range": [0, max(ys + [m["bytes"] / scale for m in measured]) * 1.12]},
+            "height": 340,
+            "margin": {"l": 60, "r": 10, "t": 20, "b": 50},
+            "xaxis": {
+                "title": {"text": "时刻（前向 → 反向 → 更新）"},
+                "fixedrange": True,
+                "range": [-0.5, len(ev) * 1.04],
+            },
+            "yaxis": {
+                "title": {"text": "MiB（2²⁰ 字节）" if lab else "GB（10⁹ 字节）"},
+                "rangemode": "tozero",
+                "fixedrange": True,
+                "range": [0, max(ys + [m["bytes"] / scale for m in measured]) * 1.12],
+            },
             "showlegend": False,
-            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
-            "shapes": [] if lab else [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": card, "y1": card,
-                                       "line": {"color": "#222222", "width": 1.5, "dash": "dash"}}],
-            "annotations": [] if lab else [{"xref": "paper", "x": 0, "y": card, "text": "80 GB 卡", "showarrow": False,
-                                            "xanchor": "left", "yanchor": "bottom"}],
+            "shapes": []
+            if lab
+            else [
+                {
+                    "type": "line",
+                    "xref": "paper",
+                    "x0": 0,
+                    "x1": 1,
+                    "y0": card,
+                    "y1": card,
+                    "line": {"color": "#222222", "width": 1.5, "dash": "dash"},
+                }
+            ],
+            "annotations": []
+            if lab
+            else [
+                {
+                    "xref": "paper",
+                    "x": 0,
+                    "y": card,
+                    "text": "80 GB 卡",
+                    "showarrow": False,
+                    "xanchor": "left",
+                    "yanchor": "bottom",
+                }
+            ],
         },
     }
     # Key moments: start, peak, the optimizer step, the end, and where each phase first gives way to the next
@@ -167,14 +260,26 @@ def view(params: dict | None = None) -> dict:
     for i, e in enumerate(ev):
         run_ends = i + 1 < len(ev) and ev[i + 1]["phase"] != e["phase"]
         if e["phase"] in ("start", "step", "end") or i == peak_i or (run_ends and e["phase"] not in ended):
-            marks.append({"i": i, "phase": e["phase"], "label": e["label"], "text": units.size(e["bytes"], unit)})
+            marks.append(
+                {"i": i, "phase": e["phase"], "label": e["label"], "text": units.size(e["bytes"], unit)}
+            )
         if run_ends:
             ended.add(e["phase"])
     # The caption names only what this chart draws: the small model's chart has no card line.
     caption_note = "黑点是实验课的实测值。" if measured else "" if lab else "虚线是 80 GB 单卡。"
-    return {"params": p, "caption_note": caption_note, "start_bytes": start, "peak_bytes": peak["bytes"], "peak_index": peak_i,
-            "peak_label": peak["label"], "n": len(ev), "marks": marks, "measured": measured, "summary": summary,
-            "figure": figure}
+    return {
+        "params": p,
+        "caption_note": caption_note,
+        "start_bytes": start,
+        "peak_bytes": peak["bytes"],
+        "peak_index": peak_i,
+        "peak_label": peak["label"],
+        "n": len(ev),
+        "marks": marks,
+        "measured": measured,
+        "summary": summary,
+        "figure": figure,
+    }
 
 
 def page_context() -> dict:
@@ -189,9 +294,12 @@ def _context(v: dict) -> dict:
 def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what timeline.js sends one control from the default."""
     from c9.views.nearby import model_choices, one_step
+
     p = context["view"]["params"]
     base = {"model": p["model"], "iteration": p["iteration"], "mode": p["mode"]}
-    return one_step(base, model=model_choices(context["lab_label"]), iteration=[1, 2], mode=list(context["modes"]))
+    return one_step(
+        base, model=model_choices(context["lab_label"]), iteration=[1, 2], mode=list(context["modes"])
+    )
 
 
 def nearby(view: dict) -> list[dict]:
