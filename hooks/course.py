@@ -25,6 +25,7 @@ from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
+from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,10 @@ mimetypes.add_type("text/javascript", ".mjs")
 mimetypes.add_type("application/wasm", ".wasm")
 
 NODE_MODULES = ROOT / "node_modules"
+# A widget is c9/views/NAME.py, NAME.html (its build-time HTML) and NAME.js (its page script, served at
+# assets/js/widgets/NAME.js).
+VIEWS = ROOT / "c9" / "views"
+WIDGET_SCRIPTS = "assets/js/widgets/"
 # What the site serves from node_modules: (source, destination under site/vendor).
 VENDOR = [
     ("pyodide/pyodide.mjs", "pyodide/pyodide.mjs"),
@@ -78,7 +83,7 @@ def on_config(config):
         # Markdown's {#id} heading attributes must not open Jinja comments.
         comment_start_string="{##",
         comment_end_string="##}",
-        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+        loader=jinja2.FileSystemLoader(str(VIEWS)),
     )
     env.globals.update(fig=_FigureNamespace(figures), widget=_widget)
     config["extra"]["csp"] = not _state.get("serving", False)
@@ -115,7 +120,7 @@ class _Rendered(Markup):
 
 
 def _widget(name: str, **options) -> Markup:
-    """A widget's HTML: hooks/templates/NAME.html rendered with the widget module's page_context
+    """A widget's HTML: c9/views/NAME.html rendered with the widget module's page_context
     (its default view is computed by the same Python the page runs)."""
     if name not in PAGE_WIDGETS:
         raise jinja2.UndefinedError(f"unknown widget {name!r}; known: {', '.join(PAGE_WIDGETS)}")
@@ -153,6 +158,12 @@ def _widget(name: str, **options) -> Markup:
 
 
 PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}
+
+
+def on_files(files, config):
+    for script in sorted(VIEWS.glob("*.js")):
+        files.append(File.generated(config, WIDGET_SCRIPTS + script.name, abs_src_path=str(script)))
+    return files
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -1,6 +1,6 @@
 """The chapter's evolution map: FP32 → FP16 mixed precision → BF16 → FP8 block scaling → FP4
 branch → activations, each stage with what it solved, where it got stuck and the real number it
-got stuck on. Static HTML at build time (hooks/templates/evolution-map.html holds the prose and
+got stuck on. Static HTML at build time (c9/views/evolution-map.html holds the prose and
 quotes every number as a build figure); this module names the stages and marks "you are here".
 """
 

@@ -128,7 +128,7 @@ def beyond(key: str, config: str, s: int, b: int) -> str:
 
 
 def page_context() -> dict:
-    """What the page template (hooks/templates/formula.html) needs at build time."""
+    """What the page template (c9/views/formula.html) needs at build time."""
     return dict(view=view())
 
 

@@ -1,7 +1,7 @@
 """The lab page's charts: build-time Plotly specs drawn from the lab's data file, no Python in the page.
 
 ``page_context(chart=...)`` returns the figure spec (Plotly's JSON schema, as a dict), a Chinese text
-summary and a table, so the page is whole without scripts; docs/assets/js/widgets/lab-charts.js only
+summary and a table, so the page is whole without scripts; c9/views/lab-charts.js only
 draws the spec. Charts: ``table`` (the four-run comparison), ``loss`` (training loss per step),
 ``zero`` (fraction of gradient elements exactly zero per step), ``scale`` (the loss scale per step),
 ``probe`` (the underflow histogram), ``memory`` (the four snapshots against the ledger and the formula).

@@ -279,7 +279,7 @@ def _chart(
 
 
 def page_context() -> dict:
-    """What the page template (hooks/templates/memory-bar.html) needs at build time."""
+    """What the page template (c9/views/memory-bar.html) needs at build time."""
     cards = [
         {k: c[k] for k in ("key", "label", "url")} for c in estimator.cards()
     ]  # what the page shows of each

@@ -1,7 +1,7 @@
 """The states one control step from a widget's default, for the build's answer cache (hooks/answers.py).
 
 Each interactive widget module declares ``neighbours(context) -> list[dict]``: given its build-time
-page context, the parameter sets its page script (docs/assets/js/widgets/NAME.js) sends when the reader
+page context, the parameter sets its page script (c9/views/NAME.js) sends when the reader
 moves one control one step (a slider's stops, each option of a select or radio, a switch flipped, a bit
 flipped), written exactly as that script builds them (e.g. the memory bar sends s as the text of its
 number box). The build runs each through c9.views.api.handle, like the page's worker, and the page answers
@@ -36,7 +36,7 @@ def around(values: list, current, reach: int) -> list:
 
 
 def model_choices(lab_label) -> list[str]:
-    """The options of lesson 5's model select (hooks/templates/_model-select.html)."""
+    """The options of lesson 5's model select (c9/views/_model-select.html)."""
     keys = [k for k in load_facts()["models"] if k != "gpt2-1.5b-zero"]
     return keys + (["lab"] if lab_label else [])
 

@@ -118,7 +118,7 @@ def _pow2(v: float) -> str:
 
 
 def page_context(format: str = "float8_e4m3fn") -> dict:
-    """Template context for hooks/templates/pattern-table.html."""
+    """Template context for c9/views/pattern-table.html."""
     name = F.get_format(format).name
     if name not in TABLE_FORMATS:
         raise ValueError(f"pattern-table draws {TABLE_FORMATS}, not {format!r}")

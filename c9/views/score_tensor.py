@@ -163,7 +163,7 @@ def svg(
 
 
 def page_context(scale: str = "real") -> dict:
-    """Template context (hooks/templates/score-tensor.html): the SVG at the anchor's real dimensions
+    """Template context (c9/views/score-tensor.html): the SVG at the anchor's real dimensions
     (``scale="real"``) or the small example (``"small"``), both on the real one's scale."""
     m = anchor()
     real = (m.a, load_facts()["training_sequence"]["tokens"], m.head_dim)

@@ -283,7 +283,7 @@ def view(params: dict | None = None) -> dict:
 
 
 def page_context() -> dict:
-    """What the page template (hooks/templates/timeline.html) needs at build time."""
+    """What the page template (c9/views/timeline.html) needs at build time."""
     return _context(view())
 
 

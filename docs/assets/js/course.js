@@ -1,4 +1,4 @@
-// The course's front end, entry point. Each widget lives in widgets/NAME.js and exports
+// The course's front end, entry point. Each widget's script is c9/views/NAME.js (served as widgets/NAME.js) and exports
 // `mount(root) -> teardown | null`.
 // Widget contract: one root element .c9-widget[data-widget=NAME] with its default view in data-default
 // (computed at build time, so the page is whole before and without Python), CSS scoped to
