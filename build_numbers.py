@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from c9.base import units  # noqa: E402
 from c9.core.activations import activation_memory, per_layer, score_term  # noqa: E402
+from c9.core.formats import FORMATS  # noqa: E402
 from c9.core.ledger import bytes_per_parameter, model_states  # noqa: E402
 from c9.core.models import anchor, card_bytes, load_facts, model  # noqa: E402
 
@@ -133,12 +134,7 @@ INPUT_NAMES = {
     "formula_bytes": "公式（字节）",
 }
 VALUE_NAMES = {
-    "float16": "FP16",
-    "bfloat16": "BF16",
-    "float32": "FP32",
-    "float8_e4m3fn": "E4M3",
-    "float8_e5m2": "E5M2",
-    "float4_e2m1fn": "E2M1",
+    **{f.name: f.label for f in FORMATS},  # a format by its reader's name (E4M3, not float8_e4m3fn)
     "store_all": "全部留着",
     "full_recompute": "全量重计算",
     "selective": "选择性重计算",
