@@ -305,7 +305,7 @@ def test_the_bit_flippers_approximations_and_signs_follow_one_rule():
         r["exact"] for r in bit_flipper.view({"value": "-0.1", "formats": "float32"})["rows"]
     )
     row = bit_flipper.view({"value": "0.1", "formats": "float32"})["rows"][0]
-    assert row["error_text"] == "+1.49×10⁻⁹（相对 1.49×10⁻⁶%）"
+    assert row["error_text"] == "+1.49×10⁻⁹（相对 1.5×10⁻⁶%）"
     assert not re.search(r"\de[−+-]?\d", row["error_text"])
     v = bit_flipper.view({"value": "-nan", "formats": "float16,float32"})
     assert [r["value_text"] for r in v["rows"]] == ["−NaN", "−NaN"] and "FP16 存成 −NaN（非数，0xFE00）" in v[

@@ -278,9 +278,7 @@ def _error_text(fmt: F.Format, typed, stored: float) -> str:
     if stored == 0:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    rel_text = (
-        units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{units.sci(float(rel) * 100, 3)}%"
-    )  # 6.08×10⁻⁷%
+    rel_text = units.error_percent(rel)  # 6.1×10⁻⁷%, never 6.08e−07%
     clamped = abs(stored) == fmt.max and F.rounds_past_max(fmt, abs(t))
     # the exact difference, not float(err): a saturated 1e400 is off by more than a float can hold
     return f"{'+' if err > 0 else '−'}{units.sci(abs(err), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
