@@ -206,7 +206,9 @@ def _facts(f: Figures) -> None:
         f"例句切成的 token 数（{src}: example_sentence.tokens）",
     )
     card = card_bytes()
-    f.add("card", card, units.size(card, "GB", 0), f"单卡显存（{src}: card.memory_bytes）")
+    f.add(
+        "card", card, units.size(card, "GB", 0), f"单卡显存（{src}: cards 里 default 那张卡的 memory_bytes）"
+    )
     q = model("qwen3-8b")
     f.add("qwen3_8b_L", q.L, str(q.L), f"Qwen3-8B 的层数 L（{src}: num_hidden_layers）")
     f.add("qwen3_8b_h", q.h, units.number(q.h), f"Qwen3-8B 的隐藏宽度 h（{src}: hidden_size）")
