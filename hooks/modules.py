@@ -91,3 +91,24 @@ def closure_files(start: list[str], root: Path = ROOT, package: str = "c9") -> l
     """The files of :func:`closure`."""
     files = module_files(root, package)
     return [files[m] for m in closure(start, root, package)]
+
+
+# The data files the shipped modules read (c9/base/paths.py): the facts, and the lab's results (real
+# gradients for lesson 2's loss scale; the lab's model in lesson 5's model menu).
+BROWSER_DATA = ["anchor-model.json", "lab/results/c09-precision.json"]
+
+
+def browser_modules() -> list[str]:
+    """What the page's worker can load: c9.views.api and every widget it answers for (not the build-only
+    ones, c9.views.api.BUILD_ONLY), with all they import. Never c9.figures: the build alone quotes figures."""
+    from c9.views import api
+
+    widgets = [f"c9.views.{m}" for name, m in api.WIDGETS.items() if name not in api.BUILD_ONLY]
+    return closure(["c9.views.api", *widgets])
+
+
+def browser_files() -> list[Path]:
+    """The files of the page's Python zip (hooks/course.py), which are also the Python side's share of
+    the characters the page can show (hooks/fonts.py): :func:`browser_modules` and :data:`BROWSER_DATA`."""
+    files = module_files()
+    return [files[m] for m in browser_modules()] + [ROOT / p for p in BROWSER_DATA]
