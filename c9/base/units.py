@@ -166,7 +166,7 @@ def power_of_two(e: int | float, digits: int = 1) -> str:
     return f"2 的 {number(Fraction(e), digits)} 次方"
 
 
-# --- One unit per line of arithmetic (issue 12, kind 6) -------------------------------------------
+# --- One unit per line of arithmetic ---------------------------------------------------------------
 # The chapter's convention: model states in GB (10⁹ B); activations quoted in GiB (2³⁰ B), with the GB
 # value beside them wherever they are added to model states. A sum is written in the unit of its parts,
 # at a fixed number of decimals, and its parts as shown add up to its total as shown (:func:`apportion`).

@@ -52,7 +52,7 @@ def _rounding(name, fmt, x, label):
 
 
 def figures() -> list[dict]:
-    """Every codec figure of chapter C9 (issue 3, "the figures the chapter quotes")."""
+    """Every codec figure chapter C9 quotes."""
     fp16, fp32, bf16 = F.get_format("fp16"), F.get_format("fp32"), F.get_format("bf16")
     e4m3, e2m1 = F.get_format("E4M3"), F.get_format("E2M1")
     out = [
