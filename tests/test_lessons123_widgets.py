@@ -385,7 +385,7 @@ def test_a_nan_is_named_once_in_the_summary():
     assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s
 
 
-# --- Issue 12 QA ------------------------------------------------------------------------------------
+# --- What lessons 1–3 say about a typed number ------------------------------------------------------
 
 
 def test_the_value_box_says_when_it_read_hex():

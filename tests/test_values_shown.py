@@ -1,4 +1,4 @@
-"""Issue 12, kinds 2, 11 and 13 (Python parts): what a view prints about a value is true.
+"""What a view prints about a value is true (the Python side):
 
 - ±∞ is shown, not refused (the repeated update overflowing FP16);
 - a value exact in its format is shown exactly (a decimal, or odd × a power of two), the same in every
