@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""First touch → first redraw while Python may still be booting (issue 14, target 2: ≤ 200 ms).
+"""First touch → first redraw while Python may still be booting (the target: ≤ 200 ms).
 
 Each run opens a page in a new browser context (cold HTTP cache, no service worker in control: a first
 visit), waits for the load event and for the widget to mount, and at once makes one touch with the mouse,

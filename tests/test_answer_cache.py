@@ -1,4 +1,4 @@
-"""The build's answer cache (hooks/answers.py, issue 14 target 2): every cached answer is what the worker's
+"""The build's answer cache (hooks/answers.py): every cached answer is what the worker's
 entry point answers live for the same request; the keys are written as core.js writes them; every
 interactive widget names its cache, and the cache holds each option of each radio and select and the
 neighbouring stops of each slider; the files stay small. (The browser side: test_browser_answer_cache.py.)"""

@@ -1,4 +1,4 @@
-"""Issue 13, item 2: the value-by-value check of our codecs against PyTorch and ml_dtypes.
+"""The value-by-value check of our codecs against PyTorch and ml_dtypes.
 
 Without torch: the data file adds up, its claims hold (the double-rounding rows are re-derived with
 Fraction, the E8M0 and E4M3 differences are what the page says), and the lab page shows the file's

@@ -1,4 +1,4 @@
-"""Issue 13 item 1: the bit flipper in all five formats (FP8 E4M3/E5M2 on lesson 4, E2M1/E8M0 on the FP4
+"""The bit flipper in all five formats (FP8 E4M3/E5M2 on lesson 4, E2M1/E8M0 on the FP4
 branch): typed values stored exactly as ml_dtypes stores float32 inputs, the saturating choice, every code
 of every format reachable by flipping bits, and a Chinese message for what a format cannot hold."""
 
@@ -39,7 +39,7 @@ def ask(**params) -> dict:
 def test_464_is_448_and_0x7E_in_e4m3_in_both_modes(overflow):
     r = rows(formats=FP8, value="464", overflow=overflow)[E4]
     assert (r["value"], r["code"], r["hex"], r["exact"]) == (448.0, 0x7E, "0x7E", "448")
-    assert r["error_text"] == "−16（相对 3.4%）"  # a tie to even, not a clamp
+    assert r["error_text"] == "−16（相对 3.45%）"  # a tie to even, not a clamp
     assert r["bits_text"] == "0.1111.110"
 
 

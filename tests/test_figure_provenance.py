@@ -1,4 +1,4 @@
-"""Issue 12, kind 7: every figure's provenance (the tooltip a reader sees on hover or focus) reads as
+"""Every figure's provenance (the tooltip a reader sees on hover or focus) reads as
 Chinese, with the formula in the paper's letters and its inputs; no English pseudo-code.
 
 The browser half (the tooltip stays inside the viewport at 390 px) is in tests/test_text_rules.py's

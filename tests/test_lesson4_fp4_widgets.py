@@ -371,7 +371,7 @@ def test_built_pages_have_the_tables_and_maps(built_site):
         assert "{{" not in page
 
 
-# --- Issue 12 QA, kinds A and D: what a list box says about the reader's numbers ------------------------
+# --- What a list box says about the reader's numbers ----------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -443,7 +443,7 @@ def test_pattern_table_in_reader_notation():
 
 
 def test_the_evolution_maps_note_defines_every_byte_unit_the_map_uses(built_site):
-    """The map gives model states in GB and activations in GiB; its note defined only GB (issue 13 QA)."""
+    """The map gives model states in GB and activations in GiB; its note defined only GB."""
     home = (built_site / "index.html").read_text()
     evo = re.search(r'<nav class="c9-evo".*?</nav>', home, re.S).group(0)
     note = re.search(r'<p class="c9-evo-note">(.*?)</p>', evo, re.S).group(1)

@@ -1,4 +1,4 @@
-"""Issue 13, item 5: the guide's pitfalls table and reading list carry everything the chapter guide lists.
+"""The guide's pitfalls table and reading list carry everything the chapter guide lists.
 
 The guide (seeds, 章导读) lists eight pitfalls, each with the lesson that fixes it, and a reading list of
 four hands-on tools, six deeper reads and thirteen papers. On the built guide page: every pitfall row

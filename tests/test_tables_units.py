@@ -1,4 +1,4 @@
-"""Issue 12, kinds 5 and 6: tables that add up, one unit per column and per line of arithmetic.
+"""Tables that add up, one unit per column and per line of arithmetic.
 
 Kind 5: every table with a total row (合计 / 总计 / 共) lists all its parts, and in each column the
 parts as shown add up to the total as shown, exactly (the build picks the precision at which rounded
@@ -110,7 +110,7 @@ def test_the_checker_catches_the_issues_examples():
     assert any("缺少分项" in b for b in check_adds_up("lesson-1", ledger))
     ledger[3][2] = "111.1 GB"
     assert any("≠" in b for b in check_adds_up("lesson-1", ledger))  # 444.6 ≠ 444.5 at one decimal
-    # issue 13 QA: lesson 5's step stages showed shares of 9.0% + 28.2% + 9.0% + 53.9% = 100.1% beside a 100%
+    # lesson 5's step stages once showed shares of 9.0% + 28.2% + 9.0% + 53.9% = 100.1% beside a 100%
     stages = [
         ["环节", "锚点上（GB）", "占一步合计"],
         ["① 权重", "55.56 GB", "9.0%"],

@@ -272,7 +272,7 @@ def test_fp4_mx_nv(open_page, site_server):
 
 
 def test_lesson_4_and_fp4_bit_flippers(open_page, site_server):
-    """The codec lab (issue 13): the overflow choice and a code made in E2M1 live in the address."""
+    """The codec lab: the overflow choice and a code made in E2M1 live in the address."""
     fp8, fp4 = "float8_e4m3fn,float8_e5m2", "float4_e2m1fn,float8_e8m0fnu"
     page = open_page(site_server.url + "lesson-4/?bf.overflow=maybe")
     w = widget(page, "bit-flipper")
@@ -364,7 +364,7 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     expect(mb.locator('input[name="mode"][value="selective"]')).to_be_checked()
 
 
-# ---- Every navigation path: what the address says is what the widget shows (issue 12, kind 13) ------
+# ---- Every navigation path: what the address says is what the widget shows --------------------------
 def _instant(page, site_server):
     """Material navigates instantly only to pages listed in sitemap.xml under the site's URL; the test
     build's URL has no port, so the sitemap is served with this server's address, as on a real site."""

@@ -83,7 +83,8 @@ def anchor() -> ModelConfig:
 
 def card_bytes() -> int:
     """The reference accelerator's memory, in bytes (80 GB = 80 × 10^9 B)."""
-    return load_facts()["card"]["memory_bytes"]
+    cards = load_facts()["cards"]
+    return next(c["memory_bytes"] for c in cards["list"] if c["key"] == cards["default"])
 
 
 def lab_label() -> str | None:

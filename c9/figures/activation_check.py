@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from c9.base.paths import LAB_RESULTS
+from c9.core import formats as F
 from c9.core import model_activations as M
 from c9.core.architecture import parse_config
 
@@ -38,7 +39,6 @@ IMPL_LABELS = {
     "sdpa": "sdpa（融合内核，不写分数表）",
     "sdpa_math": "sdpa（CPU 上因 dropout 退回 math 后端，写出分数表）",
 }
-DTYPE_LABELS = {"float32": "FP32", "bfloat16": "BF16"}
 
 
 def load(path: Path | str = DATA_PATH) -> dict:
@@ -85,7 +85,7 @@ def rows(data: dict | None = None) -> list[dict]:
                     "mode": mode,
                     "mode_label": M.MODES[mode],
                     "dtype": c["dtype"],
-                    "dtype_label": DTYPE_LABELS[c["dtype"]],
+                    "dtype_label": F.get_format(c["dtype"]).label,
                     "precision": precision,
                     "s": p["s"],
                     "b": p["b"],

@@ -20,15 +20,18 @@ from c9.figures.figure import figure
 DATA_PATH = LAB_RESULTS / "codec-check.json"
 SRC = "lab/results/codec-check.json"
 
-#: format → the short key of its figures and the label the page uses
+#: format → the short key of its figures (its label in lower case) and the label the page uses
 FORMATS = {
-    "float32": ("fp32", "FP32"),
-    "float16": ("fp16", "FP16"),
-    "bfloat16": ("bf16", "BF16"),
-    "float8_e4m3fn": ("e4m3", "E4M3"),
-    "float8_e5m2": ("e5m2", "E5M2"),
-    "float8_e8m0fnu": ("e8m0", "E8M0"),
-    "float4_e2m1fn": ("e2m1", "E2M1"),
+    name: (F.get_format(name).label.lower(), F.get_format(name).label)
+    for name in (
+        "float32",
+        "float16",
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e5m2",
+        "float8_e8m0fnu",
+        "float4_e2m1fn",
+    )
 }
 LIBS = {"reference": "对照库", "torch": "PyTorch"}
 # E4M3: PyTorch is compared with our saturating mode; how it differs from the format's default is kept too

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
+from c9.base import units
 from c9.core import formats as F
 
 WIDGET = "fp4-line"
@@ -34,7 +35,7 @@ def x_of(v: float, lo: float = LO, hi: float = HI, x0: float = X0, x1: float = X
 def _num(v) -> str:
     if isinstance(v, float) and v in (float("inf"), float("-inf")):
         return "+∞" if v > 0 else "−∞"
-    return F._num_text(v).replace("-", "−") if not isinstance(v, float) else f"{v:g}".replace("-", "−")
+    return units.exact_decimal(v) if not isinstance(v, float) else f"{v:g}".replace("-", "−")
 
 
 def rows() -> list[dict]:

@@ -13,7 +13,7 @@ from fractions import Fraction
 from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.core.ledger import RECIPES, model_states
-from c9.core.models import card_bytes, load_facts, model
+from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
 
 WIDGET = "ledger"
@@ -171,6 +171,7 @@ def view(params: dict | None = None) -> dict:
         raise InputError(f"没有这种口径：{shown(p['convention'])}")
     n, label = _params_from(p)
     card = card_bytes()
+    card_gb = units.size(card, "GB", 0)  # "80 GB": the reference card of anchor-model.json
     bars = []
     for key, short in CHART_RECIPES:
         tree = model_states(n, key)
@@ -192,10 +193,15 @@ def view(params: dict | None = None) -> dict:
     fp32, mixed, weights = bars
     summary = (
         f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']}，"
-        f"{'一张 80 GB 卡装得下' if weights['fits'] else '一张 80 GB 卡已经装不下'}；"
+        f"一张 {card_gb} 卡{'装得下' if weights['fits'] else '已经装不下'}；"
         f"可训练一步的模型状态，BF16 混合精度 + AdamW 是 {mixed['text']}（{mixed['bytes_per_param']} 字节/参数），"
         f"FP32 + AdamW 也是 {fp32['text']}，"
-        f"{'一张 80 GB 卡装得下（占卡的 ' + units.percent(mixed['bytes'], card) + '）' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'}，还没算激活。"
+        + (
+            f"一张 {card_gb} 卡装得下（占卡的 {units.percent(mixed['bytes'], card)}）"
+            if mixed["fits"]
+            else f"是 {card_gb} 单卡的 {mixed['cards']} 倍"
+        )
+        + "，还没算激活。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
     )
     return {
@@ -281,7 +287,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "x": card_gb,
                     "y": 1.06,
                     "yref": "paper",
-                    "text": "80 GB 单卡",
+                    "text": f"{units.size(card, 'GB', 0)} 单卡",
                     "showarrow": False,
                     "xanchor": "left",
                 }
@@ -300,7 +306,7 @@ def page_context(**options) -> dict:
         step=LOG10_STEP,
         conventions=CONVENTIONS,
         colors=COLORS,
-        card_label=load_facts()["card"]["label"],
+        card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 
 

@@ -26,7 +26,7 @@ DEFAULTS = {"k": 0, "source": "stand-in", "fmt": "float16"}
 K_MIN, K_MAX = 0, 40
 FORMATS = ["float16", "bfloat16"]
 
-_SOURCES: dict[str, dict] = {}
+SOURCES: dict[str, dict] = {}
 
 
 def register_source(name: str, log2_magnitudes, label: str) -> None:
@@ -34,7 +34,7 @@ def register_source(name: str, log2_magnitudes, label: str) -> None:
     vals = sorted(float(x) for x in log2_magnitudes if math.isfinite(float(x)))
     if not vals:
         raise ValueError("a source needs at least one finite log2 magnitude")
-    _SOURCES[name] = {"label": label, "log2": vals, "g": [2.0**x for x in vals]}
+    SOURCES[name] = {"label": label, "log2": vals, "g": [2.0**x for x in vals]}
 
 
 def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exact_zero: int = 0) -> None:
@@ -43,7 +43,7 @@ def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exac
     bin that straddles a threshold goes to the side holding most of its width (said on the page)."""
     if not hist or any(c < 0 for c in hist):
         raise ValueError("a histogram source needs non-negative counts")
-    _SOURCES[name] = {
+    SOURCES[name] = {
         "label": label,
         "hist": (lo_bin, lo_bin + len(hist) - 1, list(hist)),
         "zeros": exact_zero,
@@ -107,9 +107,9 @@ def counts(source: str, k: int, fmt) -> dict:
     """How many of the source's gradients, multiplied by 2^k and rounded to ``fmt``, become 0, a
     subnormal, a normal number or ∞. Exact: g·2^k is a float product by a power of two."""
     t = thresholds(fmt)
-    if "g" not in _SOURCES[source]:
+    if "g" not in SOURCES[source]:
         return _binned_counts(source, k, t)
-    g = _SOURCES[source]["g"]
+    g = SOURCES[source]["g"]
     s = math.ldexp(1.0, -k)
     n = len(g)
     zero = bisect.bisect_right(g, t["zero_max"] * s)
@@ -127,11 +127,11 @@ def counts(source: str, k: int, fmt) -> dict:
 def _binned_counts(source: str, k: int, t: dict) -> dict:
     """counts() for a histogram source: bin [e, e + 1) moves to [e + k, e + k + 1); it is counted
     on the side of each threshold (log2 of zero_max, sub_lim, inf_min) that holds its midpoint."""
-    lo_bin, _, hist = _SOURCES[source]["hist"]
+    lo_bin, _, hist = SOURCES[source]["hist"]
     zero_x, sub_x, inf_x = (math.log2(t[key]) for key in ("zero_max", "sub_lim", "inf_min"))
     out = {
-        "n": sum(hist) + _SOURCES[source]["zeros"],
-        "zero": _SOURCES[source]["zeros"],
+        "n": sum(hist) + SOURCES[source]["zeros"],
+        "zero": SOURCES[source]["zeros"],
         "subnormal": 0,
         "normal": 0,
         "inf": 0,
@@ -141,10 +141,6 @@ def _binned_counts(source: str, k: int, t: dict) -> dict:
         kind = "zero" if mid < zero_x else "subnormal" if mid < sub_x else "normal" if mid < inf_x else "inf"
         out[kind] += c
     return out
-
-
-def _pct(a: int, n: int) -> str:
-    return units.percent(a, n)  # "< 0.1%", not "0.0%", for 198 of 20,000
 
 
 def _window(t: dict) -> str:
@@ -173,7 +169,7 @@ def view(params: dict | None = None) -> dict:
     """params: k (S = 2^k, 0…40), source (a registered name), fmt ("float16" | "bfloat16")."""
     p = with_defaults(params, DEFAULTS)
     k = integer(p["k"], "缩放指数 k", K_MIN, K_MAX)
-    if not isinstance(p["source"], str) or p["source"] not in _SOURCES:
+    if not isinstance(p["source"], str) or p["source"] not in SOURCES:
         raise InputError(f"没有这份梯度数据：「{str(p['source'])[:20]}」")
     fmt = sixteen_bit_format(p["fmt"], FORMATS)
     c = counts(p["source"], k, fmt)
@@ -182,17 +178,17 @@ def view(params: dict | None = None) -> dict:
     n = c["n"]
     summary = (
         f"S = {units.superscript_powers(f'2^{k}')}（= {2**k:,}）：{n:,} 个梯度乘 S 后存进 {name}，"
-        f"{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
-        f"{_pct(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
-        f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{_pct(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
+        f"{units.percent(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
+        f"{units.percent(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
+        f"{units.percent(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{units.percent(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
         + inert_note(p["source"], fmt)
     )
     return {
         "params": {"k": k, "source": p["source"], "fmt": fmt},
         "format_short": name,
-        "source_label": _SOURCES[p["source"]]["label"],
+        "source_label": SOURCES[p["source"]]["label"],
         "counts": c,
-        "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
+        "shares": {key: units.percent(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
         "k_text": units.power_of_two(k),  # the slider's readout: 2⁴⁰
         "summary": summary,
         "figure": _figure(p["source"], k, t, name),
@@ -201,7 +197,7 @@ def view(params: dict | None = None) -> dict:
 
 def _histogram(source: str) -> tuple[int, int, list[int]]:
     """Counts per unit bin of log2 |g| (cached per source; a shift by k only relabels the bins)."""
-    src = _SOURCES[source]
+    src = SOURCES[source]
     if "hist" not in src:
         xs = src["log2"]
         lo_bin, hi_bin = math.floor(xs[0]), math.floor(xs[-1])
@@ -300,7 +296,7 @@ SOURCE_NAMES = {"stand-in": "替身分布（示意）", "lab": "实测：实验�
 
 def page_context(**options) -> dict:
     v = view(options or None)
-    sources = {key: SOURCE_NAMES.get(key, key) for key in _SOURCES}
+    sources = {key: SOURCE_NAMES.get(key, key) for key in SOURCES}
     return dict(view=v, k_min=K_MIN, k_max=K_MAX, sources=sources)
 
 
@@ -323,5 +319,5 @@ def nearby(view: dict) -> list[dict]:
     p = view["params"]
     base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
     return one_step(
-        base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(_SOURCES)
+        base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(SOURCES)
     )

@@ -224,7 +224,7 @@ def _chart(
     card: int,
     meas: list[dict] | None = None,
     own: dict | None = None,
-    card_label: str = "80 GB 单卡",
+    card_label: str = "",
 ) -> str:
     """The bar as SVG markup (c9.views.stacked_bar): GB with the card's line; for the lab's model, MB, the
     derived bar above the measured one (hatched) and no card in sight; for a model with a config, eq. 1's
@@ -280,6 +280,8 @@ def _chart(
 
 def page_context() -> dict:
     """What the page template (c9/views/memory-bar.html) needs at build time."""
+    from c9.views.nearby import model_menu
+
     cards = [
         {k: c[k] for k in ("key", "label", "url")} for c in estimator.cards()
     ]  # what the page shows of each
@@ -291,6 +293,7 @@ def page_context() -> dict:
         colors=COLORS,
         cards=cards,
         lab_label=lab_label(),
+        model_menu=model_menu(lab_label()),
         config_max=estimator.CONFIG_MAX,
     )
 

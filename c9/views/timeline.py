@@ -246,7 +246,7 @@ def view(params: dict | None = None) -> dict:
                     "xref": "paper",
                     "x": 0,
                     "y": card,
-                    "text": "80 GB 卡",
+                    "text": f"{units.size(card_bytes(), 'GB', 0)} 卡",
                     "showarrow": False,
                     "xanchor": "left",
                     "yanchor": "bottom",
@@ -266,7 +266,13 @@ def view(params: dict | None = None) -> dict:
         if run_ends:
             ended.add(e["phase"])
     # The caption names only what this chart draws: the small model's chart has no card line.
-    caption_note = "黑点是实验课的实测值。" if measured else "" if lab else "虚线是 80 GB 单卡。"
+    caption_note = (
+        "黑点是实验课的实测值。"
+        if measured
+        else ""
+        if lab
+        else f"虚线是 {units.size(card_bytes(), 'GB', 0)} 单卡。"
+    )
     return {
         "params": p,
         "caption_note": caption_note,
@@ -288,7 +294,9 @@ def page_context() -> dict:
 
 
 def _context(v: dict) -> dict:
-    return dict(view=v, modes=TIMELINE_MODES, lab_label=lab_label())
+    from c9.views.nearby import model_menu
+
+    return dict(view=v, modes=TIMELINE_MODES, lab_label=lab_label(), model_menu=model_menu(lab_label()))
 
 
 def neighbours(context: dict) -> list[dict]:
