@@ -37,53 +37,46 @@ export async function loadPlotly(near, bundle = "basic") {
 }
 
 // ---- Charts follow the palette (Material's light/dark toggle) at any moment -------------------------
-// Python's figures carry no theme: text, axes and grid take the page's colours here, at each draw and
-// again whenever the reader switches the palette (see the observer below). A near-black line or marker
-// (the 80 GB card, the lab's measured "black dots") keeps its colour but gets an outline or the text
-// colour, so it still shows on the dark palette.
-const NEAR_BLACK = /^#(111|111111|222|222222|000|000000)$/i;
-function cssVar(name) { return getComputedStyle(document.body).getPropertyValue(name).trim(); }
-// Lines and marks need 3:1 against the page (WCAG 1.4.11). Two hues of Python's figures miss it on one
-// palette: the navy of FP32 and the main curves on the dark one (1.8:1), the orange of FP16 with scaling
-// and the master-weight copy on the light one (2.7:1). There they are drawn lighter or darker (5.8:1 and
-// 4.2:1), unless the figure already uses a colour close to the replacement (the ledger's light-blue
-// master weights beside its navy weights): two parts must not become one.
-const SWAP = { slate: { "#1f4e8c": "#6d9eeb" }, default: { "#e08a1e": "#b06d00" } };
-const rgbOf = (c) => (/^#[0-9a-f]{6}$/i.test(c) ? [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)) : null);
-const near = (a, b) => { const [x, y] = [rgbOf(a), rgbOf(b)]; return x && y && Math.hypot(...x.map((v, i) => v - y[i])) < 60; };
-function paletteSwap(data) {
-  const used = data.flatMap((t) => [t.line?.color, t.marker?.color]).filter((c) => typeof c === "string").map((c) => c.toLowerCase());
-  const swap = Object.entries(SWAP[document.body.dataset.mdColorScheme] || {})
-    .filter(([from, to]) => !used.some((c) => c !== from && near(c, to)));
-  const to = (c) => (typeof c === "string" && swap.find(([from]) => from === c.toLowerCase())?.[1]) || c;
-  return (t) => {
-    const out = { ...t };
-    if (t.line?.color) out.line = { ...t.line, color: to(t.line.color) };
-    if (typeof t.marker?.color === "string") out.marker = { ...t.marker, color: to(t.marker.color) };
-    return out;
-  };
+// Python's figures name their colours by role, as CSS variables (c9/base/palette.py: "var(--c9-fp32)");
+// the build writes each role's light and dark colour into course.css. Plotly cannot read a variable, so at
+// each draw, and again whenever the reader switches the palette, every such colour takes the value it has
+// on the page now; the ground, text, axes and grid are the page's.
+const VARIABLE = /^var\((--[\w-]+)\)$/;
+function withColours(x, valueOf) {
+  if (typeof x === "string") {
+    const m = VARIABLE.exec(x);
+    return m ? valueOf(m[1]) : x;
+  }
+  if (!x || typeof x !== "object") return x;
+  if (Array.isArray(x) && x.every((v) => typeof v === "number")) return x; // a data array: no colours
+  // A part without colours is kept as it is (the same arrays: Plotly.react need not recompute them).
+  let out = null;
+  for (const [k, v] of Object.entries(x)) {
+    const r = withColours(v, valueOf);
+    if (r !== v) (out ??= Array.isArray(x) ? [...x] : { ...x })[k] = r;
+  }
+  return out ?? x;
 }
 export function themed(figure) {
-  const fg = cssVar("--md-default-fg-color"), grid = cssVar("--md-default-fg-color--lightest");
-  const line = cssVar("--md-default-fg-color--lighter");
-  const layout = { ...figure.layout, font: { ...figure.layout.font, color: fg || undefined } };
+  const style = getComputedStyle(document.body), seen = new Map();
+  const valueOf = (name) => {
+    if (!seen.has(name)) seen.set(name, style.getPropertyValue(name).trim());
+    return seen.get(name);
+  };
+  const fg = valueOf("--md-default-fg-color"), grid = valueOf("--md-default-fg-color--lightest");
+  const line = valueOf("--md-default-fg-color--lighter");
+  const { data, layout: own } = withColours(figure, valueOf);
+  // Each trace a copy, as Plotly writes into the traces it draws (the figure stays Python's).
+  const traces = data.map((t) => ({ ...t }));
+  // The chart has no ground of its own: the page's shows through.
+  const layout = { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", ...own, font: { ...own.font, color: fg || undefined } };
   for (const key of Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k))) {
     // Plotly's default tick labels use SI suffixes (100k, 2M): numbers are written out (100,000) unless
     // Python chose a format for the axis.
     layout[key] = { gridcolor: grid, zerolinecolor: line, linecolor: line, exponentformat: "none", separatethousands: true, ...layout[key] };
   }
-  if (fg && layout.shapes) {
-    layout.shapes = layout.shapes.map((sh) => (NEAR_BLACK.test(sh.line?.color || "") ? { ...sh, line: { ...sh.line, color: fg } } : sh));
-  }
   if (fg && layout.legend) layout.legend = { ...layout.legend, font: { ...layout.legend.font, color: fg } };
-  // A filled near-black marker (the timeline's "black dots") keeps its colour inside a ring of the text
-  // colour; an open or line-shaped one (the lab's ledger mark) is all outline, so it takes the text colour.
-  const data = figure.data.map(paletteSwap(figure.data)).map((t) => {
-    if (!fg || !NEAR_BLACK.test(t.marker?.color || "")) return t;
-    const outline = /open|^line/.test(t.marker.symbol || "");
-    return { ...t, marker: outline ? { ...t.marker, color: fg } : { ...t.marker, line: { color: fg, width: 1.5, ...t.marker.line } } };
-  });
-  return { data, layout, config: { displayModeBar: false, responsive: true } };
+  return { data: traces, layout, config: { displayModeBar: false, responsive: true } };
 }
 
 // Draws (or redraws) a figure into a chart div and remembers it, so that a palette switch can redraw
