@@ -272,7 +272,7 @@ def test_every_url_shown_is_a_link(built_site):
 
 def test_the_front_end_never_shows_an_exception_text():
     """Kind 2 on the JavaScript side: an error's own text (English, from the browser or our code) goes to the
-    console; what the reader sees is a Chinese sentence (core.js: UNEXPECTED)."""
+    console; what the reader sees is a Chinese sentence (live-view.js: UNEXPECTED)."""
     from pathlib import Path
 
     js = Path(__file__).resolve().parent.parent / "docs" / "assets" / "js"

@@ -23,6 +23,7 @@ from itertools import chain
 
 from c9.base import typed, units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core import blockscale as B
 from c9.core import quant_configs
 from c9.core.formats import CodecInputError
@@ -65,15 +66,15 @@ RUINED = 0.0625  # a block whose mean error passes E4M3's worst normal-range rou
 LOG_MIN, LOG_MAX = -3.0, 0.0
 _RUIN_AT = (math.log10(RUINED) - LOG_MIN) / (LOG_MAX - LOG_MIN)
 ERR_COLORSCALE = [
-    [0.0, "#1a9850"],
-    [0.42, "#a6d96a"],
-    [round(_RUIN_AT, 4), "#fee08b"],
-    [0.78, "#f46d43"],
-    [1.0, "#a50026"],
+    [0.0, var("error-fine")],
+    [0.42, var("error-small")],
+    [round(_RUIN_AT, 4), var("error-ruin")],
+    [0.78, var("error-large")],
+    [1.0, var("error-ruined")],
 ]
 ERR_TICKS = (0.001, 0.01, RUINED, 0.25, 1.0)
 #: |x| on a log scale, 10⁻³ … 10⁴: light to dark blue.
-ABS_COLORSCALE = [[0.0, "#eff3ff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
+ABS_COLORSCALE = [[0.0, var("abs-small")], [0.5, var("abs-mid")], [1.0, var("abs-large")]]
 ABS_MIN, ABS_MAX = -3.0, 4.0
 
 
@@ -304,21 +305,20 @@ def _log(x: float) -> float:
 
 def _boundaries(redges, cedges) -> list[dict]:
     """The block boundaries as two path shapes: the lines between block columns, and (thinner,
-    they can be one row apart) the lines between block rows. Near-black: the page draws them in
-    its text colour (core.js themed())."""
+    they can be one row apart) the lines between block rows, in the page's text colour."""
     n, m = redges[-1], cedges[-1]
     cols = " ".join(f"M{c},0V{n}" for c in cedges[1:-1])
     rows = " ".join(f"M0,{r}H{m}" for r in redges[1:-1])
     out = []
     if cols:
-        out.append({"type": "path", "path": cols, "line": {"color": "#111111", "width": 1.5}})
+        out.append({"type": "path", "path": cols, "line": {"color": var("ink"), "width": 1.5}})
     if rows:
         thin = redges[1] - redges[0] == 1
         out.append(
             {
                 "type": "path",
                 "path": rows,
-                "line": {"color": "#111111", "width": 0.4 if thin else 1.5},
+                "line": {"color": var("ink"), "width": 0.4 if thin else 1.5},
                 "opacity": 0.6 if thin else 1,
             }
         )
@@ -344,8 +344,6 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
             "showgrid": False,
             "zeroline": False,
         },
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
         "font": {"family": "Noto Sans SC, sans-serif", "size": 12},
     }
 

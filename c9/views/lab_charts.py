@@ -11,16 +11,17 @@ The data file is read only here, at build time; the module imports nothing outsi
 from __future__ import annotations
 
 from c9.base import units
+from c9.base.palette import var
 
 WIDGET = "lab-charts"
 
-COLORS = {"fp32": "#1f4e8c", "bf16": "#2a9d5b", "fp16": "#c8372d", "fp16_scaled": "#e08a1e"}
+COLORS = {"fp32": var("fp32"), "bf16": var("bf16"), "fp16": var("fp16"), "fp16_scaled": var("fp16-scaled")}
 PART_COLORS = {
-    "parameters": "#1f4e8c",
-    "gradients": "#3a78c2",
-    "optimizer_state": "#8e6cc1",
-    "saved_for_backward": "#e08a1e",
-    "logits_and_loss": "#c8372d",
+    "parameters": var("lab-weights"),
+    "gradients": var("grads"),
+    "optimizer_state": var("adam"),
+    "saved_for_backward": var("lab-activations"),
+    "logits_and_loss": var("lab-logits"),
 }
 PART_LABELS = {
     "parameters": "参数（FP32）",
@@ -49,8 +50,6 @@ def _layout(title: str, xtitle: str, ytitle: str, **extra) -> dict:
             "yanchor": "bottom",
         },
         "font": {"family": "Noto Sans SC, sans-serif"},
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
     }
     lay.update(extra)
     for axis in ("xaxis", "yaxis"):  # tick labels push the axis titles out instead of running into them
@@ -231,7 +230,7 @@ def page_context(chart: str = "table") -> dict:
                     "name": "跳过的步",
                     "x": [s["step"] for s in skipped],
                     "y": [s["loss_scale"] for s in skipped],
-                    "marker": {"symbol": "x", "size": 11, "color": "#c8372d"},
+                    "marker": {"symbol": "x", "size": 11, "color": var("skipped")},
                 }
             )
         ctx["figure"] = {
@@ -269,7 +268,7 @@ def page_context(chart: str = "table") -> dict:
             "initialization": "初始化时",
             "after_training_fp32": f"FP32 训练 {len(runs['fp32']['steps'])} 步后",
         }
-        colors = {"initialization": "#8e6cc1", "after_training_fp32": "#1f4e8c"}
+        colors = {"initialization": var("initial"), "after_training_fp32": var("fp32")}
         for p in d["probe"]:
             n = p["elements"]
             data.append(
@@ -278,7 +277,7 @@ def page_context(chart: str = "table") -> dict:
                     "name": names.get(p["when"], p["when"]),
                     "x": p["bins_log2"],
                     "y": [c / n for c in p["counts"]],
-                    "marker": {"color": colors.get(p["when"], "#666")},
+                    "marker": {"color": colors[p["when"]]},
                     "opacity": 0.75,
                 }
             )
@@ -294,7 +293,7 @@ def page_context(chart: str = "table") -> dict:
                 "yref": "paper",
                 "line": {"color": c, "dash": "dash", "width": 2},
             }
-            for x, c in ((-24, "#c8372d"), (-40, "#b8650c"))
+            for x, c in ((-24, var("fp16")), (-40, var("scaled-limit")))
         ]
         # The line labels sit above the plot area, one line each, so they never cover a bar (the top
         # margin makes room for them under the title).
@@ -378,7 +377,7 @@ def page_context(chart: str = "table") -> dict:
                 "name": "账本：16 B × Ψ（模型状态）",
                 "x": [xs[-1]],
                 "y": [ledger / 2**20],
-                "marker": {"symbol": "line-ew-open", "size": 40, "color": "#111", "line": {"width": 3}},
+                "marker": {"symbol": "line-ew-open", "size": 40, "color": var("ink"), "line": {"width": 3}},
             }
         )
         data.append(
@@ -388,7 +387,12 @@ def page_context(chart: str = "table") -> dict:
                 "name": "参数 + 第 5 课公式的激活",
                 "x": [xs[1]],
                 "y": [formula_total / 2**20],
-                "marker": {"symbol": "line-ew-open", "size": 40, "color": "#c8372d", "line": {"width": 3}},
+                "marker": {
+                    "symbol": "line-ew-open",
+                    "size": 40,
+                    "color": var("formula"),
+                    "line": {"width": 3},
+                },
             }
         )
         ctx["figure"] = {

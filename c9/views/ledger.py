@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from c9.base import typed, units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core.ledger import RECIPES, model_states
 from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
@@ -82,27 +83,13 @@ CONVENTIONS: dict[str, dict] = {
 
 #: One colour per legend entry (the chart's legend lists each label once).
 LABEL_COLORS = {
-    "权重（BF16）": "#1f4e8c",
-    "梯度（BF16）": "#3a78c2",
-    "主权重（FP32）": "#6f9fd8",
-    "权重（FP32）": "#16365f",
-    "梯度（FP32）": "#2a9d8f",
-    "Adam m（FP32）": "#8e6cc1",
-    "Adam v（FP32）": "#b79be0",
-}
-COLORS = {
-    "weights": "#1f4e8c",
-    "gradients": "#3a78c2",
-    "master_weights": "#6f9fd8",
-    "adam_m": "#8e6cc1",
-    "adam_v": "#b79be0",
-    "w16": "#1f4e8c",
-    "g16": "#3a78c2",
-    "master": "#6f9fd8",
-    "w32": "#1f4e8c",
-    "g32": "#2a9d8f",
-    "m": "#8e6cc1",
-    "v": "#b79be0",
+    "权重（BF16）": var("weights"),
+    "梯度（BF16）": var("grads"),
+    "主权重（FP32）": var("master"),
+    "权重（FP32）": var("weights-fp32"),
+    "梯度（FP32）": var("grads-fp32"),
+    "Adam m（FP32）": var("adam-m"),
+    "Adam v（FP32）": var("adam-v"),
 }
 
 
@@ -231,7 +218,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "name": name,
                     "x": [part["bytes"] / units.GB],
                     "y": [y],
-                    "marker": {"color": LABEL_COLORS.get(name, "#888888")},
+                    "marker": {"color": LABEL_COLORS[name]},
                     "legendgroup": name,
                     "showlegend": name not in seen,
                     "hovertemplate": f"{y} · {name}：%{{x:,.1f}} GB<extra></extra>",
@@ -268,8 +255,6 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                 "yanchor": "bottom",
                 "traceorder": "normal",
             },
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": [
                 {
@@ -279,7 +264,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "yref": "paper",
                     "y0": 0,
                     "y1": 1,
-                    "line": {"color": "#c8372d", "width": 2, "dash": "dash"},
+                    "line": {"color": var("card-line"), "width": 2, "dash": "dash"},
                 }
             ],
             "annotations": [
@@ -305,7 +290,6 @@ def page_context(**options) -> dict:
         hi=LOG10_MAX,
         step=LOG10_STEP,
         conventions=CONVENTIONS,
-        colors=COLORS,
         card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 

@@ -15,6 +15,7 @@ import random
 
 from c9.base import units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core import formats as F
 from c9.views.bit_flipper import short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
@@ -219,9 +220,9 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
     window = _window(t)
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "line": {"width": 0}, "layer": "below"}
     shapes = [
-        {**band, "x0": span[0], "x1": zero_x, "fillcolor": "rgba(200,55,45,0.15)"},
-        {**band, "x0": zero_x, "x1": math.log2(t["sub_lim"]), "fillcolor": "rgba(224,138,30,0.15)"},
-        {**band, "x0": inf_x, "x1": span[1], "fillcolor": "rgba(200,55,45,0.15)"},
+        {**band, "x0": span[0], "x1": zero_x, "fillcolor": var("lost-band")},
+        {**band, "x0": zero_x, "x1": math.log2(t["sub_lim"]), "fillcolor": var("subnormal-band")},
+        {**band, "x0": inf_x, "x1": span[1], "fillcolor": var("lost-band")},
     ]
     return {
         "data": [
@@ -231,7 +232,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                 "y": hist,
                 "width": 1,
                 "name": "梯度个数",
-                "marker": {"color": "#1f4e8c"},
+                "marker": {"color": var("series")},
                 "hovertemplate": "log₂|g·S| 在 %{x:.0f} ± 0.5 之内：%{y:,} 个<extra></extra>",
             }
         ],
@@ -253,8 +254,6 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                 "fixedrange": True,
                 "tickformat": ",d",
             },  # 100,000, not 100k
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": shapes,
             "annotations": [

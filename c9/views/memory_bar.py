@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from c9.base import units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core.activations import MODES, activation_memory
 from c9.core.items import Item
 from c9.core.ledger import RECIPES, model_states
@@ -47,13 +48,13 @@ DEFAULTS = {
 }
 
 COLORS = {
-    "weights": "#1f4e8c",
-    "gradients": "#3a78c2",
-    "master_weights": "#6f9fd8",
-    "adam_m": "#8e6cc1",
-    "adam_v": "#b79be0",
-    "act_linear": "#e08a1e",
-    "act_scores": "#c8372d",
+    "weights": var("weights"),
+    "gradients": var("grads"),
+    "master_weights": var("master"),
+    "adam_m": var("adam-m"),
+    "adam_v": var("adam-v"),
+    "act_linear": var("activations"),
+    "act_scores": var("scores"),
 }
 
 
@@ -208,15 +209,15 @@ def _gib_beside(n: int, unit: str) -> str:
 
 
 MEASURED_COLORS = {
-    "m_params": "#1f4e8c",
-    "m_grads": "#3a78c2",
-    "m_optimizer": "#8e6cc1",
-    "m_saved": "#e08a1e",
-    "m_logits": "#7a5c2e",
+    "m_params": var("weights"),
+    "m_grads": var("grads"),
+    "m_optimizer": var("adam"),
+    "m_saved": var("activations"),
+    "m_logits": var("logits"),
 }
 
 
-OWN_COLORS = {"o_act_saved": "#e08a1e", "o_act_logits": "#7a5c2e"}
+OWN_COLORS = {"o_act_saved": var("activations"), "o_act_logits": var("logits")}
 
 
 def _chart(

@@ -66,5 +66,5 @@ def js_value(x):
 
 
 def canonical(request: dict) -> str:
-    """The cache key: the request as sorted-key JSON, as core.js writes it from what the script sends."""
+    """The cache key: the request as sorted-key JSON, as answers.js writes it from what the script sends."""
     return json.dumps(js_value(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from c9.base import units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core.activations import activation_memory
 from c9.core.models import LAB, LAB_LABEL, card_bytes, lab_label, lab_run, model
 from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
@@ -177,7 +178,7 @@ def view(params: dict | None = None) -> dict:
                 "name": "显存占用",
                 "x": xs,
                 "y": ys,
-                "line": {"color": "#1f4e8c", "width": 2, "shape": "hv"},
+                "line": {"color": var("series"), "width": 2, "shape": "hv"},
                 "text": [e["label"] for e in ev],
                 "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>",
             },
@@ -187,7 +188,7 @@ def view(params: dict | None = None) -> dict:
                 "name": "峰值",
                 "x": [peak_i],
                 "y": [peak["bytes"] / scale],
-                "marker": {"color": "#c8372d", "size": 11, "symbol": "diamond"},
+                "marker": {"color": var("peak"), "size": 11, "symbol": "diamond"},
                 "text": ["峰值"],
                 "textposition": "top center",
                 "hovertemplate": f"峰值：{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>",
@@ -201,7 +202,11 @@ def view(params: dict | None = None) -> dict:
                     "name": "实测",
                     "x": [m["i"] for m in measured],
                     "y": [m["bytes"] / scale for m in measured],
-                    "marker": {"color": "#111111", "size": 10},
+                    "marker": {
+                        "color": var("measured"),
+                        "size": 10,
+                        "line": {"color": var("ink"), "width": 1.5},
+                    },
                     "hovertemplate": "实测：%{y:.2f} " + unit + "<extra></extra>",
                 }
             ]
@@ -223,8 +228,6 @@ def view(params: dict | None = None) -> dict:
                 "range": [0, max(ys + [m["bytes"] / scale for m in measured]) * 1.12],
             },
             "showlegend": False,
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": []
             if lab
@@ -236,7 +239,7 @@ def view(params: dict | None = None) -> dict:
                     "x1": 1,
                     "y0": card,
                     "y1": card,
-                    "line": {"color": "#222222", "width": 1.5, "dash": "dash"},
+                    "line": {"color": var("ink"), "width": 1.5, "dash": "dash"},
                 }
             ],
             "annotations": []
