@@ -93,7 +93,7 @@ def model(key: str) -> Model:
     """Model ``key``: a key of anchor-model.json (e.g. ``"qwen3.8-27b"``) or LAB. KeyError naming the known
     keys for any other (LAB too, without the lab's results file)."""
     if key == LAB and lab_results.has_precision():
-        return _lab(lab_results.precision())
+        return lab_model(lab_results.precision())
     models = load_facts()["models"]
     if key not in models:
         raise KeyError(f"unknown model {key!r}; known: {', '.join(model_keys(lab=True))}")
@@ -126,8 +126,9 @@ def model(key: str) -> Model:
     )
 
 
-def _lab(d: dict) -> Model:
-    """Our lab model: the shape its accounting used, Ψ as the lab counted it, its FP32 run's snapshots."""
+def lab_model(d: dict) -> Model:
+    """Our lab model from a precision-run file ``d`` (c9.core.lab_results.precision; the committed one is
+    ``model(LAB)``): the shape its accounting used, Ψ as the lab counted it, its FP32 run's snapshots."""
     f = d["accounting"]["formula_inputs"]
     arch = lab_architecture(d["model"]["config"])
     return Model(

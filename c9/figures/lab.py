@@ -16,6 +16,7 @@ from c9.base import units
 from c9.core import lab_results
 from c9.core.lab_results import POINTS, RUN_ORDER
 from c9.core.ledger import model_states
+from c9.core.models import lab_model
 from c9.figures.figure import figure
 from c9.views.lab_text import POINT_LABELS, frac_text, sci, snapshot_texts, throughput_rows
 
@@ -167,7 +168,7 @@ def figures(data: dict | None = None) -> list[dict]:
     prov, m, acc = d["provenance"], d["model"], d["accounting"]
     cfg = prov["config"]
     prof = cfg["smoke" if prov["profile"] == "smoke" else "full"]
-    psi = m["param_count"]
+    psi = lab_model(d).param_total  # Ψ as the lab counted its built model
 
     # provenance and set-up
     _fig(

@@ -17,7 +17,7 @@ from c9.core.param_count import SOURCE, breakdown
 PRECISION = "bf16"  # the own-tensor count: activations in BF16 on a GPU, as the bar's BF16 recipe trains
 
 
-def _shape(shape: list[int]) -> str:
+def _shape_text(shape: list[int]) -> str:
     return " × ".join(units.number(n) for n in shape)
 
 
@@ -31,7 +31,7 @@ def param_table(m: Model) -> dict | None:
         {
             "key": t["key"],
             "label": t["label"],
-            "shape": _shape(t["shape"]) + (f" + 偏置 {units.number(t['bias'])}" if t["bias"] else ""),
+            "shape": _shape_text(t["shape"]) + (f" + 偏置 {units.number(t['bias'])}" if t["bias"] else ""),
             "copies": units.number(t["copies"]),
             "count": units.number(t["count"]),
             "note": t["note"],

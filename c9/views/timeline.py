@@ -48,7 +48,7 @@ SNAPSHOT_AT = {
 }
 
 
-def _shape(p: dict) -> dict:
+def _amounts(p: dict) -> dict:
     """What the iteration needs: Ψ, L, per-layer activations, and the ledger's bytes per parameter
     for resident weights, gradients and Adam's m, v (BF16 mixed precision; FP32 for the lab's run)."""
     m = model(p["model"])
@@ -75,7 +75,7 @@ def _shape(p: dict) -> dict:
 
 def events(p: dict) -> list[dict]:
     """The iteration as a list of moments: {phase, label, bytes (total resident after the event)}."""
-    sh = _shape(p)
+    sh = _amounts(p)
     L, per_layer_act, kept = sh["L"], sh["act"], sh["kept"]
     base = sh["weights"] + (sh["mv"] if p["iteration"] == 2 else 0)
     out = [
