@@ -14,17 +14,6 @@ from hooks import modules
 
 LAYERS = ["base", "core", "views", "figures"]
 
-# Known violations in the model description's files, which another branch is reworking (the models ↔
-# architecture ↔ param_count cycle, the lab page's charts reading the lab figures, memory_bar._shape,
-# the estimator's internals). To be emptied when that branch lands; an entry that no longer occurs fails
-# the test too, so this list can only shrink.
-ALLOWED: set[str] = {
-    "import cycle: c9.core.architecture → c9.core.models → c9.core.architecture (in one knot with"
-    " c9.core.param_count)",
-    "c9.views.lab_charts imports c9.figures.lab: views may not import from figures",
-    "c9.views.formula imports c9.views.memory_bar._shape, private to its module",
-}
-
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
@@ -95,7 +84,7 @@ def _knots(edges: dict[str, dict[str, int]]) -> list[set[str]]:
 
 def violations(root: Path = modules.ROOT, package: str = "c9") -> dict[str, list[str]]:
     """Every breach of the layer rule in ``package`` under ``root``: the message (the same wherever the
-    line moves: the key ALLOWED lists) → one line per place, the message with the file and line in front."""
+    line moves) → one line per place, the message with the file and line in front."""
     files = modules.module_files(root, package)
     graph = modules.graph(root, package)
     where = lambda m, line: f"{files[m].relative_to(root).as_posix()}:{line}"
@@ -148,10 +137,8 @@ def _in_order(lines) -> list[str]:
 
 def test_the_package_keeps_its_layers():
     found = violations()
-    breaches = _in_order(line for message, lines in found.items() if message not in ALLOWED for line in lines)
+    breaches = _in_order(line for lines in found.values() for line in lines)
     assert not breaches, f"{len(breaches)} breaches of the layer rule:\n" + "\n".join(breaches)
-    stale = sorted(ALLOWED - set(found))
-    assert not stale, "ALLOWED lists what no longer occurs; remove:\n" + "\n".join(stale)
 
 
 # --- the checker itself, on tiny packages ---------------------------------------------------------------

@@ -5,13 +5,17 @@ summary and a table, so the page is whole without scripts; c9/views/lab-charts.j
 draws the spec. Charts: ``table`` (the four-run comparison), ``loss`` (training loss per step),
 ``zero`` (fraction of gradient elements exactly zero per step), ``scale`` (the loss scale per step),
 ``probe`` (the underflow histogram), ``memory`` (the four snapshots against the ledger and the formula).
-The data file is read only here, at build time; the module imports nothing outside the standard library.
+The data file is read at build time (c9.core.lab_results); the module imports nothing outside the standard
+library.
 """
 
 from __future__ import annotations
 
 from c9.base import units
 from c9.base.palette import var
+from c9.core import lab_results
+from c9.core.lab_results import POINTS, RUN_ORDER
+from c9.views.lab_text import POINT_LABELS, frac_text, sci, snapshot_texts, throughput_rows
 
 WIDGET = "lab-charts"
 
@@ -67,8 +71,6 @@ THROUGHPUT_COLUMN = "tokens / CPU 秒（单线程，{n} 次重复的中位数；
 
 
 def comparison_rows(d: dict) -> list[dict]:
-    from c9.figures.lab import RUN_ORDER, throughput_rows
-
     rows = []
     tp = throughput_rows(d)
     for name in RUN_ORDER:
@@ -79,9 +81,7 @@ def comparison_rows(d: dict) -> list[dict]:
                 "label": r["label"],
                 "tokens_per_cpu_s": tp[name]["cell"],
                 "peak": _mib(r["peak_bytes"]),
-                "saved": _mib(
-                    {m["point"]: m for m in r["memory"]}["after_forward"]["parts"]["saved_for_backward"]
-                ),
+                "saved": _mib(lab_results.snapshots(d, name)["after_forward"]["parts"]["saved_for_backward"]),
                 "val_loss": units.number(r["val_loss"], 4),
                 "skipped": str(r["skipped_steps"]),
                 "zero": _sci(r["mean_zero_grad_fraction"]),
@@ -91,14 +91,10 @@ def comparison_rows(d: dict) -> list[dict]:
 
 
 def _sci(x: float) -> str:
-    from c9.figures.lab import sci
-
     return sci(x) if x else "0"
 
 
 def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=None) -> dict:
-    from c9.figures.lab import RUN_ORDER
-
     data = []
     for name in RUN_ORDER:
         if only and name not in only:
@@ -127,11 +123,9 @@ def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=No
 
 
 def page_context(chart: str = "table") -> dict:
-    from c9.figures.lab import POINT_LABELS, POINTS, RUN_ORDER, frac_text, load, snapshot_texts
-
     if chart not in CHARTS:
         raise ValueError(f"chart must be one of {CHARTS}, got {chart!r}")
-    d = load()
+    d = lab_results.precision()
     runs = d["runs"]
     prov = d["provenance"]
     ctx: dict = {"chart": chart, "figure": None, "rows": [], "columns": [], "caption": "", "summary": ""}
@@ -353,8 +347,7 @@ def page_context(chart: str = "table") -> dict:
             + "。"
         )
     elif chart == "memory":
-        r = runs["fp32"]
-        snaps = {s["point"]: s for s in r["memory"]}
+        snaps = lab_results.snapshots(d, "fp32")
         acc = d["accounting"]
         xs = [POINT_LABELS[p] for p in POINTS]
         data = []
@@ -400,7 +393,7 @@ def page_context(chart: str = "table") -> dict:
             "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB", barmode="stack"),
         }
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
-        # each row's parts add up to its total as shown (largest remainder: lab_figures.snapshot_texts)
+        # each row's parts add up to its total as shown (largest remainder: lab_text.snapshot_texts)
         shown = {p: snapshot_texts(snaps[p]) for p in POINTS}
         for p in POINTS:
             parts, total, _ = shown[p]

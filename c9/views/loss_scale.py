@@ -17,6 +17,7 @@ from c9.base import units
 from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core import formats as F
+from c9.core import lab_results
 from c9.views.bit_flipper import short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
 
@@ -54,13 +55,9 @@ def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exac
 def _lab() -> None:
     """The lab's underflow probe (lab/results/c09-precision.json), when the file is present: every
     parameter gradient of our small model after its FP32 training run, binned by powers of two."""
-    from c9.core.models import LAB_DATA
-
-    if not LAB_DATA.exists():
+    if not lab_results.has_precision():
         return
-    import json
-
-    probe = json.loads(LAB_DATA.read_text(encoding="utf-8"))["probe"][-1]
+    probe = lab_results.precision()["probe"][-1]
     register_histogram(
         "lab",
         probe["bins_log2"][0],

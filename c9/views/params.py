@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from c9.base.errors import InputError
 from c9.base.typed import ascii_text, brief, integer, quote, shown, tokens  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
-from c9.core.models import LAB, lab_run, model_keys
+from c9.core.models import model_keys
 
 
 def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:
@@ -32,7 +32,7 @@ def known_model(key: str) -> str:
     """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
     if not key or not isinstance(key, str):
         raise InputError("没有选模型：请从列表里选一个")
-    if key not in model_keys() and not (key == LAB and lab_run() is not None):
+    if key not in model_keys(lab=True):
         raise InputError(f"没有这个模型：「{str(key)[:20]}」")
     return key
 
