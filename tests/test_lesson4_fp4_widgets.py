@@ -418,7 +418,7 @@ def test_list_boxes_read_commas_as_separators_and_say_so():
     assert mx_nv.page_context()["list_rule"] == block_lab.page_context()["list_rule"] == typed.LIST_RULE
     from pathlib import Path
 
-    templates = Path(__file__).resolve().parent.parent / "hooks" / "templates"
+    templates = Path(__file__).resolve().parent.parent / "c9" / "views"
     for name in ("mx-nv.html", "block-lab.html"):
         assert "{{ list_rule }}" in (templates / name).read_text(encoding="utf-8")
 
