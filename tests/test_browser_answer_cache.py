@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PYTHON_TIMEOUT, new_page, python_view
+from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_view, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -167,23 +167,25 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     try:
         page.goto(site_server.url + "lesson-5/")
-        page.evaluate(
-            "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.start())"
+        evaluate_within(
+            page, "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.start())"
         )
-        page.wait_for_function(
+        wait_until(
+            page,
             "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state === 'ready')",
-            timeout=PYTHON_TIMEOUT,
-            polling=500,
+            ms=PYTHON_TIMEOUT,
+            every=500,
         )
-        result = page.evaluate(COMPARE)
+        result = evaluate_within(page, COMPARE, ms=PYTHON_TIMEOUT)
         mismatched = [k for k in result if isinstance(k, str)]
         assert mismatched == [], mismatched[:3]
         assert sum(n for n in result if isinstance(n, int)) > 80
 
         bar = page.locator('[data-widget="memory-bar"]')
         # Once Python is ready a touch does not wait for the cache file; here it has arrived (the widget was near).
-        bar.evaluate(
-            "root => import(new URL('../assets/js/core.js', location.href)).then(m => m.answers.load(root))"
+        evaluate_within(
+            bar,
+            "root => import(new URL('../assets/js/core.js', location.href)).then(m => m.answers.load(root))",
         )
         bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
@@ -213,13 +215,13 @@ def test_save_data_fetches_nothing_ahead_and_python_only_for_a_state_the_cache_l
         bar = page.locator('[data-widget="memory-bar"]')
         bar.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
-        assert page.evaluate(fetched) == 0 and page.evaluate(state) == "idle"
+        assert page.evaluate(fetched) == 0 and evaluate_within(page, state) == "idle"
         bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
         answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
-        assert page.evaluate(fetched) == 1 and page.evaluate(state) == "idle"
+        assert page.evaluate(fetched) == 1 and evaluate_within(page, state) == "idle"
         bar.get_by_label("全量重计算").check()  # two steps away: Python is needed
-        page.wait_for_function(f"() => ({state})().then(s => s !== 'idle')")
+        wait_until(page, f"() => ({state})().then(s => s !== 'idle')")
         expect(bar.locator(".c9-summary")).to_have_text(
             python_view("memory-bar", **{**MB, "b": 2, "mode": "full_recompute"})["summary"],
             timeout=PYTHON_TIMEOUT,
@@ -297,17 +299,14 @@ def test_once_python_is_ready_the_next_bit_flip_is_answered_ahead_and_equals_the
             separators=(",", ":"),
             sort_keys=True,
         )
-        for _ in range(100):  # the worker's idle time (evaluate polling:
-            if page.evaluate(AHEAD_HAS, nxt):  # an async wait_for_function passes at once)
-                break
-            page.wait_for_timeout(100)
+        wait_until(page, AHEAD_HAS, nxt, ms=10_000)  # in the worker's idle time
         row.locator('.c9-bit[data-pos="1"]').click()  # → 0x3C03, answered ahead
         expect(flipper).to_have_attribute("data-answered-by", "ahead")
         expect(flipper.locator(".c9-summary")).to_have_text(
             python_view("bit-flipper", **base, code="0x3C03")["summary"]
         )
         expect(flipper.locator(".c9-status")).to_contain_text("提前算好")
-        mismatched, kept = page.evaluate(AHEAD_SAME_AS_LIVE)
+        mismatched, kept = evaluate_within(page, AHEAD_SAME_AS_LIVE, ms=PYTHON_TIMEOUT)
         assert mismatched == [] and kept >= 16, (mismatched[:3], kept)
         assert page.errors == [], page.errors
     finally:

@@ -55,18 +55,6 @@ def _open(page, url):
             page.wait_for_function(CHART_DRAWN, arg=chart.element_handle(), timeout=30_000)
 
 
-def test_every_trace_of_every_build_time_view_is_drawn(page, site_server):
-    seen = []
-    for path in PAGES:
-        _open(page, site_server.url + path)
-        page.wait_for_timeout(300)
-        for chart in page.evaluate(TRACES):
-            assert chart["drawn"] == chart["view"], (path, chart)
-            seen.append(chart["widget"])
-    assert len(seen) >= 15 and {"timeline", "ledger", "lab-charts", "block-lab", "loss-scale"} <= set(seen)
-    assert page.errors == []
-
-
 def test_the_lab_models_measured_snapshots_are_drawn_as_black_dots(page, site_server):
     _open(page, site_server.url + "lesson-5/")
     tl = page.locator('[data-widget="timeline"]')
@@ -134,22 +122,15 @@ MARKS = r"""() => {
 }"""
 
 
-def test_text_that_points_at_a_mark_has_it_on_the_chart(page, site_server):
-    checked = []
-    for path in PAGES:
-        _open(page, site_server.url + path)
-        for c in page.evaluate(MARKS):
-            assert c["ok"], (path, c)
-            checked.append((path, c["widget"], c["phrase"]))
-    # The timeline's lab model, live: its summary promises black dots.
+def test_text_that_points_at_a_mark_has_it_on_the_chart_in_a_live_view(page, site_server):
+    """The timeline's lab model, live: its summary promises black dots. (Every page's build-time views:
+    tests/test_phone.py.)"""
     _open(page, site_server.url + "lesson-5/?tl.model=lab")
     tl = page.locator('[data-widget="timeline"]')
     expect(tl).to_have_attribute("data-state", "live", timeout=PYTHON_TIMEOUT)
-    for c in page.evaluate(MARKS):
-        assert c["ok"], ("lesson-5/?tl.model=lab", c)
-        checked.append(("lab model", c["widget"], c["phrase"]))
-    phrases = {p for _, _, p in checked}
-    assert {"黑点", "虚线", "红色虚线", "左边红色", "橙色是次正规区"} <= phrases, checked
+    checked = page.evaluate(MARKS)
+    assert all(c["ok"] for c in checked), checked
+    assert "黑点" in {c["phrase"] for c in checked if c["widget"] == "timeline"}, checked
     assert page.errors == []
 
 

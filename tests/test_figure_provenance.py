@@ -156,38 +156,6 @@ EDGE_FIGURES = """(width) => {
 }"""
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("width", [390, 1280])
-def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(browser, site_server, built_site, width):
-    from conftest import new_page
-    from page_text import pages
-
-    ctx, page = new_page(browser, viewport={"width": width, "height": 800})
-    try:
-        checked, bad = 0, []
-        for name, _ in pages(built_site):
-            page.goto(site_server.url + ("" if name == "index" else name + "/"))
-            figs = page.locator("article .fig")
-            for i in page.evaluate(EDGE_FIGURES, width):
-                fig = figs.nth(i)
-                fig.focus()
-                tip = fig.locator(".fig-how")
-                tip.wait_for(state="visible")
-                # focus draws the figure's part of the page if it was not drawn yet: at the next frame
-                page.evaluate(
-                    "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
-                )
-                fig_box, tip_box = fig.bounding_box(), tip.bounding_box()
-                checked += 1
-                if tip_box["x"] < 0 or tip_box["x"] + tip_box["width"] > width + 0.5:
-                    bad.append(f"{name} {fig.get_attribute('data-fig')}: {tip_box}")
-                # it opens under its figure, not somewhere else on the page
-                assert tip_box["y"] >= fig_box["y"], (name, fig_box, tip_box)
-        assert checked >= 40 and not bad, bad
-    finally:
-        ctx.close()
-
-
 # Every figure's tooltip, shown by focus, in the palette the page is in: its background colour (alpha),
 # the contrast of its text over it (the text colour blended over the background, as drawn), and whether
 # the tooltip is what the reader sees at its own centre (nothing of the page drawn over it).

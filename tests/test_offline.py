@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
-from conftest import PYTHON_TIMEOUT, python_view
+from conftest import PYTHON_TIMEOUT, evaluate_within, python_view, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -26,13 +25,9 @@ CACHE_NAMES = "async () => await caches.keys()"
 
 
 def wait_cached(page, *urls):
-    """Until each URL is in one of the page's caches. Polled with evaluate, which awaits CACHED's promise
-    (a wait_for_function predicate that returns a promise can pass at once on the promise itself)."""
+    """Until each URL is in one of the page's caches."""
     for url in urls:
-        deadline = time.monotonic() + PYTHON_TIMEOUT / 1000
-        while not page.evaluate(CACHED, url):
-            assert time.monotonic() < deadline, f"not cached: {url}"
-            page.wait_for_timeout(200)
+        wait_until(page, CACHED, url, ms=PYTHON_TIMEOUT, every=200)
 
 
 def move_b(page, presses):
@@ -99,7 +94,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
         )
         assert len(slices) == 3, slices
         wait_cached(page, *(f"../vendor/fonts/files/{name}" for name in slices))
-        names = page.evaluate(CACHE_NAMES)
+        names = evaluate_within(page, CACHE_NAMES)
         # Caches named by the scope and the versions the build wrote into sw.js: the site, and one per vendor
         # folder used so far (the web font only where the system has no CJK font; KaTeX's CSS on every page).
         pyodide = json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
@@ -123,7 +118,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
         stranger = other.new_page()
         stranger.goto(site_server.url + "lesson-2/")
         assert stranger.evaluate("window.__c9ControlledAtStart") is False
-        assert not stranger.evaluate(CACHED, "../vendor/pyodide/pyodide.asm.wasm")
+        assert not evaluate_within(stranger, CACHED, "../vendor/pyodide/pyodide.asm.wasm")
         other.close()
 
         # The network is cut.
@@ -188,11 +183,12 @@ def test_python_unused_before_the_cut_says_so_offline(browser, site_server):
             "../assets/javascripts/lunr/min/lunr.zh.min.js",
             "../assets/javascripts/lunr/min/lunr.stemmer.support.min.js",
         )
-        state = page.evaluate(
-            "() => import(new URL('../assets/js/course.js', location.href)).then(m => m.c9.python.state)"
+        state = evaluate_within(
+            page,
+            "() => import(new URL('../assets/js/course.js', location.href)).then(m => m.c9.python.state)",
         )
         assert state == "idle"  # no widget came near the screen
-        assert not page.evaluate(CACHED, "../vendor/pyodide/pyodide.asm.wasm")
+        assert not evaluate_within(page, CACHED, "../vendor/pyodide/pyodide.asm.wasm")
 
         site_server.block("/c9/")
         ctx.set_offline(True)

@@ -1,17 +1,29 @@
-"""Every page at phone width (375 × 812 CSS px, touch, 2× pixels): the page never scrolls sideways, every
-control of a widget is at least 44 × 44 CSS px to hit, and the charts stay legible (text ≥ 10 px, no
-label running into another; the charts are checked on a desktop width too)."""
+"""Every page, laid out and drawn once per width, then measured by every whole-page check.
+
+Two widths: a phone (390 × 844 CSS px, touch, 2× pixels) and a desktop (1280 × 900). Each page is opened
+once per width, every chart drawn and every part of the article laid out (draw_all_parts), and the checks
+below read that same page: the page never scrolls sideways and every control of a widget is at least
+44 × 44 CSS px to hit (phone); charts stay legible (text ≥ 10 px, no label running into another); every
+trace of every build-time view is drawn; text that points at a mark has it on the chart; every Chinese
+text can fall back to the web font; axe finds no serious violation (desktop); tooltips of figures near
+the edges stay in the viewport; plot areas, tables and drawings are legible; each exponent is drawn by
+one font (desktop). The checks that change a page (open every <details>, wrap text in spans) run last."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import draw_all_parts, new_page
-from test_site_quality import page_paths
+from conftest import draw_all_parts, evaluate_within, new_page
+from test_charts_drawn import CHART_DRAWN, MARKS, TRACES
+from test_figure_provenance import EDGE_FIGURES
+from test_fonts import FONT_STACKS, SCRIPTS, WRAP_SCRIPTS, _shown
+from test_site_quality import AXE, page_paths
 
-pytestmark = pytest.mark.browser
+# Opening and drawing the eight pages falls to a width's first check: minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(300)
 
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
-WIDTH = 375
+PHONE = 390  # the laid-out pages' phone
+WIDTH = 375  # the narrowest phone, for the checks with a page of their own
 MIN_TARGET = 44  # CSS px (WCAG 2.5.5; Apple's and Google's touch guidelines say the same)
 MIN_FONT = 10  # CSS px, as the glyphs are drawn (SVG text is scaled with its drawing)
 
@@ -102,11 +114,57 @@ CHARTS = """(minFont) => {
   return {count: charts.length, problems: out};
 }"""
 
-CHART_DRAWN = "(chart) => chart.querySelector('svg') || chart.textContent.trim()"
+WIDTHS = {
+    "phone": dict(
+        viewport={"width": PHONE, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
+    ),
+    "desktop": dict(viewport={"width": 1280, "height": 900}, color_scheme="light"),
+}
+
+
+class LaidOut:
+    """The eight pages at one width, each opened once, drawn whole, and kept open for the checks."""
+
+    def __init__(self, browser, base: str, name: str):
+        self.name, self.width = name, WIDTHS[name]["viewport"]["width"]
+        self.ctx = browser.new_context(**WIDTHS[name])
+        self.pages = {}
+        for path in PAGES:
+            page = self.ctx.new_page()
+            page.errors = []
+            page.on("pageerror", lambda e, page=page: page.errors.append(str(e)))
+            page.on("console", lambda m, page=page: m.type == "error" and page.errors.append(m.text))
+            page.bring_to_front()
+            _open(page, base + path)
+            page.wait_for_timeout(300)  # the last chart's traces
+            self.pages[path] = page
+
+    def each(self):
+        """(path, page), each page brought to the front first: Chromium draws frames (and so runs the
+        observers that place the tables' scroll cues and draw the parts) only for the page in front."""
+        for path, page in self.pages.items():
+            page.bring_to_front()
+            yield path, page
+
+    def errors(self) -> dict:
+        return {path: page.errors for path, page in self.pages.items() if page.errors}
+
+
+@pytest.fixture(scope="module", params=list(WIDTHS))
+def laid_out(request, browser, site_server):
+    pages = LaidOut(browser, site_server.url, request.param)
+    yield pages
+    pages.ctx.close()
+
+
+def at(name):
+    """Run this check at one width only."""
+    return pytest.mark.parametrize("laid_out", [name], indirect=True)
 
 
 @pytest.fixture(scope="module")
 def phone(browser):
+    """A fresh phone page, for the checks that change what they measure."""
     ctx, page = new_page(
         browser,
         viewport={"width": WIDTH, "height": 812},
@@ -134,17 +192,17 @@ def test_the_pages_checked_are_all_the_pages(built_site):
     assert sorted(PAGES) == sorted(page_paths(built_site))
 
 
-def test_no_sideways_scroll_and_every_widget_control_is_big_enough(phone, site_server):
+@at("phone")
+def test_no_sideways_scroll_and_every_widget_control_is_big_enough(laid_out):
     failures = {}
     checked = 0
-    for path in PAGES:
-        _open(phone, site_server.url + path)
+    for path, phone in laid_out.each():
         width = phone.evaluate("() => document.scrollingElement.scrollWidth")
         small = phone.evaluate(TARGETS, MIN_TARGET)
         checked += phone.evaluate(
             "() => document.querySelectorAll('.c9-widget :is(button, input, select)').length"
         )
-        if width > WIDTH:
+        if width > laid_out.width:
             failures.setdefault(path, []).append(f"page is {width} px wide")
         if small:
             failures.setdefault(path, []).extend(
@@ -152,7 +210,7 @@ def test_no_sideways_scroll_and_every_widget_control_is_big_enough(phone, site_s
             )
     assert failures == {}, failures
     assert checked > 100  # the bits, sliders, selects and buttons of every widget were there to check
-    assert phone.errors == []
+    assert laid_out.errors() == {}
 
 
 def test_no_sideways_scroll_with_scripts_off(browser, site_server):
@@ -177,41 +235,111 @@ def test_controls_shown_only_on_a_choice_fit_the_phone_too(phone, site_server):
     assert phone.evaluate("() => document.scrollingElement.scrollWidth") <= WIDTH
 
 
-def test_charts_are_legible_at_phone_width(phone, site_server):
-    _check_charts(phone, site_server)
-
-
-def test_charts_are_legible_on_a_desktop_too(browser, site_server):
-    """The same check at 1280 px (the E2M1 line's "±0" ran into "0.5" there)."""
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
-    try:
-        _check_charts(page, site_server)
-    finally:
-        ctx.close()
-
-
-def _check_charts(page, site_server):
+def test_charts_are_legible(laid_out):
+    """At both widths (on a desktop the E2M1 line's "±0" ran into "0.5")."""
     failures = {}
     charts = 0
-    for path in PAGES:
-        _open(page, site_server.url + path)
+    for path, page in laid_out.each():
         found = page.evaluate(CHARTS, MIN_FONT)
         charts += found["count"]
         if found["problems"]:
             failures[path] = found["problems"]
     assert failures == {}, failures
     assert charts >= 15  # every Plotly chart and every drawn SVG on the eight pages was measured
-    assert page.errors == []
+    assert laid_out.errors() == {}
+
+
+def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
+    seen = []
+    for path, page in laid_out.each():
+        for chart in page.evaluate(TRACES):
+            assert chart["drawn"] == chart["view"], (path, chart)
+            seen.append(chart["widget"])
+    assert len(seen) >= 15 and {"timeline", "ledger", "lab-charts", "block-lab", "loss-scale"} <= set(seen)
+
+
+def test_text_that_points_at_a_mark_has_it_on_the_chart(laid_out):
+    """The build-time views; lesson 5 with the lab's model, live: tests/test_charts_drawn.py."""
+    checked = []
+    for path, page in laid_out.each():
+        for c in page.evaluate(MARKS):
+            assert c["ok"], (path, c)
+            checked.append((path, c["widget"], c["phrase"]))
+    assert {"虚线", "红色虚线", "左边红色", "橙色是次正规区"} <= {p for _, _, p in checked}, checked
+
+
+def test_every_chinese_text_can_fall_back_to_the_web_font(laid_out):
+    """Every element that shows Chinese (prose, code blocks, chart labels, drawings) has the web font in its
+    computed font stack: the lab's code block fell back to a system font (boxes)."""
+    problems, seen = {}, 0
+    for path, page in laid_out.each():
+        found = page.evaluate(FONT_STACKS)
+        seen += found["n"]
+        if found["out"]:
+            problems[path] = found["out"][:8]
+    assert problems == {}, problems
+    assert seen > 500
+    code = laid_out.pages["lab/"].locator("article pre code").filter(has_text="#").first  # 「自己跑一遍」
+    assert "Noto Sans SC" in code.evaluate("e => getComputedStyle(e).fontFamily")
+
+
+@at("desktop")
+def test_axe_finds_no_serious_or_critical_violation(laid_out):
+    """axe-core on every page as a reader who scrolled through it has it (what is off screen is drawn only
+    then); axe is evaluated into the page, so the page keeps its Content-Security-Policy."""
+    axe = AXE.read_text(encoding="utf-8")
+    failures = {}
+    for path, page in laid_out.each():
+        page.evaluate(axe)
+        result = evaluate_within(page, "async () => await axe.run(document, {resultTypes: ['violations']})")
+        bad = [
+            (v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        if bad:
+            failures[path] = bad
+    assert failures == {}, failures
+    assert laid_out.errors() == {}
+
+
+def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(laid_out):
+    """The figures nearest the left and right edges of the text column, and the last ones of a page: each
+    one's tooltip, shown by keyboard focus, lies inside the viewport (it ran off a phone)."""
+    width = laid_out.width
+    checked, bad = 0, []
+    for path, page in laid_out.each():
+        figs = page.locator("article .fig")
+        for i in page.evaluate(EDGE_FIGURES, width):
+            fig = figs.nth(i)
+            fig.focus()
+            tip = fig.locator(".fig-how")
+            tip.wait_for(state="visible")
+            evaluate_within(  # focus draws the figure's part of the page if it was not drawn yet
+                page,
+                "() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })",
+            )
+            fig_box, tip_box = fig.bounding_box(), tip.bounding_box()
+            checked += 1
+            if tip_box["x"] < 0 or tip_box["x"] + tip_box["width"] > width + 0.5:
+                bad.append(f"{path} {fig.get_attribute('data-fig')}: {tip_box}")
+            # it opens under its figure, not somewhere else on the page
+            assert tip_box["y"] >= fig_box["y"], (path, fig_box, tip_box)
+            fig.blur()
+    assert checked >= 40 and not bad, bad
 
 
 def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
     """The checks above can fail: a legend moved onto the x-axis title and a 7 px tick are reported."""
     _open(phone, site_server.url + "lesson-1/")
-    phone.evaluate("""async () => {
+    evaluate_within(
+        phone,
+        """async () => {
         const plot = document.querySelector('[data-widget="ledger"] .js-plotly-plot');
         await Plotly.relayout(plot, {'legend.yref': 'paper', 'legend.y': -0.3, 'legend.yanchor': 'top',
                                      'legend.xref': 'paper', 'legend.x': 0, 'xaxis.tickfont.size': 7});
-    }""")
+    }""",
+    )
     problems = phone.evaluate(CHARTS, MIN_FONT)["problems"]
     assert any("legend covers the x-axis title" in p for p in problems), problems
     assert any(" is 7.0 px" in p for p in problems), problems
@@ -329,32 +457,55 @@ SVG_LABELS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_plots_tables_and_drawings_are_legible(browser, site_server, width):
-    """At 390 and 1280 px, every page: plot areas at least MIN_PLOT and the legend's height; tables fit
-    or scroll with a cue and a pinned first column; no two cells' text run together; every label of a
-    drawing in view."""
-    ctx, page = new_page(browser, viewport={"width": width, "height": 900})
+# ---- The checks that change the page they measure: last -------------------------------------------
+def test_plots_tables_and_drawings_are_legible(laid_out):
+    """At both widths, every page with every <details> open: plot areas at least MIN_PLOT and the legend's
+    height; tables fit or scroll with a cue and a pinned first column; no two cells' text run together;
+    every label of a drawing in view."""
     failures, tables, svgs = {}, 0, 0
-    try:
-        for path in PAGES:
-            _open(page, site_server.url + path)
-            page.evaluate(
-                "() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })"
-            )
-            page.wait_for_timeout(200)
-            draw_all_parts(
-                page
-            )  # again: the tables in what was closed get their cues as a reader scrolls past
-            problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
-            t = page.evaluate(TABLES)
-            s = page.evaluate(SVG_LABELS)
-            problems += t["out"] + page.evaluate(RUN_TOGETHER, 4) + s["out"]
-            tables, svgs = tables + t["n"], svgs + s["n"]
-            if problems:
-                failures[path] = problems[:12]
-        assert failures == {}, failures
-        assert tables >= 20 and svgs >= 8, (tables, svgs)
-        assert page.errors == []
-    finally:
-        ctx.close()
+    for path, page in laid_out.each():
+        page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+        page.wait_for_timeout(200)
+        draw_all_parts(page)  # again: the tables in what was closed get their cues as a reader scrolls past
+        problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
+        t = page.evaluate(TABLES)
+        s = page.evaluate(SVG_LABELS)
+        problems += t["out"] + page.evaluate(RUN_TOGETHER, 4) + s["out"]
+        tables, svgs = tables + t["n"], svgs + s["n"]
+        if problems:
+            failures[path] = problems[:12]
+    assert failures == {}, failures
+    assert tables >= 20 and svgs >= 8, (tables, svgs)
+    assert laid_out.errors() == {}
+
+
+@at("desktop")
+def test_each_exponent_is_drawn_by_one_font(laid_out):
+    """In Chromium (no CJK or other system fonts beyond the basics), every run of super- and subscripts
+    on every page is drawn by exactly one font, the site's DejaVu Sans cut: 「2¹²⁷」 on lesson 3 drew ¹²
+    with Noto Sans SC and ⁷ with a system font. (Each run is wrapped in a span of the test's own.)"""
+    bad, runs, fonts = {}, 0, set()
+    for path, page in laid_out.each():
+        cdp = laid_out.ctx.new_cdp_session(page)
+        page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+        runs += page.evaluate(WRAP_SCRIPTS, SCRIPTS + "ᵀ")
+        draw_all_parts(page)  # text in a part not yet drawn has no font yet
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".c9-test-scripts"})[
+            "nodeIds"
+        ]:
+            used = {
+                f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            }
+            if not used and not _shown(cdp, node):
+                continue  # a widget's build-time text, hidden or rewritten since Python answered
+            fonts |= used
+            if len(used) != 1:
+                text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+                bad.setdefault(path, []).append((text, sorted(used)))
+        cdp.detach()
+    assert bad == {}, bad
+    assert runs > 20 and fonts == {"DejaVu Sans"}, (runs, fonts)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import new_page
+from conftest import evaluate_within, new_page
 from test_site_quality import page_paths
 
 from hooks.sections import estimate_px, wrap_parts
@@ -83,7 +83,7 @@ FOOT_TOOLTIP = """async () => {
     const part = fig.closest('.c9-part');
     if (!part.nextElementSibling) continue;
     fig.scrollIntoView({block: 'center'});
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
     if (fig.getBoundingClientRect().bottom < part.getBoundingClientRect().bottom - 80) continue;
     fig.focus();
     const how = fig.querySelector('.fig-how').getBoundingClientRect();
@@ -102,7 +102,7 @@ def test_a_tooltip_at_the_foot_of_a_part_shows_whole_above_the_next_part(browser
     ctx, page = new_page(browser, viewport={"width": 390, "height": 800}, is_mobile=True)
     try:
         page.goto(site_server.url + path)
-        found = page.evaluate(FOOT_TOOLTIP)
+        found = evaluate_within(page, FOOT_TOOLTIP)
         assert found is not None, "no figure near a part's foot whose tooltip runs past it"
         assert found["onTop"], found
     finally:

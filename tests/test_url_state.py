@@ -364,6 +364,46 @@ def test_lesson_5_memory_bar_timeline_and_instant_navigation(open_page, site_ser
     expect(mb.locator('input[name="mode"][value="selective"]')).to_be_checked()
 
 
+# The memory bar's bad addresses, by key: the older links' keys (s, b, mode, model) and the widget's own
+# (mb.…). Each is checked in CPython (Python refuses the parameters the script sends, with a Chinese
+# message); the page runs one per kind of key, and a good one in full-width digits.
+MB_DEFAULT = dict(model="qwen3.8-27b", s="4096", b=1, mode="store_all", s2_full_only=False)
+BAD_ADDRESSES = [
+    ("?s=1e309", dict(s="1e309")),
+    ("?s=", dict(s="")),
+    ("?s=999999999", dict(s="999999999")),
+    ("?s=%3Cscript%3E", dict(s="<script>")),
+    ("?b=0", dict(b="0")),
+    ("?b=1e-400", dict(b="1e-400")),
+    ("?mode=zip", dict(mode="zip")),
+    ("?mb.mode=zip", dict(mode="zip")),
+    ("?model=", dict(model="")),
+    ("?model=gpt-9", dict(model="gpt-9")),
+]
+BAD_ADDRESSES_IN_THE_PAGE = ["?s=%3Cscript%3E", "?mb.mode=zip", "?model=gpt-9"]
+
+
+@pytest.mark.parametrize("address, params", BAD_ADDRESSES, ids=[a for a, _ in BAD_ADDRESSES])
+def test_python_refuses_each_bad_memory_bar_address(address, params):
+    message = python_error("memory-bar", **{**MB_DEFAULT, **params})
+    assert re.search(r"[\u4e00-\u9fff]", message) and "Error" not in message, message
+
+
+def test_lesson_5_bad_addresses_keep_the_default_and_a_good_one_in_full_width_is_read(open_page, site_server):
+    default = python_view("memory-bar")["summary"]
+    for address, params in BAD_ADDRESSES:
+        if address not in BAD_ADDRESSES_IN_THE_PAGE:
+            continue
+        mb = widget(open_page(site_server.url + "lesson-5/" + address), "memory-bar")
+        expect_refused(mb, python_error("memory-bar", **{**MB_DEFAULT, **params}), default)
+    page = open_page(site_server.url + "lesson-5/?s=%EF%BC%98%EF%BC%91%EF%BC%99%EF%BC%92&b=2")  # ８１９２
+    mb = widget(page, "memory-bar")
+    expect(mb.locator(".c9-summary")).to_have_text(
+        python_view("memory-bar", s=8192, b=2)["summary"], timeout=PYTHON_TIMEOUT
+    )
+    expect(mb.locator('input[name="s"]')).to_have_value("8192")
+
+
 # ---- Every navigation path: what the address says is what the widget shows (issue 12, kind 13) ------
 def _instant(page, site_server):
     """Material navigates instantly only to pages listed in sitemap.xml under the site's URL; the test

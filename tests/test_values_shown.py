@@ -286,9 +286,7 @@ def test_block_lab_names_the_outliers_by_the_numbers_its_charts_show():
     note = block_lab.view({})["tensor_note"]
     assert "token 5" in note and "通道 1、48、67、83" in note
     page = (Path(__file__).parent.parent / "docs" / "lesson-4.md").read_text(encoding="utf-8")
-    template = (Path(__file__).parent.parent / "c9" / "views" / "block-lab.html").read_text(
-        encoding="utf-8"
-    )
+    template = (Path(__file__).parent.parent / "c9" / "views" / "block-lab.html").read_text(encoding="utf-8")
     for text in (note, page, template):
         assert "第 5 行" not in text and "第 128–255 列" not in text
 
