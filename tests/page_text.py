@@ -1,4 +1,4 @@
-"""The reader-visible text of built pages and widget views, for the text rules (issue 12, kinds 5, 6, 9, 10).
+"""The reader-visible text of built pages and widget views, for the text rules.
 
 A small tree over html.parser (the standard library; the site has no HTML parser of its own):
 :func:`blocks` gives each block's text (a paragraph, list item, table cell, caption, tooltip …) with

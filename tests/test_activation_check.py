@@ -1,4 +1,4 @@
-"""Issue 15: the tensor-by-tensor activation count (c9/core/model_activations.py) against the real model code.
+"""The tensor-by-tensor activation count (c9/core/model_activations.py) against the real model code.
 
 The measurements are lab/results/activation-check.json (``python -m lab.activation_check``: tiny Hugging Face
 models of each family, saved-tensor hooks, eager and sdpa, FP32 and BF16, several s and b). The live test

@@ -1,4 +1,4 @@
-"""The build's answer cache (hooks/answers.py, issue 14 target 2): every cached answer is what the worker's
+"""The build's answer cache (hooks/answers.py): every cached answer is what the worker's
 entry point answers live for the same request; the keys are written as core.js writes them; every
 interactive widget names its cache, and the cache holds each option of each radio and select and the
 neighbouring stops of each slider; the files stay small. (The browser side: test_browser_answer_cache.py.)"""
@@ -23,7 +23,7 @@ FREE_TEXT_ONLY = {"mx-nv"}
 GZIP_PER_WIDGET = (
     300_000  # bytes; fetched when the widget nears the screen (lesson 4's block lab is the largest)
 )
-GZIP_PER_PAGE = 320_000  # bytes: all of a page's caches, within the issue's 800 KB per page without Pyodide
+GZIP_PER_PAGE = 320_000  # bytes: all of a page's caches, within a budget of 800 KB per page without Pyodide
 
 
 class _Widgets(HTMLParser):

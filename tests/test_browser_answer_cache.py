@@ -1,4 +1,4 @@
-"""The answer cache in the page (issue 14 target 2): with the Python worker blocked, moving a slider,
+"""The answer cache in the page: with the Python worker blocked, moving a slider,
 flipping a bit or choosing an option redraws at once from the build's answers — the request the page's
 script builds is the cache's key — and a state outside the cache waits for Python as before (here: says
 Python could not load). Once Python is ready, its live answers equal the cached ones, request by request."""

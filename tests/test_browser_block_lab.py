@@ -1,4 +1,4 @@
-"""Issue 13, items 3 and 4 in headless Chromium: choosing DeepSeek-V3 drives the block lab; the heat maps
+"""In headless Chromium: choosing DeepSeek-V3 drives the block lab; the heat maps
 draw each scheme's block boundaries; the predict-first task's answer shows without JavaScript."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 item 1 in headless Chromium: lesson 4's FP8 bit flipper (464 → 448 and 0x7E; 465 → NaN or
+"""In headless Chromium: lesson 4's FP8 bit flipper (464 → 448 and 0x7E; 465 → NaN or
 448 as the reader switches saturation with the keyboard; the mode in the address and back from it) and
 the FP4 branch's E2M1/E8M0 one (a bit flipped with the keyboard; a NaN typed into E2M1 refused in
 Chinese). Every state is compared with the same view computed in CPython."""

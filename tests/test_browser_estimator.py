@@ -1,4 +1,4 @@
-"""Lesson 5's memory bar as a training-memory estimator (issue 15), in headless Chromium: choose a shipped
+"""Lesson 5's memory bar as a training-memory estimator, in headless Chromium: choose a shipped
 model and see its parameters term by term add up to the published total; paste a GPT-2 config.json (or read
 it from a file) and see its count; paste a broken one and get the Chinese message naming the key, inside the
 widget, while the rest of the page keeps working; pick a card and see how many the step needs."""

@@ -134,7 +134,7 @@ def test_text_that_points_at_a_mark_has_it_on_the_chart_in_a_live_view(page, sit
     assert page.errors == []
 
 
-# ---- Kind 3: the palette switched at run time -----------------------------------------------------
+# ---- The palette switched at run time -----------------------------------------------------
 CONTRAST = r"""() => {
   const parse = (c) => { const n = String(c).match(/rgba?\(([^)]*)\)/); return n ? n[1].split(',').map(Number) : null; };
   const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };

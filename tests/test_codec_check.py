@@ -1,4 +1,4 @@
-"""Issue 13, item 2: the value-by-value check of our codecs against PyTorch and ml_dtypes.
+"""The value-by-value check of our codecs against PyTorch and ml_dtypes.
 
 Without torch: the data file adds up, its claims hold (the double-rounding rows are re-derived with
 Fraction, the E8M0 and E4M3 differences are what the page says), and the lab page shows the file's
@@ -110,7 +110,7 @@ def test_double_rounding_rows_re_derived_with_fractions(row):
     assert row["reference_code"] == (row["exact"] if row["format"] == "float16" else row["via_float32"])
 
 
-def test_the_issues_two_examples_are_rows():
+def test_the_two_reported_examples_are_rows():
     rows = {r["format"]: r for r in DATA["double_rounding"]}
     bf = rows["bfloat16"]
     assert Fraction(float(bf["input_float64"])) == 1 + Fraction(1, 2**8) + Fraction(1, 2**40)

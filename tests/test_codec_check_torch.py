@@ -1,4 +1,4 @@
-"""Issue 13, item 2, with torch installed (the test venv has it): the codec check's data file re-derived.
+"""With torch installed (the test venv has it): the codec check's data file re-derived.
 
 Every code of every 8- and 16-bit format decoded again by PyTorch and ml_dtypes, the edge inputs, every
 example the page quotes and every double-rounding row recomputed and compared with

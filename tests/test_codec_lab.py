@@ -1,4 +1,4 @@
-"""Issue 13 item 1: the bit flipper in all five formats (FP8 E4M3/E5M2 on lesson 4, E2M1/E8M0 on the FP4
+"""The bit flipper in all five formats (FP8 E4M3/E5M2 on lesson 4, E2M1/E8M0 on the FP4
 branch): typed values stored exactly as ml_dtypes stores float32 inputs, the saturating choice, every code
 of every format reachable by flipping bits, and a Chinese message for what a format cannot hold."""
 
@@ -32,7 +32,7 @@ def ask(**params) -> dict:
     return json.loads(api.handle(json.dumps({"widget": "bit-flipper", "params": params})))
 
 
-# ---- the issue's cases ------------------------------------------------------------------------------
+# ---- the reported cases -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("overflow", ["default", "saturate"])

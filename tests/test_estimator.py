@@ -1,4 +1,4 @@
-"""Lesson 5's memory bar as a training-memory estimator (issue 15): the view's new parameters (config,
+"""Lesson 5's memory bar as a training-memory estimator: the view's new parameters (config,
 card, the wider s and b), the tables it shows (parameters term by term, activations by eq. 1 and by the
 model's own tensors), the cards a step needs, refusals naming the key, and the answer-cache neighbours."""
 

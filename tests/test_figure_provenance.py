@@ -1,4 +1,4 @@
-"""Issue 12, kind 7: every figure's provenance (the tooltip a reader sees on hover or focus) reads as
+"""Every figure's provenance (the tooltip a reader sees on hover or focus) reads as
 Chinese, with the formula in the paper's letters and its inputs; no English pseudo-code.
 
 The browser half (the tooltip stays inside the viewport at 390 px) is in tests/test_text_rules.py's
@@ -113,7 +113,7 @@ def test_provenance_reads_as_chinese(name):
     assert not english_words(how), f"{name}: English in 「{how}」: {english_words(how)}"
 
 
-def test_the_issues_examples_now_read_as_chinese():
+def test_the_reported_examples_now_read_as_chinese():
     how = provenance(FIGURES["fp16_of_1e_minus_8"])
     assert "decode" not in how and "round once" not in how
     assert (

@@ -185,7 +185,7 @@ def test_every_character_shown_has_a_glyph_in_the_sites_fonts(built_site):
     assert not missing, "".join(missing)
     assert (
         "你在这里" in shown and "自己跑一遍" in shown and "2⁻¹³³" in shown
-    )  # the texts of the issues were read
+    )  # the texts that once lacked glyphs were read
     assert {served[ord(c)] for c in "Ψ∞⅛"} <= {"Noto Sans SC", "C9 Symbols"}
 
 

@@ -72,7 +72,7 @@ def assert_same_codes(name, xs, ours, theirs):
 # ------------------------------------------------------------------ table and derived values
 
 
-def test_table_counts_every_code_of_the_issue():
+def test_table_counts_every_code_of_the_six_formats():
     # 65,536 + 65,536 + 256 + 256 + 16 + 256 (+ 64 + 64 for FP6)
     n = {f.name: f.n_codes for f in F.FORMATS}
     assert [

@@ -1,4 +1,4 @@
-"""Kind 2 of issue 12: whatever JSON the address or the worker API sends, every widget's ``view`` answers
+"""Whatever JSON the address or the worker API sends, every widget's ``view`` answers
 with a view or a Chinese message, never a Python exception's text.
 
 The rule for a message (``reads_as_chinese``): it contains Chinese, and once the reader's own input
@@ -65,7 +65,7 @@ def reads_as_chinese(message: str, sent=None) -> bool:
 
 
 def reader_notation(message: str) -> list[str]:
-    """Issue 12 QA, kind A: what in a message is not reader notation (a repr such as Fraction(…), a run of
+    """What in a message is not reader notation (a repr such as Fraction(…), a run of
     30+ digits, e-notation, a caret power, an ASCII minus), the reader's quoted input left out."""
     from test_text_rules import NOTATION
 

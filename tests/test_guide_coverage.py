@@ -1,4 +1,4 @@
-"""Issue 13, "every page compared against the seeds": the structure the chapter guide gives every page.
+"""Every page against the chapter guide: the structure the chapter guide gives every page.
 
 The guide (seeds, 章导读) gives each lesson, the FP4 branch and the lab a predict-first task and a
 one-sentence takeaway, and names seven earlier-chapter callbacks this chapter pays off. A page that
@@ -46,7 +46,7 @@ def test_the_guide_page_names_every_callback_the_chapter_guide_lists(built_site)
 
 
 def test_the_guide_gives_the_anchors_activation_in_gib_wherever_it_gives_gb(built_site):
-    """Issue 13 QA: the running-example paragraph read 「激活（174.5 GB）」 just under the table's 「162.5 GiB」 for the
+    """The running-example paragraph read 「激活（174.5 GB）」 just under the table's 「162.5 GiB」 for the
     same tensors; a paragraph that needs GB (to compare with the weights) names the GiB figure beside it."""
     from page_text import Node
 

@@ -99,7 +99,7 @@ def test_logits_width_ratio_is_read_from_the_lab_config():
 
 
 def test_a_signed_difference_reads_as_chinese():
-    """Issue 12 QA, kind F: the lab's prose read 「BF16 比 FP32 -0.0001」; the figure now gives 「低 0.0001」."""
+    """The lab's prose read 「BF16 比 FP32 -0.0001」; the figure now gives 「低 0.0001」."""
     from c9.figures.lab import higher_or_lower
 
     assert higher_or_lower(-0.00012, 4) == "低 0.0001"
@@ -156,7 +156,7 @@ def test_guide_page_carries_the_comparison_table(built_site, data):
 
 
 def test_guide_table_is_the_lab_tables_first_columns(built_site, data):
-    """Issue 13 QA: the guide headed its memory column 「显存峰值」 while the lab page (whose data it repeats)
+    """The guide headed its memory column 「显存峰值」 while the lab page (whose data it repeats)
     says the column is the largest of four snapshots and the true peak lies higher. The guide's table is the
     lab's, header and cells, column for column."""
     from page_text import article, tables
@@ -172,7 +172,7 @@ def test_guide_table_is_the_lab_tables_first_columns(built_site, data):
 
 
 def test_the_machine_paragraph_claims_only_what_was_run_or_documented():
-    """Issue 13 QA: the page told how a rerun on another CPU would differ (「BF16 … 小的出入，FP32 的出入更小」),
+    """The page told how a rerun on another CPU would differ (「BF16 … 小的出入，FP32 的出入更小」),
     which nobody had run; it now rests on PyTorch's reproducibility note and says what was not checked."""
     from pathlib import Path
 
@@ -184,7 +184,7 @@ def test_the_machine_paragraph_claims_only_what_was_run_or_documented():
 
 
 def test_the_memory_task_asks_what_the_table_shows_and_its_answer_holds():
-    """Issue 13 QA: the task asked for the 「显存峰值」 and answered 「四次一样高」, while part four says the real high
+    """The task asked for the 「显存峰值」 and answered 「四次一样高」, while part four says the real high
     point (model states plus the saved tensors) differs by precision; it now asks about the table's column, the
     maximum of the four snapshots, which is the same in all four runs while the saved part is not."""
     from pathlib import Path

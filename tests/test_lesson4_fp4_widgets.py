@@ -371,7 +371,7 @@ def test_built_pages_have_the_tables_and_maps(built_site):
         assert "{{" not in page
 
 
-# --- Issue 12 QA, kinds A and D: what a list box says about the reader's numbers ------------------------
+# --- What a list box says about the reader's numbers ------------------------
 
 
 @pytest.mark.parametrize(
@@ -383,7 +383,7 @@ def test_built_pages_have_the_tables_and_maps(built_site):
     ],
 )
 def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
-    """Kind A: 「第 1 行第 1 列是 Fraction(1000000…, 1)：…±3.4e38」 quoted a repr; now the typed text, and the
+    """「第 1 行第 1 列是 Fraction(1000000…, 1)：…±3.4e38」 quoted a repr; now the typed text, and the
     range in reader notation. MX/NV said 「1.00000e+400」: a reformatted value, not the input."""
     with pytest.raises(Exception) as e:
         block_lab.view({"source": "typed", "text": text})
@@ -398,7 +398,7 @@ def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
 
 @pytest.mark.parametrize("text", ["1,,2", "1, 2,", ",1", "1、、2"])
 def test_an_empty_list_item_gets_a_message_in_both_list_boxes(text):
-    """Kind D: MX/NV read 「1,,2」 as 1 and 2 without a word; the block lab did the same."""
+    """MX/NV read 「1,,2」 as 1 and 2 without a word; the block lab did the same."""
     for call in (
         lambda: mx_nv.view({"text": text}),
         lambda: block_lab.view({"source": "typed", "text": text}),
@@ -409,7 +409,7 @@ def test_an_empty_list_item_gets_a_message_in_both_list_boxes(text):
 
 
 def test_list_boxes_read_commas_as_separators_and_say_so():
-    """Kind D: in a list box 「1,5」 is two numbers (the rule of c9/base/typed.py), and the box's label says it."""
+    """In a list box 「1,5」 is two numbers (the rule of c9/base/typed.py), and the box's label says it."""
     assert mx_nv.view({"text": "1,5"})["values"] == [1.0, 5.0]
     assert block_lab.view({"source": "typed", "text": "[1, 2], [3, 4]"})["shape"] == [2, 2]
     from c9.base import typed
@@ -424,7 +424,7 @@ def test_list_boxes_read_commas_as_separators_and_say_so():
 
 
 def test_mx_nv_scales_in_reader_notation():
-    """Kind B: 「X = 2^97 = 1.58456e+29」, 「t = 3.72024e+26(FP32)」, cells 「1.00000e+30」."""
+    """「X = 2^97 = 1.58456e+29」, 「t = 3.72024e+26(FP32)」, cells 「1.00000e+30」."""
     v = mx_nv.view({"text": "1e30, 1"})
     assert v["mx"]["scale_text"] == "X = 2⁹⁷ ≈ 1.58456×10²⁹（E8M0 编码 0xE0）"
     assert "张量缩放 t ≈ 3.72024×10²⁶（FP32）" in v["nv"]["scale_text"]
@@ -433,7 +433,7 @@ def test_mx_nv_scales_in_reader_notation():
 
 
 def test_pattern_table_in_reader_notation():
-    """Kind B: tooltips 「值 -448.0（= -1.75 × 2^8）」, 「值 -0.0」; summary 「2^-14 ≈ 6.1e-05」."""
+    """Tooltips 「值 -448.0（= -1.75 × 2^8）」, 「值 -0.0」; summary 「2^-14 ≈ 6.1e-05」."""
     t = pattern_table.page_context("float8_e4m3fn")["t"]
     assert t["rows"][15][14]["info"] == "0xFE = 1.1111.110：正规数，值 −448（= −1.75 × 2⁸）"
     assert t["rows"][8][0]["info"].endswith("值 −0")
@@ -443,7 +443,7 @@ def test_pattern_table_in_reader_notation():
 
 
 def test_the_evolution_maps_note_defines_every_byte_unit_the_map_uses(built_site):
-    """The map gives model states in GB and activations in GiB; its note defined only GB (issue 13 QA)."""
+    """The map gives model states in GB and activations in GiB; its note defined only GB."""
     home = (built_site / "index.html").read_text()
     evo = re.search(r'<nav class="c9-evo".*?</nav>', home, re.S).group(0)
     note = re.search(r'<p class="c9-evo-note">(.*?)</p>', evo, re.S).group(1)

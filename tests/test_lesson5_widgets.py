@@ -151,7 +151,7 @@ def test_full_recomputation_says_what_it_saved_against_storing_all(model, iterat
 
 
 def test_the_zero_faq_does_not_deny_zeros_own_activation_partitioning():
-    """Issue 13 QA: the FAQ answered 「激活也会一起被分掉吗？」 with 「不会」, but the ZeRO paper's Pa (§6.1) splits
+    """The FAQ answered 「激活也会一起被分掉吗？」 with 「不会」, but the ZeRO paper's Pa (§6.1) splits
     checkpointed activations across the tensor-parallel cards; the answer now says so and when it applies."""
     from pathlib import Path
 

@@ -385,11 +385,11 @@ def test_a_nan_is_named_once_in_the_summary():
     assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s
 
 
-# --- Issue 12 QA ------------------------------------------------------------------------------------
+# --- Reader notation in views ---------------------------------------------------------------------
 
 
 def test_the_value_box_says_when_it_read_hex():
-    """Kind C: 「0x3c00」 in the decimal box quietly gave 「FP16 存成 15360」; now the summary says it read the
+    """「0x3c00」 in the decimal box quietly gave 「FP16 存成 15360」; now the summary says it read the
     number 15,360 in hexadecimal, that it is not a code, and where a code goes."""
     v = bit_flipper.view({"value": "0x3c00"})
     assert v["summary"].startswith(
@@ -400,7 +400,7 @@ def test_the_value_box_says_when_it_read_hex():
 
 
 def test_a_typed_code_is_echoed_as_the_site_writes_it():
-    """Kind C: a full-width 「ＦＦＦＦ」 went to the address as typed; the view's params hold 0xFFFF."""
+    """A full-width 「ＦＦＦＦ」 went to the address as typed; the view's params hold 0xFFFF."""
     assert (
         bit_flipper.view({"source": "float16", "code": "ＦＦＦＦ", "formats": "float16"})["params"]["code"]
         == "0xFFFF"
@@ -409,7 +409,7 @@ def test_a_typed_code_is_echoed_as_the_site_writes_it():
 
 
 def test_lessons123_numbers_in_reader_notation():
-    """Kind B: 「均值 -26」, 「2^40」, 「10^8 到 10^12」, 「100M 参数」, 「1e-30 到 1,000,000」, 「纯 FP32 + Adam」."""
+    """「均值 -26」, 「2^40」, 「10^8 到 10^12」, 「100M 参数」, 「1e-30 到 1,000,000」, 「纯 FP32 + Adam」."""
     assert "均值 −26，" in loss_scale.view()["source_label"]
     assert loss_scale.view({"k": 40})["k_text"] == "2⁴⁰"
     texts = json.dumps(ledger_chart.view({"model": "custom", "log10_params": 12}), ensure_ascii=False)

@@ -36,7 +36,7 @@ def test_default_view_is_the_lessons_reference_state():
 
 
 def test_model_states_in_gb_activations_in_gib_beside_and_a_sum_in_one_unit():
-    """Issue 12, kind 6: the memory bar introduced the 444.5 GB model states as 「414.0 GiB」."""
+    """The memory bar introduced the 444.5 GB model states as 「414.0 GiB」."""
     v = memory_bar.view()
     assert "模型状态 444.5 GB，激活 174.5 GB（162.5 GiB）" in v["summary"]
     assert "合计 444.5 GB + 174.5 GB = 619.0 GB" in v["summary"]
@@ -205,7 +205,7 @@ def test_segments_groups_and_summary_add_up_at_one_decimal(params):
 
 @pytest.mark.parametrize("mode", list(MODES))
 def test_every_activation_row_pairs_gb_with_gib(mode):
-    """Issue 12 QA, kind E: in full-recompute mode a row read 「0.0 GB（0.0 MiB）」 while the others paired GB
+    """In full-recompute mode a row read 「0.0 GB（0.0 MiB）」 while the others paired GB
     with GiB. One pairing on every activation row and in the summary: GB with GiB beside."""
     v = memory_bar.view({"mode": mode})
     acts = [s["text"] for s in v["segments"] if s["group"] == "激活"]

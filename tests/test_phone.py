@@ -214,7 +214,7 @@ def test_no_sideways_scroll_and_every_widget_control_is_big_enough(laid_out):
 
 
 def test_no_sideways_scroll_with_scripts_off(browser, site_server):
-    """Issue 13 QA: with JavaScript off, lesson 5's long title in the header (its hidden second copy, slid right
+    """With JavaScript off, lesson 5's long title in the header (its hidden second copy, slid right
     until Material's script shows it) made the page 3 px wider than a 390 px phone."""
     ctx, page = new_page(browser, viewport={"width": WIDTH, "height": 812}, java_script_enabled=False)
     wide = {}
@@ -351,7 +351,7 @@ def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
     ), small
 
 
-# ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings (issue 12, kind 4) ---------------
+# ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings ---------------
 MIN_PLOT = 150  # CSS px of plot area, whatever the legend takes (core.js grows a chart to 180)
 
 PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter((gd) => gd.getClientRects().length).map((gd) => {

@@ -1,4 +1,4 @@
-"""Issue 13, item 3: real models' quantization configs in anchor-model.json, read into the block lab.
+"""Real models' quantization configs in anchor-model.json, read into the block lab.
 
 DeepSeek-V3's config names E4M3 elements, 128×128 weight blocks and dynamic activation scaling (1×128
 per token, per the same README); the preset must produce exactly those schemes. Fields a stored source

@@ -1,4 +1,4 @@
-"""Issue 13, item 5: the guide's pitfalls table and reading list carry everything the chapter guide lists.
+"""The guide's pitfalls table and reading list carry everything the chapter guide lists.
 
 The guide (seeds, 章导读) lists eight pitfalls, each with the lesson that fixes it, and a reading list of
 four hands-on tools, six deeper reads and thirteen papers. On the built guide page: every pitfall row
@@ -46,7 +46,7 @@ def test_the_pitfalls_table_has_the_guides_rows_each_linked_to_its_lesson(built_
     table = next(t for n in _section(root, "坑与对策") for t in n.iter() if t.tag == "table")
     rows = [r for r in table.iter() if r.tag == "tr"][1:]
     texts = [r.text() for r in rows]
-    # the row the issue found missing, and the guide's other seven
+    # the row once missing, and the guide's other seven
     assert any("推理" in t and "估算器" in t and "训练" in t for t in texts)
     for words in (
         "参数量 × 2 字节",

@@ -77,7 +77,7 @@ def test_no_page_types_a_reported_result(page):
     assert not found, f"{page} types {found}: quote the rep_ figure instead"
 
 
-# Figures the build derives that a page typed beside the words that introduce them (issue 13 QA): the guide's
+# Figures the build derives that a page typed beside the words that introduce them: the guide's
 # pitfall 「少算了 8 倍」 (l1_undercount) and lesson 2's 「到了 2048」 right after the figure 「2,048」 (l2_sum_stops_at).
 DERIVED = ["少算了 8 倍", "到了 2048", "2048 + 1", "回到 2048"]
 

@@ -1,4 +1,4 @@
-"""Kind 14 of issue 12: the lab's dynamic loss scaler is bounded at both ends (lab/scaler.py says why and
+"""The lab's dynamic loss scaler is bounded at both ends (lab/scaler.py says why and
 from which frameworks). The rule (``update``) needs no torch; the comparison with torch's own update
 kernel runs when torch is installed."""
 

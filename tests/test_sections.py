@@ -1,4 +1,4 @@
-"""The article's parts that skip layout while off screen (hooks/sections.py, issue 14): the page's HTML is
+"""The article's parts that skip layout while off screen (hooks/sections.py): the page's HTML is
 the same apart from the wrappers, headings stay outside them, each part's height before it is drawn is not
 under its real height on a 412 px phone, and a figure's tooltip at a part's edge is neither cut off nor
 covered by the next part."""

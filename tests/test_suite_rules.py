@@ -83,3 +83,23 @@ def test_no_browser_wait_without_its_own_timeout():
         v for f in files for v in unbounded_waits(f.read_text(encoding="utf-8"), str(f.relative_to(TESTS)))
     ]
     assert bad == [], "\n".join(bad)
+
+
+# A test says what it checks; the tracker's numbering means nothing to a reader of the code.
+ISSUE_REFERENCE = re.compile(r"\bissues?\b|(?<![\w&\"'])#\d{1,4}\b", re.IGNORECASE)
+
+
+def test_the_issue_rule_finds_a_reference():
+    assert ISSUE_REFERENCE.search("# issue 12 QA: the table") and ISSUE_REFERENCE.search("(see #14)")
+    assert not ISSUE_REFERENCE.search('color: "#111111", "#222"; &#10; x[#]')
+
+
+def test_no_test_refers_to_an_issue():
+    bad = [
+        f"{f.relative_to(TESTS)}:{n}: {line.strip()}"
+        for f in sorted(TESTS.rglob("*.py"))
+        if f.name != Path(__file__).name
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if ISSUE_REFERENCE.search(line)
+    ]
+    assert bad == [], "\n".join(bad)

@@ -1,8 +1,8 @@
-"""Issue 12, kinds 5 and 6: tables that add up, one unit per column and per line of arithmetic.
+"""Tables that add up, one unit per column and per line of arithmetic.
 
-Kind 5: every table with a total row (合计 / 总计 / 共) lists all its parts, and in each column the
+Totals: every table with a total row (合计 / 总计 / 共) lists all its parts, and in each column the
 parts as shown add up to the total as shown, exactly (the build picks the precision at which rounded
-parts add up: c9.base.units.adding_up). Kind 6: a table column or a line of arithmetic (a + b = c)
+parts add up: c9.base.units.adding_up). Units: a table column or a line of arithmetic (a + b = c)
 uses one unit; model states in GB, activations quoted in GiB beside their GB value.
 """
 
@@ -98,7 +98,7 @@ def check_rows_add_up(name: str, t: list[list[str]]) -> list[str]:
     return bad
 
 
-def test_the_checker_catches_the_issues_examples():
+def test_the_checker_catches_tables_that_do_not_add_up():
     ledger = [
         ["账目", "每参数", "锚点上"],
         ["BF16 权重", "2 B", "55.6 GB"],
@@ -110,7 +110,7 @@ def test_the_checker_catches_the_issues_examples():
     assert any("缺少分项" in b for b in check_adds_up("lesson-1", ledger))
     ledger[3][2] = "111.1 GB"
     assert any("≠" in b for b in check_adds_up("lesson-1", ledger))  # 444.6 ≠ 444.5 at one decimal
-    # issue 13 QA: lesson 5's step stages showed shares of 9.0% + 28.2% + 9.0% + 53.9% = 100.1% beside a 100%
+    # lesson 5's step stages once showed shares of 9.0% + 28.2% + 9.0% + 53.9% = 100.1% beside a 100%
     stages = [
         ["环节", "锚点上（GB）", "占一步合计"],
         ["① 权重", "55.56 GB", "9.0%"],
@@ -134,7 +134,7 @@ def test_every_table_with_a_total_adds_up_as_shown(built_site):
     assert [r[-1] for r in stages[1:]] == ["9%", "28%", "9%", "54%", "100%"]
     bad = [b for name, t in found for b in check_adds_up(name, t)]
     assert not bad, "\n".join(bad)
-    # the issue's example, now whole: lesson 1's master-weight row carries its bytes
+    # now whole: lesson 1's master-weight row carries its bytes
     lesson1 = next(t for n, t in found if n == "lesson-1")
     assert ["FP32 主权重", "4 B", "111.13 GB"] in lesson1
 
@@ -225,7 +225,7 @@ def test_every_line_of_arithmetic_in_pages_and_views_has_one_unit(built_site):
     ],
 )
 def test_formula_view_uses_one_unit_for_terms_and_summary(params):
-    """Kind 6: the formula widget's summary was in TiB while its terms were in GB."""
+    """The formula widget's summary was in TiB while its terms were in GB."""
     v = formula.view(params)
     found = {u for s in [v["summary"]] + [t["value"] for t in v["terms"]] for _, u in sizes(s)}
     assert len(found) == 1, found

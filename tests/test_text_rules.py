@@ -1,9 +1,9 @@
-"""Issue 12, kinds 9 and 10: one punctuation and spacing rule for the whole site, and every URL a link.
+"""One punctuation and spacing rule for the whole site, and every URL a link.
 
-Kind 9: in Chinese text the punctuation is full width (，；：（）？！) and a space separates Chinese from
+Punctuation: in Chinese text the punctuation is full width (，；：（）？！) and a space separates Chinese from
 Latin letters and digits, as the lessons write it. Checked over the built pages' text (math, code and
 URLs left out; numbers such as 4,096 and 12:30 are not punctuation) and over every string of every
-widget's default view and page context. Kind 10: no text node shows an http(s) URL outside an <a>.
+widget's default view and page context. Links: no text node shows an http(s) URL outside an <a>.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ RULES = [
 ]
 
 
-# Reader notation for numbers (issue 12 QA, kinds A and B), in any text, Chinese or not: what the reader
+# Reader notation for numbers in any text, Chinese or not: what the reader
 # typed (quoted in 「…」) is left as typed.
 NOTATION = [
     ("e 记数法（应写 ×10ⁿ）", re.compile(r"(?<![0-9A-Za-z.])\d+(\.\d+)?[eE][+-]?\d+(?![A-Za-z])")),
@@ -39,7 +39,7 @@ NOTATION = [
     ("程序的内部写法", re.compile(r"\b(Fraction|Decimal|float|int)\(")),
 ]
 # In Chinese text, outside what the reader typed: a comma between digits is a thousands separator only before
-# exactly three digits; 「FP32,8 位」 is a half-width comma the other rules took for one (issue 13 QA).
+# exactly three digits; 「FP32,8 位」 is a half-width comma the other rules took for one.
 # (Not in NOTATION: a chart's colour, rgba(0,0,0,0), is no Chinese text.)
 HAN_NOTATION = [
     ("数字间的半角逗号不是千位分隔符（应写「，」）", re.compile(r"(?<=\d),(?=\d)(?!\d{3}(?!\d))"))
@@ -76,7 +76,7 @@ def violations(text: str, view: bool = False) -> list[str]:
 RULES.append(("全角标点后或汉字之间有空格", re.compile(f"[，。；：、？！][ \\t]|[{CJK}][ \\t]+(?=[{CJK}])")))
 
 
-def test_the_space_rule_catches_the_issues_examples():
+def test_the_space_rule_catches_known_mistakes():
     """The QA tester's 「NaN， 这一步」: lab.md broke its lines inside sentences; the browser drew each break as a space."""
     html = "<p>梯度里只要出现 inf 或 NaN，\n这一步就不更新</p><p>宽度 h = 256、\n4 个头</p><p>张量本身，<br>不含</p>"
     found = [v for b in blocks(parse(html)) for v in violations(b)]
@@ -87,20 +87,20 @@ def test_the_space_rule_catches_the_issues_examples():
     )
 
 
-def test_the_rules_catch_the_issues_examples():
+def test_the_rules_catch_known_mistakes():
     assert violations("推理时,… 2 个字节;训练时")  # the guide's ASCII marks
     assert violations("只算 BF16 权重是 55.6 GB,一张 80 GB 卡装得下")  # a widget summary
     assert violations("16 位的权重和梯度各 2,FP32 的主权重")
     assert violations("Adam m(FP32)的两份")
     assert violations("第1课")
-    assert violations("让每一小块各有缩放，累加回到 FP32,8 位就能训。")  # the guide's takeaway (issue 13 QA)
+    assert violations("让每一小块各有缩放，累加回到 FP32,8 位就能训。")  # the guide's takeaway
     assert not violations("1,000,000 个输入、4,096 token") and not violations("所以「1,5」是 1 和 5 两个数")
     assert not violations("锚点一条 4,096 token 的序列：162.5 GiB（174.5 GB），占 73.8%。")
     assert not violations("每层 sbh(34 + 5as/h) = 2.54 GiB，见 arXiv:2205.05198。")
 
 
 def test_the_notation_rules_catch_the_qa_examples():
-    """Issue 12 QA, kinds A and B: numbers in reader notation, never a Python repr."""
+    """Numbers in reader notation, never a Python repr."""
     for bad in [
         "第 1 行第 1 列是 Fraction(1000000, 1)：必须是有限数",
         "X = 2^97 = 1.58456e+29",
@@ -144,7 +144,7 @@ def page_violations(path) -> list[str]:
 
 
 def test_attribute_text_is_checked_too():
-    """Issue 12 QA: 「堆叠条形图:三种做法…,文字说明在图下方」 sat in an aria-label, which the page check skipped."""
+    """「堆叠条形图:三种做法…,文字说明在图下方」 sat in an aria-label, which the page check skipped."""
     root = parse(
         '<body><div role="img" aria-label="堆叠条形图:三种做法,文字说明在图下方"></div>'
         '<input placeholder="例如 1e-8"><td data-info="值 -448.0（= -1.75 × 2^8）" title="x"></td></body>'
@@ -173,7 +173,7 @@ def _views():
             yield pytest.param(name, "view", module.view(), id=f"{name}-view")
 
 
-# Live states a reader reaches (issue 12 QA): the rules hold there too, not only in the default view.
+# Live states a reader reaches: the rules hold there too, not only in the default view.
 LIVE = {
     "mx-nv": [{"text": "1e30, 1, -2.5e-20"}, {"text": "-448, 0.001"}],
     "block-lab": [
@@ -190,7 +190,7 @@ LIVE = {
         {"value": "1e30", "formats": "float16,bfloat16"},
         {"source": "float16", "code": "0xFFFF", "formats": "float16"},
         {"value": "0x3c00"},
-        # the codec lab (issue 13): FP8 in both modes, E2M1/E8M0 with a row that cannot hold the NaN
+        # the codec lab: FP8 in both modes, E2M1/E8M0 with a row that cannot hold the NaN
         {"formats": "float8_e4m3fn,float8_e5m2", "value": "465", "overflow": "saturate"},
         {"formats": "float8_e4m3fn,float8_e5m2", "value": "-1e6"},
         {"formats": "float4_e2m1fn,float8_e8m0fnu", "source": "float8_e8m0fnu", "code": "0xFF"},
@@ -271,7 +271,7 @@ def test_every_url_shown_is_a_link(built_site):
 
 
 def test_the_front_end_never_shows_an_exception_text():
-    """Kind 2 on the JavaScript side: an error's own text (English, from the browser or our code) goes to the
+    """On the JavaScript side: an error's own text (English, from the browser or our code) goes to the
     console; what the reader sees is a Chinese sentence (core.js: UNEXPECTED)."""
     from pathlib import Path
 

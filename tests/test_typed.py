@@ -1,4 +1,4 @@
-"""Kind 12 of issue 12: one parser (c9/base/typed.py) reads every typed number on the site exactly, and
+"""One parser (c9/base/typed.py) reads every typed number on the site exactly, and
 every widget uses it. Property tests against Python's Fraction and Decimal."""
 
 from __future__ import annotations

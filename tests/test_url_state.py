@@ -272,7 +272,7 @@ def test_fp4_mx_nv(open_page, site_server):
 
 
 def test_lesson_4_and_fp4_bit_flippers(open_page, site_server):
-    """The codec lab (issue 13): the overflow choice and a code made in E2M1 live in the address."""
+    """The codec lab: the overflow choice and a code made in E2M1 live in the address."""
     fp8, fp4 = "float8_e4m3fn,float8_e5m2", "float4_e2m1fn,float8_e8m0fnu"
     page = open_page(site_server.url + "lesson-4/?bf.overflow=maybe")
     w = widget(page, "bit-flipper")
@@ -404,7 +404,7 @@ def test_lesson_5_bad_addresses_keep_the_default_and_a_good_one_in_full_width_is
     expect(mb.locator('input[name="s"]')).to_have_value("8192")
 
 
-# ---- Every navigation path: what the address says is what the widget shows (issue 12, kind 13) ------
+# ---- Every navigation path: what the address says is what the widget shows ------
 def _instant(page, site_server):
     """Material navigates instantly only to pages listed in sitemap.xml under the site's URL; the test
     build's URL has no port, so the sitemap is served with this server's address, as on a real site."""
@@ -503,7 +503,7 @@ def test_a_state_from_the_address_that_python_cannot_compute_is_said_so(browser,
 
 
 def test_every_widget_control_is_in_a_form_the_browser_does_not_refill(built_site):
-    """Issue: after Back the browser restored lesson 1's 口径 select (FP32) from its form memory before
+    """After Back the browser restored lesson 1's 口径 select (FP32) from its form memory before
     Python answered, so the summary showed the build-time default under an FP32 select. Every widget's
     controls sit in a <form autocomplete="off">: the browser leaves them as built, and the widget's own
     address state (core.js: urlState) is the one thing that sets them."""

@@ -1,4 +1,4 @@
-"""Issue 12, kinds 2, 11 and 13 (Python parts): what a view prints about a value is true.
+"""What a view prints about a value is true.
 
 - ±∞ is shown, not refused (the repeated update overflowing FP16);
 - a value exact in its format is shown exactly (a decimal, or odd × a power of two), the same in every
@@ -27,7 +27,7 @@ def ask(widget, **p):
     return json.loads(api.handle(json.dumps({"widget": widget, "params": p})))
 
 
-# ---- kind 2: overflow to ∞ is shown --------------------------------------------------------------
+# ---- overflow to ∞ is shown --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("w0, delta, step", [("70000", "1", 0), ("60000", "1000", 6), ("-60000", "-1000", 6)])
@@ -132,7 +132,7 @@ def test_loss_scale_shares_agree_with_their_counts_at_every_k(source, fmt):
             assert text == units.percent(v["counts"][key], n)
 
 
-def test_the_issue_example_at_k_20():
+def test_the_lab_gradients_at_k_20_read_as_counted():
     if "lab" not in loss_scale._SOURCES:
         pytest.skip("no lab data file")
     s = loss_scale.view({"k": 20, "source": "lab", "fmt": "float16"})["summary"]
@@ -193,7 +193,7 @@ def test_the_bit_flipper_shows_every_value_exactly(fmt):
             assert "≈" not in text and "e" not in text
 
 
-def test_the_issue_examples_read_exactly():
+def test_tiny_values_and_e8m0_codes_read_exactly():
     s = bit_flipper.view({"value": "5.9604644775390625e-08", "formats": "float16,float32"})["summary"]
     assert "FP16 存成 2⁻²⁴（≈ 5.96046448×10⁻⁸，" in s and "FP32 存成 2⁻²⁴（≈ 5.96046448×10⁻⁸，" in s
     row = bit_flipper.view({"source": "float8_e8m0fnu", "code": "0x86", "formats": "float8_e8m0fnu"})["rows"][
