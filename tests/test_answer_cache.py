@@ -13,11 +13,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from c9.views import api
 from hooks.answers import canonical
 
-ROOT = Path(__file__).resolve().parent.parent
 # Widgets whose only input is free text (a list of numbers typed by the reader): no state is one step away.
 FREE_TEXT_ONLY = {"mx-nv"}
 GZIP_PER_WIDGET = (

@@ -10,13 +10,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from c9.core import blockscale as B
 from c9.core import formats as F
 from c9.figures.codecs import figures as codec_figures
 
-ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "tests" / "pyodide_runner.mjs"
+RUNNER = Path(__file__).resolve().parent / "pyodide_runner.mjs"
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

@@ -7,6 +7,7 @@ import statistics
 
 import plotly.graph_objects as go
 import pytest
+from conftest import ROOT
 
 from c9.core.ledger import model_states
 from c9.figures import lab as lab_figures
@@ -91,9 +92,8 @@ def test_unknown_chart_is_refused():
 def test_logits_width_ratio_is_read_from_the_lab_config():
     """The page once typed 「宽 8 倍」; the figure comes from lab/config.json (vocab 2,048 over h = 256)."""
     import json
-    from pathlib import Path
 
-    cfg = json.loads((Path(__file__).resolve().parent.parent / "lab" / "config.json").read_text())["model"]
+    cfg = json.loads((ROOT / "lab" / "config.json").read_text())["model"]
     fig = {r["name"]: r for r in lab_figures.figures()}["lab_logits_over_hidden"]
     assert cfg["vocab_size"] / cfg["d_model"] == 8 and fig["text"] == "8"
 
@@ -174,9 +174,8 @@ def test_guide_table_is_the_lab_tables_first_columns(built_site, data):
 def test_the_machine_paragraph_claims_only_what_was_run_or_documented():
     """The page told how a rerun on another CPU would differ (「BF16 … 小的出入，FP32 的出入更小」),
     which nobody had run; it now rests on PyTorch's reproducibility note and says what was not checked."""
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "lab.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "lab.md").read_text(encoding="utf-8")
     machine = next(p for p in text.split("\n\n") if p.startswith("**机器**"))
     assert "FP32 的出入更小" not in machine
     assert "](https://docs.pytorch.org/docs/2.13/notes/randomness.html)" in machine
@@ -187,7 +186,6 @@ def test_the_memory_task_asks_what_the_table_shows_and_its_answer_holds():
     """The task asked for the 「显存峰值」 and answered 「四次一样高」, while part four says the real high
     point (model states plus the saved tensors) differs by precision; it now asks about the table's column, the
     maximum of the four snapshots, which is the same in all four runs while the saved part is not."""
-    from pathlib import Path
 
     import build_numbers
 
@@ -195,7 +193,7 @@ def test_the_memory_task_asks_what_the_table_shows_and_its_answer_holds():
     peaks = {figs[f"lab_{r}_peak_mib_table"].text for r in ("fp32", "bf16", "fp16", "fp16_scaled")}
     assert len(peaks) == 1
     assert figs["lab_fp32_saved_mib"].text != figs["lab_bf16_saved_mib"].text
-    text = (Path(__file__).resolve().parents[1] / "docs" / "lab.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "lab.md").read_text(encoding="utf-8")
     task = text.split('!!! task "先猜再看表', 1)[1].split("{{ widget(", 1)[0]
     assert "四个截面里最大的那个" in task and "{{ fig.lab_bf16_saved_mib }}" in task
     assert "显存峰值" not in text

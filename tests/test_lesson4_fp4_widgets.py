@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from conftest import ROOT
 
 from c9.base import typed
 from c9.figures.lesson4_fp4 import figures
@@ -416,9 +417,8 @@ def test_list_boxes_read_commas_as_separators_and_say_so():
 
     assert "「1,5」是 1 和 5 两个数" in typed.LIST_RULE
     assert mx_nv.page_context()["list_rule"] == block_lab.page_context()["list_rule"] == typed.LIST_RULE
-    from pathlib import Path
 
-    templates = Path(__file__).resolve().parent.parent / "c9" / "views"
+    templates = ROOT / "c9" / "views"
     for name in ("mx-nv.html", "block-lab.html"):
         assert "{{ list_rule }}" in (templates / name).read_text(encoding="utf-8")
 

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 import plotly.graph_objects as go
 import pytest
+from conftest import ROOT
 
 from c9.core.activations import activation_memory
 from c9.core.models import anchor
@@ -101,9 +102,8 @@ def test_our_small_model_puts_the_labs_four_snapshots_on_the_fp32_curve():
     the measured snapshots after building, after backward and after the step equal it (the step
     adds AdamW's step counters, 4 bytes per parameter tensor)."""
     import json
-    from pathlib import Path
 
-    data = json.loads((Path(__file__).parent.parent / "lab/results/c09-precision.json").read_text())
+    data = json.loads((ROOT / "lab/results/c09-precision.json").read_text())
     psi = data["model"]["param_count"]
     assert psi == 3_688_704
     v = timeline.view({"model": "lab"})
@@ -153,9 +153,8 @@ def test_full_recomputation_says_what_it_saved_against_storing_all(model, iterat
 def test_the_zero_faq_does_not_deny_zeros_own_activation_partitioning():
     """The FAQ answered 「激活也会一起被分掉吗？」 with 「不会」, but the ZeRO paper's Pa (§6.1) splits
     checkpointed activations across the tensor-parallel cards; the answer now says so and when it applies."""
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "lesson-5.md").read_text(encoding="utf-8")
     faq = text.split('??? question "ZeRO 把模型状态分到了多张卡上，激活也会一起被分掉吗？"', 1)[1].split(
         "???", 1
     )[0]
@@ -166,8 +165,7 @@ def test_the_zero_faq_does_not_deny_zeros_own_activation_partitioning():
 def test_the_measuring_faq_doubles_s_as_the_page_teaches():
     """「对 s 和 micro-batch 做二分」 finds a limit, not whether growth is linear or quadratic; the FAQ just above
     teaches doubling s and reading 2× or 4×."""
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-5.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "lesson-5.md").read_text(encoding="utf-8")
     faq = text.split('??? question "公式只是估算，那实际占多少该信什么？"', 1)[1].split("[^k22]:", 1)[0]
     assert "做二分" not in faq and "翻一倍" in faq and "两倍还是四倍" in faq

@@ -12,6 +12,7 @@ import ml_dtypes
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from conftest import ROOT
 
 from c9.base import typed
 from c9.figures import lessons123 as lessons123_figures
@@ -365,11 +366,8 @@ def test_loss_scale_lab_source_reads_the_probe_by_power_of_two_bins():
     """The lab's histogram, shifted by k bins: a unit bin [e, e + 1) is wholly ≤ 2^-25 (FP16 rounds it
     to 0) when e + k + 1 ≤ -25, and wholly ≥ 2^16 > 65,520 (∞) when e + k ≥ 16."""
     import json
-    from pathlib import Path
 
-    probe = json.loads((Path(__file__).parent.parent / "lab/results/c09-precision.json").read_text())[
-        "probe"
-    ][-1]
+    probe = json.loads((ROOT / "lab/results/c09-precision.json").read_text())["probe"][-1]
     bins, cnt = probe["bins_log2"], probe["counts"]
     for k in (0, 16, 24):
         v = ask("loss-scale", source="lab", k=k)["view"]["counts"]

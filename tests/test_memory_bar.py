@@ -7,6 +7,7 @@ import re
 from decimal import Decimal
 
 import pytest
+from conftest import ROOT
 from svg_chart import bar_rows, bar_values, reference_line
 
 from c9.base import units
@@ -157,7 +158,7 @@ def test_the_api_imports_widget_modules_only_when_asked():
         capture_output=True,
         text=True,
         check=True,
-        cwd=str(__import__("pathlib").Path(__file__).parent.parent),
+        cwd=str(ROOT),
     ).stdout
     assert "c9.core.formats" not in out and "c9.core.blockscale" not in out, out
     assert "c9.views.memory_bar" in out

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-from conftest import PYTHON_TIMEOUT, evaluate_within, python_view, wait_until
+from conftest import PYTHON_TIMEOUT, ROOT, evaluate_within, python_view, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 # Set at document start: was this page controlled by a service worker the moment it was created?
 CONTROLLED_AT_START = "window.__c9ControlledAtStart = !!navigator.serviceWorker.controller;"
 CACHED = "async (url) => !!(await caches.match(new URL(url, location.href).href))"

@@ -8,14 +8,14 @@ Markdown types any of them next to the words that introduce it.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from c9.core.models import load_facts
 from c9.figures import reported
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = ROOT / "docs"
 
 
 def test_every_reported_fact_becomes_a_figure_with_its_source():

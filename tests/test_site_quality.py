@@ -9,12 +9,11 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from conftest import PYTHON_TIMEOUT, evaluate_within
+from conftest import PYTHON_TIMEOUT, ROOT, evaluate_within
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import ROOT
 from page_text import OBJ, attribute_texts, blocks, pages, parse, view_strings
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff"
@@ -273,9 +274,8 @@ def test_every_url_shown_is_a_link(built_site):
 def test_the_front_end_never_shows_an_exception_text():
     """On the JavaScript side: an error's own text (English, from the browser or our code) goes to the
     console; what the reader sees is a Chinese sentence (core.js: UNEXPECTED)."""
-    from pathlib import Path
 
-    js = Path(__file__).resolve().parent.parent / "docs" / "assets" / "js"
+    js = ROOT / "docs" / "assets" / "js"
     # an error's message or stack inside a say(…) call or an assignment to the page, across lines
     shown = re.compile(r"(say\(|textContent\s*=|innerHTML\s*=)[^;]*?\b(err|e|error)\.(message|stack)\b")
     bad = [

@@ -12,9 +12,9 @@ import json
 import random
 import re
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -285,8 +285,8 @@ def test_block_lab_names_the_outliers_by_the_numbers_its_charts_show():
     assert (trace["y0"], trace["dy"], trace["x0"], trace["dx"]) == (0, 1, 0, 1)  # row i is drawn at token i
     note = block_lab.view({})["tensor_note"]
     assert "token 5" in note and "通道 1、48、67、83" in note
-    page = (Path(__file__).parent.parent / "docs" / "lesson-4.md").read_text(encoding="utf-8")
-    template = (Path(__file__).parent.parent / "c9" / "views" / "block-lab.html").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "lesson-4.md").read_text(encoding="utf-8")
+    template = (ROOT / "c9" / "views" / "block-lab.html").read_text(encoding="utf-8")
     for text in (note, page, template):
         assert "第 5 行" not in text and "第 128–255 列" not in text
 
@@ -318,8 +318,7 @@ def test_the_bit_flippers_approximations_and_signs_follow_one_rule():
 
 def test_lesson_2_says_where_fp16_overflow_starts():
     """Under round-to-nearest-even, (65504, 65520) rounds back to 65504: ∞ starts at 65520, not above the max."""
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "lesson-2.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "lesson-2.md").read_text(encoding="utf-8")
     assert "数一旦超过 {{ fig.fp16_max }}，在 FP16 里就变成无穷大" not in text
     assert "从 {{ fig.fp16_overflow_from }} 起的数在 FP16 里就变成无穷大" in text

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
 
 
