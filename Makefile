@@ -19,16 +19,12 @@ serve: site-deps
 build: site-deps
 	$(VENV)/bin/mkdocs build --strict
 
-# Two pytest workers (pytest-xdist), each test file on one worker (its module fixtures are shared);
-# the site is built once for both (tests/conftest.py: built_site).
-TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
-
+# pytest runs on two workers (pyproject.toml: addopts); `-n 0` runs a single test in one process.
 test: deps chromium
-	$(PYTEST)
+	$(PY) -m pytest
 
 check: deps lint
-	$(PYTEST) -m "not browser"
+	$(PY) -m pytest -m "not browser"
 
 lint: deps lint-js
 	$(VENV)/bin/ruff format --check .

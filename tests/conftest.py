@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+TESTS = ROOT / "tests"
+# The tests mirror the package's layers (c9/base < core < views < figures), then the built site (build and
+# browser) and the lab (its smoke run and the checks against torch); each test is marked with its folder.
+LAYERS = ("base", "core", "views", "figures", "site", "lab")
+# A test module may use another's check scripts (from test_text_rules import RULES), in any folder.
+sys.path[:0] = [str(ROOT)] + [str(TESTS / layer) for layer in LAYERS]
 
 SUB_PATH = "/c9/"
 # Debian's Chromium (Playwright cannot download browsers here); runners may put it elsewhere.
@@ -36,6 +41,7 @@ PYTHON_TIMEOUT = 120_000  # ms; Pyodide boots in a few seconds, a loaded CI mach
 ACTION_TIMEOUT = 30_000  # ms: a click, a fill, wait_for_function without its own timeout
 NAVIGATION_TIMEOUT = 60_000  # ms: goto, reload, go_back on a loaded 2-core machine
 EVALUATE_TIMEOUT = 30_000  # ms: a promise awaited inside page.evaluate
+EXPECT_TIMEOUT = 15_000  # ms: expect(…) without its own timeout (Playwright's 5 s is tight with two workers)
 # Every response carries the strict policy the site is built for, so every browser test runs under it
 # (the pages also carry it as a <meta>; the header covers the Web Worker too).
 CSP = (
@@ -45,9 +51,13 @@ CSP = (
 
 
 def pytest_collection_modifyitems(items):
-    """A test that opens Chromium (the browser fixture, itself or through another fixture) is a browser test:
-    `-m "not browser"` leaves it out, whatever file it is in."""
+    """Each test is marked with its folder (`-m core`, `-m "site and not browser"`). A test that opens Chromium
+    (the browser fixture, itself or through another fixture) is a browser test: `-m "not browser"` leaves
+    it out, whatever file it is in."""
     for item in items:
+        folder = item.path.relative_to(TESTS).parts[0] if TESTS in item.path.parents else None
+        if folder in LAYERS:
+            item.add_marker(getattr(pytest.mark, folder))
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
 
@@ -246,8 +256,9 @@ class ChromiumWithTimeouts:
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for the whole session; each test opens its own context."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_TIMEOUT)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=NAVIGATION_TIMEOUT)
         yield ChromiumWithTimeouts(b)

@@ -103,3 +103,11 @@ def test_no_test_refers_to_an_issue():
         if ISSUE_REFERENCE.search(line)
     ]
     assert bad == [], "\n".join(bad)
+
+
+def test_every_test_file_sits_in_the_folder_of_its_layer():
+    from conftest import LAYERS
+
+    loose = sorted(f.name for f in TESTS.glob("test_*.py") if f.name != Path(__file__).name)
+    assert loose == [], loose
+    assert all(any((TESTS / layer).glob("test_*.py")) for layer in LAYERS)
