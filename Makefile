@@ -1,6 +1,8 @@
 # Two commands for a fresh machine (each installs what it needs):
 #   make serve   build the site and serve it at http://127.0.0.1:8000/ (PORT=8010 make serve for another port)
 #   make test    run every test (unit, property, build, Pyodide, headless Chromium)
+# and one for a quick look before a commit:
+#   make check   the formatter, the linters and every test that needs no browser (about a minute)
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +11,7 @@ PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 export C9_CHROMIUM := $(CHROMIUM)
 
-.PHONY: serve build test bench deps site-deps chromium clean
+.PHONY: serve build test check lint lint-js bench deps site-deps chromium clean
 
 serve: site-deps
 	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:$(PORT)
@@ -17,8 +19,20 @@ serve: site-deps
 build: site-deps
 	$(VENV)/bin/mkdocs build --strict
 
+# pytest runs on two workers (pyproject.toml: addopts); `-n 0` runs a single test in one process.
 test: deps chromium
 	$(PY) -m pytest
+
+check: deps lint
+	$(PY) -m pytest -m "not browser"
+
+lint: deps lint-js
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+# The scripts' linter, once package.json names one (npm run lint); nothing to run until then.
+lint-js: node_modules/.installed
+	npm run lint --if-present
 
 bench: deps chromium
 	$(PY) bench/bench_codecs.py

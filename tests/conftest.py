@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+TESTS = ROOT / "tests"
+# The tests mirror the package's layers (c9/base < core < views < figures), then the built site (build and
+# browser) and the lab (its smoke run and the checks against torch); each test is marked with its folder.
+LAYERS = ("base", "core", "views", "figures", "site", "lab")
+# A test module may use another's check scripts (from test_text_rules import RULES), in any folder.
+sys.path[:0] = [str(ROOT)] + [str(TESTS / layer) for layer in LAYERS]
 
 SUB_PATH = "/c9/"
 # Debian's Chromium (Playwright cannot download browsers here); runners may put it elsewhere.
@@ -30,6 +35,13 @@ FLAGS = [
     "--disable-quic",
 ]
 PYTHON_TIMEOUT = 120_000  # ms; Pyodide boots in a few seconds, a loaded CI machine can be slow
+# Every Playwright wait is bounded: actions, navigations and expect() by these defaults (set on every context,
+# see ChromiumWithTimeouts), page.evaluate's promises by evaluate_within. pytest-timeout (pyproject.toml)
+# is the last resort for a wait that escapes them.
+ACTION_TIMEOUT = 30_000  # ms: a click, a fill, wait_for_function without its own timeout
+NAVIGATION_TIMEOUT = 60_000  # ms: goto, reload, go_back on a loaded 2-core machine
+EVALUATE_TIMEOUT = 30_000  # ms: a promise awaited inside page.evaluate
+EXPECT_TIMEOUT = 15_000  # ms: expect(…) without its own timeout (Playwright's 5 s is tight with two workers)
 # Every response carries the strict policy the site is built for, so every browser test runs under it
 # (the pages also carry it as a <meta>; the header covers the Web Worker too).
 CSP = (
@@ -38,31 +50,52 @@ CSP = (
 )
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """A strict MkDocs build into a temporary folder; the build log is kept for assertions.
-    C9_MKDOCS_CONFIG points at another config (for trying a draft docs folder)."""
-    out = tmp_path_factory.mktemp("site")
+def pytest_collection_modifyitems(items):
+    """Each test is marked with its folder (`-m core`, `-m "site and not browser"`). A test that opens Chromium
+    (the browser fixture, itself or through another fixture) is a browser test: `-m "not browser"` leaves
+    it out, whatever file it is in."""
+    for item in items:
+        folder = item.path.relative_to(TESTS).parts[0] if TESTS in item.path.parents else None
+        if folder in LAYERS:
+            item.add_marker(getattr(pytest.mark, folder))
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
+def _build_site(out: Path) -> None:
+    """A strict MkDocs build into `out`; the build log is kept beside it (out/../build.log)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1{SUB_PATH}"}
+    config = os.environ.get("C9_MKDOCS_CONFIG", "mkdocs.yml")
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-d",
-            str(out),
-            "-f",
-            os.environ.get("C9_MKDOCS_CONFIG", "mkdocs.yml"),
-        ],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out), "-f", config],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
+        timeout=300,
     )
     (out.parent / "build.log").write_text(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (out.parent / "build.returncode").write_text(str(proc.returncode))
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The site, built once for the whole run: a strict MkDocs build into a temporary folder, whose build log
+    is kept for assertions. Under pytest-xdist the workers share one build: the first to ask builds it while
+    holding a lock on the folder that all workers share, the others wait for the lock and take its result.
+    C9_MKDOCS_CONFIG points at another config (for trying a draft docs folder)."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "built-site"
+    shared.mkdir(exist_ok=True)
+    out = shared / "site"
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "build.returncode").exists():
+            _build_site(out)
+    returncode = int((shared / "build.returncode").read_text())
+    assert returncode == 0, (shared / "build.log").read_text()
     return out
 
 
@@ -133,19 +166,55 @@ def new_page(browser, **context_options):
     return ctx, page
 
 
+def evaluate_within(target, script: str, arg=None, ms: int = EVALUATE_TIMEOUT):
+    """target.evaluate(script, arg) for a script that awaits something (a frame, a fetch, Python): Playwright's
+    evaluate has no timeout of its own and would wait forever for a promise that never settles, so the script
+    races a timer and fails after `ms`. target is a page, a frame, a locator or an element handle."""
+    bounded = f"""async (...args) => {{
+        let timer;
+        const limit = new Promise((_, fail) => {{
+            timer = setTimeout(() => fail(new Error('evaluate did not settle within {ms} ms')), {ms});
+        }});
+        try {{ return await Promise.race([({script})(...args), limit]); }} finally {{ clearTimeout(timer); }}
+    }}"""
+    return target.evaluate(bounded, arg)
+
+
+def wait_until(page, predicate: str, arg=None, ms: int = ACTION_TIMEOUT, every: int = 100) -> None:
+    """Until an async predicate (a script whose value is a promise) resolves truthy, polled every `every` ms
+    for at most `ms`. page.wait_for_function takes a returned promise itself as truthy and passes at once."""
+    found = evaluate_within(
+        page,
+        f"""async (arg) => {{
+            const end = Date.now() + {ms};
+            while (Date.now() < end) {{
+                if (await ({predicate})(arg)) return true;
+                await new Promise((r) => setTimeout(r, {every}));
+            }}
+            return false;
+        }}""",
+        arg,
+        ms + 5_000,
+    )
+    assert found, f"not true within {ms} ms: {predicate}"
+
+
 def draw_all_parts(page) -> None:
     """Scrolls through the article as a reader would, then keeps every part drawn: the parts off screen skip
     layout until they near the screen (content-visibility, hooks/sections.py), and a table's scroll cue is
     made then (course.js); checks of the whole page's layout (sizes, overlaps, scroll cues, axe) need both."""
-    page.evaluate("""async () => {
-        // Two frames, or 100 ms if the page paints no frame (a headless page may not): never waits forever.
+    evaluate_within(
+        page,
+        """async () => {
+        // Two frames, or 100 ms if the page paints no frame (a headless page may not).
         const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
         const y = scrollY;
         for (const el of document.querySelectorAll('.c9-part, article table')) { el.scrollIntoView(); await frame(); }
         document.querySelectorAll('.c9-part').forEach((p) => { p.style.contentVisibility = 'visible'; });
         scrollTo(0, y);
         await frame();
-    }""")
+    }""",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -165,12 +234,32 @@ def python_view(widget: str, **params) -> dict:
     return out["view"]
 
 
+class ChromiumWithTimeouts:
+    """The session's Chromium; every context it opens has the default timeouts above, whoever opens it."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        ctx = self._browser.new_context(**options)
+        ctx.set_default_timeout(ACTION_TIMEOUT)
+        ctx.set_default_navigation_timeout(NAVIGATION_TIMEOUT)
+        return ctx
+
+    def new_page(self, **options):
+        raise TypeError("open a context with new_context (or conftest.new_page), and close it when done")
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for the whole session; each test opens its own context."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_TIMEOUT)
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=NAVIGATION_TIMEOUT)
+        yield ChromiumWithTimeouts(b)
         b.close()

@@ -1,0 +1,511 @@
+"""Every page, laid out and drawn once per width, then measured by every whole-page check.
+
+Two widths: a phone (390 × 844 CSS px, touch, 2× pixels) and a desktop (1280 × 900). Each page is opened
+once per width, every chart drawn and every part of the article laid out (draw_all_parts), and the checks
+below read that same page: the page never scrolls sideways and every control of a widget is at least
+44 × 44 CSS px to hit (phone); charts stay legible (text ≥ 10 px, no label running into another); every
+trace of every build-time view is drawn; text that points at a mark has it on the chart; every Chinese
+text can fall back to the web font; axe finds no serious violation (desktop); tooltips of figures near
+the edges stay in the viewport; plot areas, tables and drawings are legible; each exponent is drawn by
+one font (desktop). The checks that change a page (open every <details>, wrap text in spans) run last."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import draw_all_parts, evaluate_within, new_page
+from test_charts_drawn import CHART_DRAWN, MARKS, TRACES
+from test_figure_provenance import EDGE_FIGURES
+from test_fonts import FONT_STACKS, SCRIPTS, WRAP_SCRIPTS, _shown
+from test_site_quality import AXE, page_paths
+
+# Opening and drawing the eight pages falls to a width's first check: minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(300)
+
+PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
+PHONE = 390  # the laid-out pages' phone
+WIDTH = 375  # the narrowest phone, for the checks with a page of their own
+MIN_TARGET = 44  # CSS px (WCAG 2.5.5; Apple's and Google's touch guidelines say the same)
+MIN_FONT = 10  # CSS px, as the glyphs are drawn (SVG text is scaled with its drawing)
+
+# The controls of our widgets, as the reader's finger meets them.
+# - A radio button or checkbox is hit through its <label> too (clicking the label toggles it), so its hit
+#   box is the input's box joined with its label's.
+# - Exempt: `.fig`, the figures quoted in running text (they open their formula on focus or hover). They
+#   are words inside a sentence, and WCAG 2.5.8 exempts inline targets whose size is set by the line of
+#   text; making them 44 px tall would break the paragraph. None of them sits inside a widget today, but a
+#   widget summary may quote one.
+# - tabindex="-1" marks an element that scripts focus, not a target (except on real controls).
+TARGETS = """(min) => {
+  const sel = ':is(button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"]))';
+  const out = [];
+  for (const el of document.querySelectorAll(`.c9-widget ${sel}, .c9-widget${sel}`)) {
+    if (el.closest('.fig, .c9-sr, .c9-pt-sr')) continue;
+    const cs = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || cs.visibility === 'hidden' || el.type === 'hidden') continue;
+    let [x0, y0, x1, y1] = [r.left, r.top, r.right, r.bottom];
+    if (el.type === 'radio' || el.type === 'checkbox') {
+      for (const lab of el.labels || []) {
+        const b = lab.getBoundingClientRect();
+        x0 = Math.min(x0, b.left); y0 = Math.min(y0, b.top); x1 = Math.max(x1, b.right); y1 = Math.max(y1, b.bottom);
+      }
+    }
+    const w = x1 - x0, h = y1 - y0;
+    if (w < min - 0.5 || h < min - 0.5) {
+      const name = el.getAttribute('aria-label') || el.name || el.textContent.trim().slice(0, 16) || el.className;
+      out.push(`${el.closest('[data-widget]')?.dataset.widget} ${el.tagName.toLowerCase()}${el.type ? '[' + el.type + ']' : ''} `
+               + `"${name}" ${Math.round(w)}×${Math.round(h)}`);
+    }
+  }
+  return out;
+}"""
+
+# Charts: Plotly's (div.js-plotly-plot, several SVG layers) and the SVGs the build draws. For each text,
+# its drawn font size and its ink box: the text's box in its own coordinates (so rotated labels work),
+# trimmed of the line gap above and below the glyphs, then mapped to the page.
+CHARTS = """(minFont) => {
+  const charts = [...document.querySelectorAll('.js-plotly-plot')];
+  for (const svg of document.querySelectorAll('article svg')) {
+    if (!svg.closest('.js-plotly-plot') && !svg.parentElement.closest('svg') && svg.querySelector('text')
+        && svg.getClientRects().length) charts.push(svg);
+  }
+  const ink = (t) => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    const pts = [[b.x + 0.5, b.y + 0.15 * b.height], [b.x + b.width - 0.5, b.y + 0.15 * b.height],
+                 [b.x + 0.5, b.y + 0.9 * b.height], [b.x + b.width - 0.5, b.y + 0.9 * b.height]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  };
+  const meet = (a, b) => Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 1 && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 1;
+  const role = (t) => {
+    for (const c of ['legendtext', 'xtitle', 'ytitle', 'gtitle', 'annotation-text']) if (t.classList.contains(c)) return c;
+    const tick = t.closest('.xtick, .ytick'); if (tick) return tick.classList.contains('xtick') ? 'xtick' : 'ytick';
+    return t.getAttribute('class') || 'text';
+  };
+  const out = [];
+  for (const chart of charts) {
+    const name = chart.closest('[data-widget]')?.dataset.widget || chart.closest('figure')?.className || 'svg';
+    const texts = [...chart.querySelectorAll('text')].filter((t) => t.textContent.trim() && t.getBBox().width > 0
+      && getComputedStyle(t).visibility !== 'hidden' && getComputedStyle(t).display !== 'none');
+    if (!texts.length) { out.push(`${name}: no text drawn`); continue; }
+    const items = texts.map((t) => {
+      const m = t.getScreenCTM();
+      return {t, s: t.textContent.trim().slice(0, 20), role: role(t), box: ink(t),
+              px: parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)};
+    });
+    for (const it of items) if (it.px < minFont - 0.05) out.push(`${name}: "${it.s}" is ${it.px.toFixed(1)} px`);
+    const plotly = chart.classList.contains('js-plotly-plot');
+    for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+      const a = items[i], b = items[j];
+      // Plotly spaces the tick labels of one axis itself (it tilts them when they crowd, and a tilted
+      // label's box is no guide to its ink), so those pairs are left to it.
+      if (plotly && a.role === b.role && /tick$/.test(a.role)) continue;
+      if (meet(a.box, b.box)) out.push(`${name}: "${a.s}" (${a.role}) runs into "${b.s}" (${b.role})`);
+    }
+    if (plotly) {   // the legend as a whole against the x-axis title (an earlier phone bug)
+      const legend = chart.querySelector('.legend'), xtitle = chart.querySelector('.xtitle');
+      if (legend && xtitle) {
+        const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+        if (meet(r(legend), r(xtitle))) out.push(`${name}: the legend covers the x-axis title`);
+      }
+    }
+  }
+  return {count: charts.length, problems: out};
+}"""
+
+WIDTHS = {
+    "phone": dict(
+        viewport={"width": PHONE, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
+    ),
+    "desktop": dict(viewport={"width": 1280, "height": 900}, color_scheme="light"),
+}
+
+
+class LaidOut:
+    """The eight pages at one width, each opened once, drawn whole, and kept open for the checks."""
+
+    def __init__(self, browser, base: str, name: str):
+        self.name, self.width = name, WIDTHS[name]["viewport"]["width"]
+        self.ctx = browser.new_context(**WIDTHS[name])
+        self.pages = {}
+        for path in PAGES:
+            page = self.ctx.new_page()
+            page.errors = []
+            page.on("pageerror", lambda e, page=page: page.errors.append(str(e)))
+            page.on("console", lambda m, page=page: m.type == "error" and page.errors.append(m.text))
+            page.bring_to_front()
+            _open(page, base + path)
+            page.wait_for_timeout(300)  # the last chart's traces
+            self.pages[path] = page
+
+    def each(self):
+        """(path, page), each page brought to the front first: Chromium draws frames (and so runs the
+        observers that place the tables' scroll cues and draw the parts) only for the page in front."""
+        for path, page in self.pages.items():
+            page.bring_to_front()
+            yield path, page
+
+    def errors(self) -> dict:
+        return {path: page.errors for path, page in self.pages.items() if page.errors}
+
+
+@pytest.fixture(scope="module", params=list(WIDTHS))
+def laid_out(request, browser, site_server):
+    pages = LaidOut(browser, site_server.url, request.param)
+    yield pages
+    pages.ctx.close()
+
+
+def at(name):
+    """Run this check at one width only."""
+    return pytest.mark.parametrize("laid_out", [name], indirect=True)
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    """A fresh phone page, for the checks that change what they measure."""
+    ctx, page = new_page(
+        browser,
+        viewport={"width": WIDTH, "height": 812},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
+    yield page
+    ctx.close()
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("() => document.fonts.status === 'loaded'")
+    # Charts are drawn as they come near the screen: stop at each one until it is drawn.
+    for chart in page.locator(".c9-js .c9-chart").all():
+        if chart.is_visible():
+            chart.scroll_into_view_if_needed()
+            page.wait_for_function(CHART_DRAWN, arg=chart.element_handle(), timeout=30_000)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    draw_all_parts(page)  # the checks below look at the whole page at once
+
+
+def test_the_pages_checked_are_all_the_pages(built_site):
+    assert sorted(PAGES) == sorted(page_paths(built_site))
+
+
+@at("phone")
+def test_no_sideways_scroll_and_every_widget_control_is_big_enough(laid_out):
+    failures = {}
+    checked = 0
+    for path, phone in laid_out.each():
+        width = phone.evaluate("() => document.scrollingElement.scrollWidth")
+        small = phone.evaluate(TARGETS, MIN_TARGET)
+        checked += phone.evaluate(
+            "() => document.querySelectorAll('.c9-widget :is(button, input, select)').length"
+        )
+        if width > laid_out.width:
+            failures.setdefault(path, []).append(f"page is {width} px wide")
+        if small:
+            failures.setdefault(path, []).extend(
+                small[:10] + ([f"… {len(small) - 10} more"] if len(small) > 10 else [])
+            )
+    assert failures == {}, failures
+    assert checked > 100  # the bits, sliders, selects and buttons of every widget were there to check
+    assert laid_out.errors() == {}
+
+
+def test_no_sideways_scroll_with_scripts_off(browser, site_server):
+    """With JavaScript off, lesson 5's long title in the header (its hidden second copy, slid right
+    until Material's script shows it) made the page 3 px wider than a 390 px phone."""
+    ctx, page = new_page(browser, viewport={"width": WIDTH, "height": 812}, java_script_enabled=False)
+    wide = {}
+    for path in PAGES:
+        page.goto(site_server.url + path)
+        width = page.evaluate("() => document.scrollingElement.scrollWidth")
+        if width > WIDTH:
+            wide[path] = width
+    ctx.close()
+    assert wide == {}
+
+
+def test_controls_shown_only_on_a_choice_fit_the_phone_too(phone, site_server):
+    """QA: the block lab's 「自己输入」 box (hidden until chosen, cols="40") made lesson 4 410 px wide."""
+    _open(phone, site_server.url + "lesson-4/")
+    phone.locator('[data-widget="block-lab"] input[name="source"][value="typed"]').check()
+    phone.locator('[data-widget="block-lab"] textarea').wait_for(state="visible")
+    assert phone.evaluate("() => document.scrollingElement.scrollWidth") <= WIDTH
+
+
+def test_charts_are_legible(laid_out):
+    """At both widths (on a desktop the E2M1 line's "±0" ran into "0.5")."""
+    failures = {}
+    charts = 0
+    for path, page in laid_out.each():
+        found = page.evaluate(CHARTS, MIN_FONT)
+        charts += found["count"]
+        if found["problems"]:
+            failures[path] = found["problems"]
+    assert failures == {}, failures
+    assert charts >= 15  # every Plotly chart and every drawn SVG on the eight pages was measured
+    assert laid_out.errors() == {}
+
+
+def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
+    seen = []
+    for path, page in laid_out.each():
+        for chart in page.evaluate(TRACES):
+            assert chart["drawn"] == chart["view"], (path, chart)
+            seen.append(chart["widget"])
+    assert len(seen) >= 15 and {"timeline", "ledger", "lab-charts", "block-lab", "loss-scale"} <= set(seen)
+
+
+def test_text_that_points_at_a_mark_has_it_on_the_chart(laid_out):
+    """The build-time views; lesson 5 with the lab's model, live: tests/test_charts_drawn.py."""
+    checked = []
+    for path, page in laid_out.each():
+        for c in page.evaluate(MARKS):
+            assert c["ok"], (path, c)
+            checked.append((path, c["widget"], c["phrase"]))
+    assert {"虚线", "红色虚线", "左边红色", "橙色是次正规区"} <= {p for _, _, p in checked}, checked
+
+
+def test_every_chinese_text_can_fall_back_to_the_web_font(laid_out):
+    """Every element that shows Chinese (prose, code blocks, chart labels, drawings) has the web font in its
+    computed font stack: the lab's code block fell back to a system font (boxes)."""
+    problems, seen = {}, 0
+    for path, page in laid_out.each():
+        found = page.evaluate(FONT_STACKS)
+        seen += found["n"]
+        if found["out"]:
+            problems[path] = found["out"][:8]
+    assert problems == {}, problems
+    assert seen > 500
+    code = laid_out.pages["lab/"].locator("article pre code").filter(has_text="#").first  # 「自己跑一遍」
+    assert "Noto Sans SC" in code.evaluate("e => getComputedStyle(e).fontFamily")
+
+
+@at("desktop")
+def test_axe_finds_no_serious_or_critical_violation(laid_out):
+    """axe-core on every page as a reader who scrolled through it has it (what is off screen is drawn only
+    then); axe is evaluated into the page, so the page keeps its Content-Security-Policy."""
+    axe = AXE.read_text(encoding="utf-8")
+    failures = {}
+    for path, page in laid_out.each():
+        page.evaluate(axe)
+        result = evaluate_within(page, "async () => await axe.run(document, {resultTypes: ['violations']})")
+        bad = [
+            (v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"])
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        if bad:
+            failures[path] = bad
+    assert failures == {}, failures
+    assert laid_out.errors() == {}
+
+
+def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(laid_out):
+    """The figures nearest the left and right edges of the text column, and the last ones of a page: each
+    one's tooltip, shown by keyboard focus, lies inside the viewport (it ran off a phone)."""
+    width = laid_out.width
+    checked, bad = 0, []
+    for path, page in laid_out.each():
+        figs = page.locator("article .fig")
+        for i in page.evaluate(EDGE_FIGURES, width):
+            fig = figs.nth(i)
+            fig.focus()
+            tip = fig.locator(".fig-how")
+            tip.wait_for(state="visible")
+            evaluate_within(  # focus draws the figure's part of the page if it was not drawn yet
+                page,
+                "() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })",
+            )
+            fig_box, tip_box = fig.bounding_box(), tip.bounding_box()
+            checked += 1
+            if tip_box["x"] < 0 or tip_box["x"] + tip_box["width"] > width + 0.5:
+                bad.append(f"{path} {fig.get_attribute('data-fig')}: {tip_box}")
+            # it opens under its figure, not somewhere else on the page
+            assert tip_box["y"] >= fig_box["y"], (path, fig_box, tip_box)
+            fig.blur()
+    assert checked >= 40 and not bad, bad
+
+
+def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
+    """The checks above can fail: a legend moved onto the x-axis title and a 7 px tick are reported."""
+    _open(phone, site_server.url + "lesson-1/")
+    evaluate_within(
+        phone,
+        """async () => {
+        const plot = document.querySelector('[data-widget="ledger"] .js-plotly-plot');
+        await Plotly.relayout(plot, {'legend.yref': 'paper', 'legend.y': -0.3, 'legend.yanchor': 'top',
+                                     'legend.xref': 'paper', 'legend.x': 0, 'xaxis.tickfont.size': 7});
+    }""",
+    )
+    problems = phone.evaluate(CHARTS, MIN_FONT)["problems"]
+    assert any("legend covers the x-axis title" in p for p in problems), problems
+    assert any(" is 7.0 px" in p for p in problems), problems
+    phone.evaluate("""() => { const s = document.querySelector('[data-widget="ledger"] select').style;
+                              s.setProperty('min-height', '0', 'important'); s.setProperty('height', '30px', 'important'); }""")
+    small = phone.evaluate(TARGETS, MIN_TARGET)
+    assert (
+        len(small) == 1 and small[0].startswith("ledger select[select-one]") and small[0].endswith("×30")
+    ), small
+
+
+# ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings ----------------------------------
+MIN_PLOT = 150  # CSS px of plot area, whatever the legend takes (charts.js grows a chart to 180)
+
+PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter((gd) => gd.getClientRects().length).map((gd) => {
+  const name = gd.closest('[data-widget]')?.dataset.widget;
+  const plot = gd._fullLayout._size.h;
+  const legend = gd.querySelector('.legend')?.getBoundingClientRect().height || 0;
+  return plot >= minPlot && plot >= legend ? null : `${name}: plot area ${Math.round(plot)} px under a ${Math.round(legend)} px legend`;
+})"""
+
+# A table either fits its column, or it scrolls in its own box with a visible cue above the box and its
+# first column pinned while the rest scrolls under it. The boxes are found by what they do, not by the
+# rule course.js uses to place its cue: every box around the table that hides part of it (overflow not
+# visible and content wider than the box). Taking the nearest scroll box, as course.js did, found
+# Material's Markdown tables themselves (overflow:auto, never wider than themselves), so tables that their
+# wrapper (.md-typeset__scrollwrap) cut mid-word at the screen's edge passed with no cue.
+TABLES = """() => {
+  const out = []; let n = 0;
+  const screen = document.documentElement.clientWidth;
+  for (const table of document.querySelectorAll('article table')) {
+    if (!table.getClientRects().length) continue;
+    n += 1;
+    const name = (table.closest('[data-widget]')?.dataset.widget || 'page') + ' "'
+      + (table.caption?.textContent || table.rows[0]?.textContent || '').trim().slice(0, 16) + '"';
+    const hiding = [];
+    for (let el = table; el && el !== document.body; el = el.parentElement) {
+      if (getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1) hiding.push(el);
+    }
+    if (!hiding.length) {
+      if (table.getBoundingClientRect().right > screen + 1) out.push(`${name}: wider than the page`);
+      continue;
+    }
+    const cue = hiding[0].previousElementSibling;
+    if (!cue?.classList.contains('c9-scroll-cue') || cue.hidden || !cue.getClientRects().length || !/滑动/.test(cue.textContent)) {
+      out.push(`${name}: wider than its box, no scroll cue`);
+    }
+    if (hiding.length > 1) out.push(`${name}: ${hiding.length} boxes scroll it`);
+    const first = table.rows[table.rows.length - 1].cells[0];
+    const before = first.getBoundingClientRect().left;
+    hiding[0].scrollLeft = 120;
+    const moved = first.getBoundingClientRect().left - before;
+    hiding[0].scrollLeft = 0;
+    if (Math.abs(moved) > 1) out.push(`${name}: the first column scrolls away`);
+  }
+  return {n, out};
+}"""
+
+# Text in two cells side by side keeps a gap (「56.296.7357」 was three cells without padding).
+RUN_TOGETHER = """(minGap) => {
+  const out = [];
+  // The visible text's box (a cell's clipped screen-reader text is not drawn).
+  const ink = (cell) => {
+    let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (!n.textContent.trim() || n.parentElement.closest('.c9-sr, .c9-pt-sr')) continue;
+      const range = document.createRange(); range.selectNodeContents(n);
+      const k = range.getBoundingClientRect();
+      if (!k.width) continue;
+      l = Math.min(l, k.left); t = Math.min(t, k.top); r = Math.max(r, k.right); b = Math.max(b, k.bottom);
+    }
+    return r > l ? {left: l, top: t, right: r, bottom: b, width: r - l} : {width: 0};
+  };
+  for (const table of document.querySelectorAll('article table')) {
+    if (!table.getClientRects().length) continue;
+    for (const row of table.rows) {
+      const cells = [...row.cells].filter((c) => c.textContent.trim());
+      for (let i = 1; i < cells.length; i++) {
+        const a = ink(cells[i - 1]), b = ink(cells[i]);
+        if (!a.width || !b.width || Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) < 2) continue;
+        if (b.left - a.right < minGap) {
+          out.push(`"${cells[i - 1].textContent.trim().slice(0, 12)}" | "${cells[i].textContent.trim().slice(0, 12)}": ${(b.left - a.right).toFixed(1)} px`);
+        }
+      }
+    }
+  }
+  return out;
+}"""
+
+# Every label of a drawing is inside what the reader can see of it: the drawing's box, clipped by any
+# scrolling or clipping box around it and by the screen.
+SVG_LABELS = """() => {
+  const out = []; let n = 0;
+  const svgs = [...document.querySelectorAll('article svg')].filter((s) => !s.parentElement.closest('svg') && s.getClientRects().length
+    && s.querySelector('text'));
+  for (const svg of svgs) {
+    n += 1;
+    let [l, t, r, b] = (({left, top, right, bottom}) => [left, top, right, bottom])(svg.getBoundingClientRect());
+    for (let el = svg.parentElement; el && el !== document.body; el = el.parentElement) {
+      if (getComputedStyle(el).overflowX !== 'visible') {
+        const c = el.getBoundingClientRect();
+        l = Math.max(l, c.left); r = Math.min(r, c.right);
+      }
+    }
+    l = Math.max(l, 0); r = Math.min(r, document.documentElement.clientWidth);
+    const name = svg.closest('[data-widget]')?.dataset.widget || svg.getAttribute('class') || 'svg';
+    for (const text of svg.querySelectorAll('text')) {
+      const k = text.getBoundingClientRect();
+      if (!text.textContent.trim() || !k.width || getComputedStyle(text).visibility === 'hidden') continue;
+      if (k.left < l - 1 || k.right > r + 1) out.push(`${name}: "${text.textContent.trim().slice(0, 16)}" at ${Math.round(k.left)}–${Math.round(k.right)} px, seen ${Math.round(l)}–${Math.round(r)}`);
+    }
+  }
+  return {n, out};
+}"""
+
+
+# ---- The checks that change the page they measure: last -------------------------------------------
+def test_plots_tables_and_drawings_are_legible(laid_out):
+    """At both widths, every page with every <details> open: plot areas at least MIN_PLOT and the legend's
+    height; tables fit or scroll with a cue and a pinned first column; no two cells' text run together;
+    every label of a drawing in view."""
+    failures, tables, svgs = {}, 0, 0
+    for path, page in laid_out.each():
+        page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+        page.wait_for_timeout(200)
+        draw_all_parts(page)  # again: the tables in what was closed get their cues as a reader scrolls past
+        problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
+        t = page.evaluate(TABLES)
+        s = page.evaluate(SVG_LABELS)
+        problems += t["out"] + page.evaluate(RUN_TOGETHER, 4) + s["out"]
+        tables, svgs = tables + t["n"], svgs + s["n"]
+        if problems:
+            failures[path] = problems[:12]
+    assert failures == {}, failures
+    assert tables >= 20 and svgs >= 8, (tables, svgs)
+    assert laid_out.errors() == {}
+
+
+@at("desktop")
+def test_each_exponent_is_drawn_by_one_font(laid_out):
+    """In Chromium (no CJK or other system fonts beyond the basics), every run of super- and subscripts
+    on every page is drawn by exactly one font, the site's DejaVu Sans cut: 「2¹²⁷」 on lesson 3 drew ¹²
+    with Noto Sans SC and ⁷ with a system font. (Each run is wrapped in a span of the test's own.)"""
+    bad, runs, fonts = {}, 0, set()
+    for path, page in laid_out.each():
+        cdp = laid_out.ctx.new_cdp_session(page)
+        page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+        runs += page.evaluate(WRAP_SCRIPTS, SCRIPTS + "ᵀ")
+        draw_all_parts(page)  # text in a part not yet drawn has no font yet
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".c9-test-scripts"})[
+            "nodeIds"
+        ]:
+            used = {
+                f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            }
+            if not used and not _shown(cdp, node):
+                continue  # a widget's build-time text, hidden or rewritten since Python answered
+            fonts |= used
+            if len(used) != 1:
+                text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+                bad.setdefault(path, []).append((text, sorted(used)))
+        cdp.detach()
+    assert bad == {}, bad
+    assert runs > 20 and fonts == {"DejaVu Sans"}, (runs, fonts)

@@ -1,0 +1,451 @@
+"""Lesson 4 and the FP4 branch: the views checked against independent oracles (ml_dtypes, numpy),
+their bad-input messages, their Plotly specs, the evolution map, the figures, and the built pages."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import ml_dtypes
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from conftest import ROOT
+
+from c9.base import typed
+from c9.figures.lesson4_fp4 import figures
+from c9.views import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table
+
+DTYPES = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
+
+
+def ask(widget, **params):
+    return json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+
+
+# ---------------------------------------------------------------- pattern-table
+
+
+@pytest.mark.parametrize("fmt", list(DTYPES))
+def test_every_cell_matches_ml_dtypes(fmt):
+    t = pattern_table.table(fmt)
+    oracle = np.arange(256, dtype=np.uint8).view(DTYPES[fmt]).astype(np.float64)
+    for hi, row in enumerate(t["rows"]):
+        for lo, c in enumerate(row):
+            code = hi * 16 + lo
+            want = oracle[code]
+            assert c["code"] == code
+            assert c["bits"].replace(".", "") == format(code, "08b"), f"{fmt} code {code:#04x}"
+            if np.isnan(want):
+                assert c["cls"] == "nan", f"{fmt} code {code:#04x}"
+            elif np.isinf(want):
+                assert c["cls"] == "infinity" and c["value"] == ("+∞" if want > 0 else "−∞")
+            elif want == 0:
+                assert c["cls"] == "zero"
+            else:
+                info = ml_dtypes.finfo(DTYPES[fmt])
+                assert c["cls"] == ("subnormal" if abs(want) < float(info.smallest_normal) else "normal"), (
+                    f"{fmt} {code:#04x}"
+                )
+                # the value in reader notation ("−448", "1,024"), read back by the site's own reader
+                assert float(typed.parse(c["value"])) == want, f"{fmt} code {code:#04x}"
+
+
+@pytest.mark.parametrize(
+    "fmt,counts",
+    [
+        (
+            "float8_e4m3fn",
+            {"zero": 2, "subnormal": 14, "normal": 238, "infinity": 0, "nan": 2},
+        ),  # OCP OFP8 §5.1
+        ("float8_e5m2", {"zero": 2, "subnormal": 6, "normal": 240, "infinity": 2, "nan": 6}),
+    ],
+)
+def test_class_counts(fmt, counts):
+    assert pattern_table.table(fmt)["counts"] == counts
+
+
+def test_pattern_table_refuses_other_formats():
+    with pytest.raises(ValueError):
+        pattern_table.page_context(format="bf16")
+    assert pattern_table.short_value(-0.0) == "−0" and pattern_table.short_value(57344.0) == "57344"
+
+
+# ---------------------------------------------------------------- block-lab
+
+
+def _oracle_per_block(t: np.ndarray, tile):
+    """Independent: FP32 scale 448/amax per tile, v·s rounded to E4M3 by ml_dtypes, back to float."""
+    rows, cols = t.shape
+    tr, tc = (rows, cols) if tile is None else tile
+    deq = np.empty_like(t)
+    for r0 in range(0, rows, tr):
+        for c0 in range(0, cols, tc):
+            blk = t[r0 : r0 + tr, c0 : c0 + tc]
+            s = np.float64(np.float32(448.0 / np.max(np.abs(blk))))
+            q = (blk * s).astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+            deq[r0 : r0 + tr, c0 : c0 + tc] = q / s
+    return np.abs(deq - t) / np.abs(t)
+
+
+def _oracle_mx_2d(t: np.ndarray, dtype, emax: int, top: float):
+    """OCP MX v1.0 §6.3 on every 1×32 block: X = 2^(floor(log2 amax) − emax), elements saturated."""
+    deq = np.empty_like(t)
+    for r in range(t.shape[0]):
+        for c0 in range(0, t.shape[1], 32):
+            blk = t[r, c0 : c0 + 32]
+            x = 2.0 ** (math.floor(math.log2(np.max(np.abs(blk)))) - emax)
+            deq[r, c0 : c0 + 32] = np.clip(blk / x, -top, top).astype(dtype).astype(np.float64) * x
+    return np.abs(deq - t) / np.abs(t)
+
+
+def _oracle_nv_2d(t: np.ndarray):
+    """NVFP4: FP32 tensor scale amax/(448·6), E4M3 scale per 1×16 block, E2M1 elements."""
+    tt = np.float64(np.float32(np.max(np.abs(t)) / 2688.0))
+    deq = np.empty_like(t)
+    for r in range(t.shape[0]):
+        for c0 in range(0, t.shape[1], 16):
+            blk = t[r, c0 : c0 + 16]
+            b = np.float64(np.clip(np.max(np.abs(blk)) / (6 * tt), 0, 448).astype(ml_dtypes.float8_e4m3fn))
+            deq[r, c0 : c0 + 16] = _e2m1(blk / (b * tt)) * (b * tt) if b else 0.0
+    return np.abs(deq - t) / np.abs(t)
+
+
+ORACLES = {
+    "per_tensor_e4m3": (None, lambda t: _oracle_per_block(t, None)),
+    "deepseek_1x128": ((1, 128), lambda t: _oracle_per_block(t, (1, 128))),
+    "deepseek_128x128": ((128, 128), lambda t: _oracle_per_block(t, (128, 128))),
+    "mxfp8_e4m3": ((1, 32), lambda t: _oracle_mx_2d(t, ml_dtypes.float8_e4m3fn, 8, 448.0)),
+    "mxfp4": ((1, 32), lambda t: _oracle_mx_2d(t, ml_dtypes.float4_e2m1fn, 2, 6.0)),
+    "nvfp4": ((1, 16), _oracle_nv_2d),
+}
+
+
+def _tile_means(rel: np.ndarray, tile):
+    """Mean of each block by numpy reshaping (the blocks divide the tensor, or cover a whole side)."""
+    rows, cols = rel.shape
+    tr, tc = (rows, cols) if tile is None else (min(tile[0], rows), min(tile[1], cols))
+    return rel.reshape(rows // tr, tr, cols // tc, tc).mean(axis=(1, 3))
+
+
+@pytest.mark.parametrize("scheme", list(ORACLES))
+@pytest.mark.parametrize("token", [True, False])
+def test_block_lab_against_ml_dtypes(scheme, token):
+    """Per-element statistics and the per-block means the chart colours, against numpy/ml_dtypes."""
+    tile, oracle = ORACLES[scheme]
+    v = block_lab.view({"scheme": scheme, "token": token})
+    t = np.array(block_lab.generate(token=token))
+    rel = oracle(t)
+    assert v["max_rel"] == pytest.approx(rel.max(), rel=1e-12)
+    assert v["median_rel"] == pytest.approx(float(np.median(rel)), rel=1e-12)
+    assert v["coarse"] == int((rel > 0.0625).sum())
+    assert v["flushed"] == int((rel == 1.0).sum())
+    assert v["shape"] == [block_lab.ROWS, block_lab.COLS]
+    means = _tile_means(rel, tile)
+    np.testing.assert_allclose(np.array(v["tile_means"], dtype=float), means, rtol=1e-12)
+    z = np.round(np.clip(np.log10(means), block_lab.LOG_MIN, block_lab.LOG_MAX), 3)
+    assert v["figure"]["data"][0]["z"] == z.tolist()
+    assert v["ruined"] == int((means > 0.0625).sum())
+    go.Figure(v["figure"])
+
+
+@pytest.mark.parametrize("scheme", list(ORACLES))
+def test_block_boundaries_at_multiples_of_the_block(scheme):
+    """The cells span whole blocks and the drawn lines sit at every inner multiple of the block size."""
+    tile = ORACLES[scheme][0] or (block_lab.ROWS, block_lab.COLS)
+    v = block_lab.view({"scheme": scheme})
+    tr, tc = min(tile[0], block_lab.ROWS), tile[1]
+    assert v["row_edges"] == list(range(0, block_lab.ROWS + 1, tr))
+    assert v["col_edges"] == list(range(0, block_lab.COLS + 1, tc))
+    d = v["figure"]["data"][0]
+    assert d["x"] == v["col_edges"] and d["y"] == v["row_edges"]
+    paths = " ".join(sh["path"] for sh in v["figure"]["layout"]["shapes"])
+    assert sorted(int(x) for x in re.findall(r"M(\d+),0V", paths)) == list(range(tc, block_lab.COLS, tc))
+    assert sorted(int(y) for y in re.findall(r"M0,(\d+)H", paths)) == list(range(tr, block_lab.ROWS, tr))
+
+
+def test_ragged_blocks_and_zero_blocks():
+    """A typed 3×5 tensor under 1×128: one block per row, cut to 5 wide; a row of zeros has no mean."""
+    v = block_lab.view(
+        {
+            "source": "typed",
+            "text": "1, 2, 3, 4, 5\n0, 0, 0, 0, 0\n1000, 0.01, 0, 0, 0",
+            "scheme": "deepseek_1x128",
+        }
+    )
+    assert v["row_edges"] == [0, 1, 2, 3] and v["col_edges"] == [0, 5]
+    assert v["tile_means"][1] == [None] and v["figure"]["data"][0]["z"][1] == [None]
+    rel = _oracle_per_block(np.array([[1000, 0.01]]), None)[0]
+    assert v["tile_means"][2][0] == pytest.approx(rel.mean(), rel=1e-12)
+
+
+def test_abs_map_shows_the_outliers():
+    """The |x| map comes with the first scheme shown: log10|x| in tenths, the outlier columns dark."""
+    v = block_lab.view()
+    t, cols = block_lab.generate_with_outliers()
+    z = np.array(v["abs_figure"]["data"][0]["z"], dtype=float)
+    np.testing.assert_array_equal(z, np.round(10 * np.log10(np.abs(np.array(t)))))
+    assert all(z[:, j].min() >= 10 * math.log10(300) - 0.5 for j in cols)
+    assert "abs_figure" not in block_lab.view({"scheme": "nvfp4"})
+
+
+def test_predict_task_answer():
+    """The predict-first task: in the right half only 1×128 (and MXFP8) keep every block fine."""
+    got = {a["scheme"]: (a["ruined"], a["blocks"]) for a in block_lab.page_context()["predict"]}
+    assert got["per_tensor_e4m3"] == (1, 1) and got["deepseek_128x128"] == (1, 1)
+    assert got["deepseek_1x128"] == (0, 64) and got["mxfp8_e4m3"] == (0, 256)
+    assert got["mxfp4"][0] == got["mxfp4"][1] == 256
+
+
+def test_block_shape_follows_the_outlier_token():
+    """The page's claim: the outlier token hurts 128×128 blocks, hardly 1×128 tiles."""
+    c = {
+        (s, tok): block_lab.view({"scheme": s, "token": tok})["coarse"]
+        for s in ("deepseek_1x128", "deepseek_128x128")
+        for tok in (True, False)
+    }
+    assert c["deepseek_128x128", True] > 1.8 * c["deepseek_128x128", False]
+    assert abs(c["deepseek_1x128", True] - c["deepseek_1x128", False]) < 0.05 * c["deepseek_1x128", False]
+
+
+def test_typed_default_shows_12_8_and_0_45_percent():
+    got = {
+        s: ask("block-lab", source="typed", scheme=s)["view"]["max_rel_text"] for s in block_lab.SCHEMES[:3]
+    }
+    assert got == {"per_tensor_e4m3": "12.8%", "deepseek_1x128": "0.45%", "deepseek_128x128": "12.8%"}
+    one_row = ask("block-lab", source="typed", text="[1000, 0.01, 0.02, 0.5]", scheme="deepseek_1x128")
+    assert one_row["view"]["max_rel_text"] == "12.8%"
+
+
+def test_generator_is_seeded_and_describes_its_outliers():
+    t, cols = block_lab.generate_with_outliers(9, 4, 1000, True)
+    assert t == block_lab.generate(9, 4, 1000, True)
+    big = [j for j in range(block_lab.COLS) if all(abs(t[i][j]) >= 300 for i in range(block_lab.ROWS))]
+    assert big == cols and all(c < 128 for c in cols)
+    assert all(abs(x) >= 300 for x in t[5])
+    assert "通道 1、48、67、83" in block_lab.view()["tensor_note"]
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"source": "typed", "text": ""}, "张量是空的"),
+        ({"source": "typed", "text": "1, abc"}, "「abc」不是数字"),
+        ({"source": "typed", "text": "1, 2\n3"}, "各行长度不一"),
+        ({"source": "typed", "text": "1, nan"}, "NaN"),
+        ({"source": "typed", "text": "1, inf"}, "无穷大"),
+        ({"source": "typed", "text": "1e39"}, "FP32"),
+        ({"source": "typed", "text": "\n".join(["1"] * 65)}, "张量太大"),
+        ({"seed": "x"}, "随机种子要是整数"),
+        ({"seed": -1}, "随机种子要在"),
+        ({"channels": 9}, "离群通道数要在"),
+        ({"magnitude": 7}, "离群值的量级只能选"),
+        ({"token": "yes"}, "只能是开或关"),
+        ({"scheme": "fp3"}, "没有这种缩放方案"),
+        ({"source": "web"}, "张量来源"),
+        ({"colour": 1}, "不认识的参数"),
+    ],
+)
+def test_block_lab_bad_input(params, message):
+    out = ask("block-lab", **params)
+    assert out["ok"] is False and message in out["error"], out
+
+
+# ---------------------------------------------------------------- mx-nv
+
+
+def _e2m1(x):
+    return np.clip(np.asarray(x, dtype=np.float64), -6, 6).astype(ml_dtypes.float4_e2m1fn).astype(np.float64)
+
+
+def _oracle_mx(v):
+    v = np.asarray(v, dtype=np.float64)
+    x = 2.0 ** (math.floor(math.log2(np.max(np.abs(v)))) - 2)  # OCP MX v1.0 §6.3
+    return _e2m1(v / x) * x
+
+
+def _oracle_nv(v):
+    v = np.asarray(v, dtype=np.float64)
+    amax = np.max(np.abs(v))
+    t = np.float64(np.float32(amax / 2688.0))
+    b = np.float64(np.clip(amax / (6 * t), 0, 448).astype(ml_dtypes.float8_e4m3fn))
+    return _e2m1(v / (b * t)) * (b * t)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        [0.3, -1.2, 2.7, 0.05],
+        [0.3, -1.2, 4, 0.05],
+        [1e-3, 5e-4, -7e-3],
+        [100.0, 1.0, -3.0, 0.2] * 4,
+        [6.0, 5.0, 2.5, 1.75],
+    ],
+)
+def test_mx_nv_against_ml_dtypes(block):
+    v = mx_nv.view({"text": ", ".join(map(repr, block))})
+    mx = np.array([r["mx"]["dequantized"] for r in v["rows"]])
+    nv = np.array([r["nv"]["dequantized"] for r in v["rows"]])
+    np.testing.assert_allclose(mx, _oracle_mx(block), rtol=0, atol=0)
+    np.testing.assert_allclose(nv, _oracle_nv(block), rtol=1e-15)
+    assert v["mx"]["bits_nominal"] == 4.25 and v["nv"]["bits_nominal"] == 4.5
+
+
+def test_default_block_zeroes_0_05_in_both():
+    v = mx_nv.view()
+    last = v["rows"][-1]
+    assert last["value"] == 0.05 and last["mx"]["zeroed"] and last["nv"]["zeroed"]
+    assert v["mx"]["scale"] == 0.5 and v["mx"]["scale_code"] == 126  # E8M0: 2^(126 − 127)
+    assert "1 个非零数变成了 0" in v["summary"]
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "块是空的"),
+        ("  ,  ", "块是空的"),
+        ("0.3, x", "「x」不是数字"),
+        ("nan", "NaN"),
+        ("inf, 1", "超出了 FP32"),
+        (", ".join(["1"] * 17), "最多 16 个数"),
+        ("0, 0, -0", "全是 0"),
+        (3, "块是空的"),
+    ],
+)
+def test_mx_nv_bad_input(text, message):
+    out = ask("mx-nv", text=text)
+    assert out["ok"] is False and message in out["error"], out
+
+
+# ---------------------------------------------------------------- fp4-line, evolution-map, figures
+
+
+def test_fp4_line_intervals_round_to_their_code():
+    rows = fp4_line.rows()
+    assert len(rows) == 16
+    for r in rows:
+        lo, hi = max(r["lo"], -7.0), min(r["hi"], 7.0)
+        for x in np.linspace(lo, hi, 9)[1:-1]:
+            assert _e2m1(x)[()] == r["value"], (r["hex"], x)
+    assert [r["value_text"] for r in rows[:8]] == ["0", "0.5", "1", "1.5", "2", "3", "4", "6"]
+    assert "<svg" in fp4_line.svg()
+
+
+def test_evolution_map_marks_the_page():
+    ctx = evolution_map.page_context(here="lesson-4")
+    assert [s["page"] for s in ctx["stages"] if s["here"]] == ["lesson-4"]
+    assert ctx["stages"][0]["href"] == "../lesson-1/"
+    assert not any(s["here"] for s in evolution_map.page_context()["stages"])
+    with pytest.raises(ValueError):
+        evolution_map.page_context(here="lesson-9")
+
+
+def test_figures_match_the_hand_calculation():
+    f = {row["name"]: row for row in figures()}
+    assert f["outlier_scale_in_block"]["value"] == 896.0
+    assert f["outlier_scaled_in_block"]["text"] == "8.96"
+    assert f["outlier_code_in_block"]["value"] == 9.0
+    assert f["outlier_dequant_in_block"]["value"] == pytest.approx(9 / 896)
+    assert f["outlier_code_per_tensor"]["value"] == 2 * 2.0**-9
+    assert f["e5m2_max"]["value"] == float(ml_dtypes.finfo(ml_dtypes.float8_e5m2).max)
+    assert f["mx_big4_0_3_rel_error"]["text"] == "66.7%"
+    assert f["e2m1_of_1_75"]["value"] == 2.0 and f["e2m1_of_2_5"]["value"] == 2.0
+
+
+# ---------------------------------------------------------------- the built pages
+
+
+def test_built_pages_have_the_tables_and_maps(built_site):
+    l4 = (built_site / "lesson-4" / "index.html").read_text()
+    for fmt in ("float8_e4m3fn", "float8_e5m2"):
+        table = re.search(rf'data-format="{fmt}".*?</table>', l4, re.S).group(0)
+        assert len(re.findall(r"<td [^>]*data-code=", table)) == 256
+        assert len(re.findall(r'<th scope="row">', table)) == 16
+    assert l4.count('aria-current="step"') == 1 and "你在这里" in l4
+    assert 'data-widget="block-lab"' in l4 and "12.8%" in l4 and "0.45%" in l4
+    fp4 = (built_site / "fp4" / "index.html").read_text()
+    assert 'data-widget="mx-nv"' in fp4 and "c9-fl-svg" in fp4 and fp4.count('aria-current="step"') == 1
+    home = (built_site / "index.html").read_text()
+    assert "c9-evo" in home and 'href="lesson-4/"' in home
+    for page in (l4, fp4, home):
+        assert "{{" not in page
+
+
+# --- What a list box says about the reader's numbers ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ("1e400, 1", "第 1 行第 1 列「1e400」"),
+        ("1e39, 1", "第 1 行第 1 列「1e39」"),
+        ("1, 2\n3, -1e400", "第 2 行第 2 列「-1e400」"),
+    ],
+)
+def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
+    """「第 1 行第 1 列是 Fraction(1000000…, 1)：…±3.4e38」 quoted a repr; now the typed text, and the
+    range in reader notation. MX/NV said 「1.00000e+400」: a reformatted value, not the input."""
+    with pytest.raises(Exception) as e:
+        block_lab.view({"source": "typed", "text": text})
+    assert e.value.message_zh == f"{where}超出了 FP32 的范围（±3.4×10³⁸）"
+    with pytest.raises(Exception) as e:
+        mx_nv.view({"text": text.replace("\n", ", ")})
+    assert (
+        "「" + where.split("「")[1] in e.value.message_zh and "FP32 的范围（±3.4×10³⁸）" in e.value.message_zh
+    )
+    assert "Fraction" not in e.value.message_zh and "e+" not in e.value.message_zh
+
+
+@pytest.mark.parametrize("text", ["1,,2", "1, 2,", ",1", "1、、2"])
+def test_an_empty_list_item_gets_a_message_in_both_list_boxes(text):
+    """MX/NV read 「1,,2」 as 1 and 2 without a word; the block lab did the same."""
+    for call in (
+        lambda: mx_nv.view({"text": text}),
+        lambda: block_lab.view({"source": "typed", "text": text}),
+    ):
+        with pytest.raises(Exception) as e:
+            call()
+        assert "有一项是空的" in e.value.message_zh and "「1,5」是 1 和 5 两个数" in e.value.message_zh
+
+
+def test_list_boxes_read_commas_as_separators_and_say_so():
+    """In a list box 「1,5」 is two numbers (the rule of c9/base/typed.py), and the box's label says it."""
+    assert mx_nv.view({"text": "1,5"})["values"] == [1.0, 5.0]
+    assert block_lab.view({"source": "typed", "text": "[1, 2], [3, 4]"})["shape"] == [2, 2]
+    from c9.base import typed
+
+    assert "「1,5」是 1 和 5 两个数" in typed.LIST_RULE
+    assert mx_nv.page_context()["list_rule"] == block_lab.page_context()["list_rule"] == typed.LIST_RULE
+
+    templates = ROOT / "c9" / "views"
+    for name in ("mx-nv.html", "block-lab.html"):
+        assert "{{ list_rule }}" in (templates / name).read_text(encoding="utf-8")
+
+
+def test_mx_nv_scales_in_reader_notation():
+    """「X = 2^97 = 1.58456e+29」, 「t = 3.72024e+26(FP32)」, cells 「1.00000e+30」."""
+    v = mx_nv.view({"text": "1e30, 1"})
+    assert v["mx"]["scale_text"] == "X = 2⁹⁷ ≈ 1.58456×10²⁹（E8M0 编码 0xE0）"
+    assert "张量缩放 t ≈ 3.72024×10²⁶（FP32）" in v["nv"]["scale_text"]
+    assert [r["value_text"] for r in v["rows"]] == ["1×10³⁰", "1"]
+    assert mx_nv.view()["mx"]["scale_text"].startswith("X = 2⁻¹ = 0.5（")
+
+
+def test_pattern_table_in_reader_notation():
+    """Tooltips 「值 -448.0（= -1.75 × 2^8）」, 「值 -0.0」; summary 「2^-14 ≈ 6.1e-05」."""
+    t = pattern_table.page_context("float8_e4m3fn")["t"]
+    assert t["rows"][15][14]["info"] == "0xFE = 1.1111.110：正规数，值 −448（= −1.75 × 2⁸）"
+    assert t["rows"][8][0]["info"].endswith("值 −0")
+    e5m2 = pattern_table.page_context("float8_e5m2")
+    assert "最大有限值 57,344，最小正规数 2⁻¹⁴ ≈ 6.1×10⁻⁵，最小次正规数 2⁻¹⁶ ≈ 1.53×10⁻⁵" in e5m2["summary"]
+    assert e5m2["t"]["rows"][0][1]["short"] == "1.53×10⁻⁵"
+
+
+def test_the_evolution_maps_note_defines_every_byte_unit_the_map_uses(built_site):
+    """The map gives model states in GB and activations in GiB; its note defined only GB."""
+    home = (built_site / "index.html").read_text()
+    evo = re.search(r'<nav class="c9-evo".*?</nav>', home, re.S).group(0)
+    note = re.search(r'<p class="c9-evo-note">(.*?)</p>', evo, re.S).group(1)
+    for unit, definition in (("GB", "1 GB = 10⁹ 字节"), ("GiB", "1 GiB = 2³⁰ 字节")):
+        assert re.search(rf"\d {unit}\b", evo) and definition in note, unit
