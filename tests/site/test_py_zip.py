@@ -95,3 +95,25 @@ def test_the_views_run_from_the_zip_alone(built_site, tmp_path):
     assert all(ok for ok, _ in got["answers"].values()), got
     with_nearby = [name for name, m in zip(api.WIDGETS, api.widget_modules()) if hasattr(m, "nearby")]
     assert with_nearby and all(got["answers"][name][1] > 0 for name in with_nearby), got
+
+
+def test_the_closure_follows_function_level_imports_and_takes_the_packages(tmp_path):
+    for path, source in {
+        "pkg/__init__.py": "",
+        "pkg/base/__init__.py": "",
+        "pkg/base/units.py": "",
+        "pkg/base/unused.py": "",
+        "pkg/views/__init__.py": "",
+        "pkg/views/bar.py": "def view():\n    from ..base import units\n    return units\n",
+        "pkg/figures/__init__.py": "",
+        "pkg/figures/fig.py": "from pkg.views import bar\n",
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(source)
+    assert modules.closure(["pkg.views.bar"], tmp_path, "pkg") == [
+        "pkg",
+        "pkg.base",
+        "pkg.base.units",
+        "pkg.views",
+        "pkg.views.bar",
+    ]
