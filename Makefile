@@ -30,9 +30,9 @@ lint: deps lint-js
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 
-# The scripts' linter, once package.json names one (npm run lint); nothing to run until then.
+# ESLint over the page scripts, the widget scripts, the service worker and the Node tools (package.json).
 lint-js: node_modules/.installed
-	npm run lint --if-present
+	npm run lint
 
 bench: deps chromium
 	$(PY) bench/bench_codecs.py

@@ -3,7 +3,7 @@
 run under Node via tests/pyodide_runner.mjs). Prints figures; asserts nothing.
 
 usage: python bench/bench_codecs.py [--no-pyodide]
-Target (issue 3): each scheme on 256×256 under 150 ms in the browser.
+Target: each scheme on 256×256 under 150 ms in the browser.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""First touch → first redraw while Python may still be booting (issue 14, target 2: ≤ 200 ms).
+"""First touch → first redraw while Python may still be booting (the target: ≤ 200 ms).
 
 Each run opens a page in a new browser context (cold HTTP cache, no service worker in control: a first
 visit), waits for the load event and for the widget to mount, and at once makes one touch with the mouse,
@@ -11,11 +11,11 @@ as Playwright's click does it (scroll into view, pointerdown, pointerup, click):
 Timed from the input event that changes the widget's state (its timeStamp: when the browser received it)
 — the slider's pointerdown (the thumb jumps and "input" fires then), the click (on release) elsewhere — to:
 - "redraw": the widget's DOM holding the answer — for the liveView widgets the end of the widget's
-  `c9:draw:NAME` measure (core.js; after the whole draw), for the block lab the first scheme's summary
+  `c9:draw:NAME` measure (live-view.js; after the whole draw), for the block lab the first scheme's summary
   changing (a MutationObserver; its draw includes the heatmap's Plotly call when Plotly is there);
 - "frame": the next animation frame after that (the browser paints then);
 - block lab only, "all": all six schemes drawn (its `c9:redraw` mark).
-With the build's answer cache on (as shipped) and, as the control, off (core.js answers.enabled = false,
+With the build's answer cache on (as shipped) and, as the control, off (answers.js: answers.enabled = false,
 set after the load event and before the touch: the touch then waits for Python to boot and answer).
 Runs alternate on/off per widget so that drift hits both alike. Records whether Python was ready at the
 touch (it must not be), who answered (data-answered-by), and when the widget's answer file was fetched.
@@ -37,7 +37,8 @@ from bench_site import CHROMIUM, FLAGS, ROOT, build  # noqa: E402  (also puts te
 from conftest import SiteServer  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-CORE = "new URL('../assets/js/core.js', location.href)"  # the same module instance as the page's
+WORKER = "new URL('../assets/js/worker.js', location.href)"  # the same module instances as the page's
+ANSWERS = "new URL('../assets/js/answers.js', location.href)"
 
 # Before any page script: the first event of each kind (capture phase, before any widget's handler), with
 # its timeStamp (when the browser received the input) and when it was handled.
@@ -123,9 +124,9 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
         )
         before = page.evaluate(
             f"""async (cache) => {{
-            const m = await import({CORE});
-            if (!cache) m.answers.enabled = false;   // the control: every answer from Python
-            return {{state: m.python.state, next_id: m.python.nextId}}; }}""",
+            const {{ python }} = await import({WORKER});
+            if (!cache) (await import({ANSWERS})).answers.enabled = false;   // the control: every answer from Python
+            return {{state: python.state, next_id: python.nextId}}; }}""",
             cache,
         )
         page.evaluate(ARM, [w["root"], w["summary"]])
@@ -138,7 +139,7 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
         page.wait_for_function(done, timeout=180_000, polling=50)
         r = page.evaluate(
             f"""async ([name, sel]) => {{
-            const m = await import({CORE});
+            const {{ python }} = await import({WORKER});
             // The touch: the event that changes the widget's state — pointerdown on the slider (its thumb
             // jumps and "input" fires then), the click (after the button is released) everywhere else.
             const ev = window.__ev, t = (name === "memory-bar" ? ev.pointerdown : ev.click).t;
@@ -159,7 +160,7 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
               python_measure: performance.getEntriesByName(`c9:python:${{name}}`).length,
               python_start_ms: at(performance.getEntriesByName("c9:python-start")[0]),
               python_ready_ms: at(performance.getEntriesByName("c9:python-ready")[0]),
-              python_state_now: m.python.state, python_next_id: m.python.nextId,
+              python_state_now: python.state, python_next_id: python.nextId,
               answers_file: file || null,
               answers_fetch_ms: res ? [res.startTime - t, res.responseEnd - t] : null,
               status: document.querySelector(sel).querySelector(".c9-status")?.textContent || "",
@@ -170,8 +171,6 @@ def one_run(browser, url: str, name: str, cache: bool) -> dict:
         # Requests sent to Python by the page since just before the touch (the formula widget follows the
         # memory bar with its own request; with the cache on, both are cached).
         r["python_requests"] = r.pop("python_next_id") - before["next_id"]
-        if name == "block-lab":  # it has no data-answered-by: it asked Python six times, or never
-            r["answered_by"] = "build" if r["python_requests"] == 0 else "python"
         r["load_to_touch_ms"] = r["touch_at_ms"] - t_load
         start, ready = r["python_start_ms"], r["python_ready_ms"]
         r["python_state_at_touch"] = (

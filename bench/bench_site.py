@@ -168,9 +168,7 @@ B_TWO = """const s = document.querySelector('[data-widget="memory-bar"] input[na
 s.value = "1"; s.dispatchEvent(new Event("input", {bubbles: true}));"""  # b's stop 1 is b = 2
 # A reader trying bits: FP16's bits one after another, each flip from the state the last one left.
 BITS_WALK = """document.querySelector('[data-widget="bit-flipper"] .c9-bf-row[data-format="float16"] .c9-bit[data-pos="' + (i % 14) + '"]').click();"""
-ANSWERS_ON = (
-    "() => import(new URL('../assets/js/core.js', location.href)).then((m) => { m.answers.enabled = true; })"
-)
+ANSWERS_ON = "() => import(new URL('../assets/js/answers.js', location.href)).then((m) => { m.answers.enabled = true; })"
 
 # Every event changes b, so every event redraws.
 SLIDER = """const s = document.querySelector('[data-widget="memory-bar"] input[name="b_stop"]');
@@ -178,11 +176,9 @@ s.value = String((i + 1) % 6); s.dispatchEvent(new Event("input", {bubbles: true
 # Flip bit 14 of FP16 (the exponent's top bit) back and forth: every event is a new code.
 BIT_FLIP = """document.querySelector('[data-widget="bit-flipper"] .c9-bf-row[data-format="float16"] .c9-bit[data-pos="14"]').click();"""
 
-# Warm input is timed through Python: the build's answer cache (core.js: answers) holds every b and the
+# Warm input is timed through Python: the build's answer cache (answers.js: answers) holds every b and the
 # bit flips above, and would answer them without a round trip.
-PYTHON_ONLY = (
-    "() => import(new URL('../assets/js/core.js', location.href)).then((m) => { m.answers.enabled = false; })"
-)
+PYTHON_ONLY = "() => import(new URL('../assets/js/answers.js', location.href)).then((m) => { m.answers.enabled = false; })"
 
 
 def longest_mount(page) -> float:

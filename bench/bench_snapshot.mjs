@@ -1,4 +1,4 @@
-// Pyodide's memory snapshot (issue 14: adopt only if it cuts Python's ready time by a third, offline and
+// Pyodide's memory snapshot (worth adopting only if it cuts Python's ready time by a third, offline and
 // under the CSP). Under Node, in one run: the boot the page does today (load Pyodide, the course's Python,
 // import c9.views.api) against a boot from a snapshot taken after that import, medians of RUNS each, and
 // the snapshot's size (the reader would download it on top of Pyodide). Prints figures; asserts nothing.

@@ -1,19 +1,14 @@
-"""The course's computations, in standard-library Python that runs unchanged in CPython 3.11+ and in
-Pyodide (the browser). The build (build_numbers.py) and the page widgets call the same functions.
+"""Chapter C9's computations, in standard-library Python that runs unchanged in CPython 3.11+ (the build,
+the tests) and in Pyodide (the page's Web Worker).
 
-Public API, one module per concern:
-- ``formats``: number formats as data (FP32 … E2M1, E8M0); exact decode/encode, fields, neighbours, ulp.
-- ``blockscale``: per-tensor, 1×128 / 128×128 tiles, MXFP8/MXFP6/MXFP4, NVFP4 (:func:`quantize`).
-- ``codec_figures``: the rounding figures the chapter quotes.
-- ``items``: :class:`Item`, the tree of named byte counts every ledger returns.
-- ``models``: facts from anchor-model.json.
-- ``ledger``: model states by recipe (bytes per parameter).
-- ``activations``: Korthikanti et al. 2022, eq. 1, with recomputation modes.
-- ``units``: display helpers (GB = 10^9 B, GiB = 2^30 B, thousands separators).
-- ``errors``: :class:`InputError`, bad reader input with a Chinese message.
-- ``params``: the checks every view makes on its parameters (defaults, integers, models, formats).
+Four layers, each a subpackage; a module imports only from its own layer or one below
+(tests/test_layers.py checks it):
 
-Widget modules (each: ``WIDGET`` name, ``page_context()`` for the build, ``view(params)`` for the worker):
-``memory_bar``, ``timeline``, ``formula``, ``score_tensor``.
-- ``api``: :func:`handle`, the JSON entry point the page's Web Worker calls; ``WIDGETS`` maps names to modules.
+- ``base``: what knows no format and no model: reader-facing errors, units and number text, the typed-number
+  parser, file locations.
+- ``core``: the numerics, exact and markup-free: number formats and block scaling, ledgers of named bytes,
+  eq. 1 and per-tensor activations, model configs and parameter counts.
+- ``views``: one module per widget (``WIDGET``, ``page_context()``, ``view(params)``), beside its template
+  (NAME.html) and page script (NAME.js); ``views.api.handle`` is the worker's entry point.
+- ``figures``: build only (never shipped to the page): the figures the lessons quote, for build_numbers.py.
 """

@@ -4,11 +4,11 @@ so that a widget answers a reader's first touch before the page's Python worker 
 - Each interactive widget module declares ``neighbours(context)`` (see c9/views/nearby.py): the parameter
   sets its page script sends for those states, exactly as the script builds them.
 - The key of an answer is the request the page's script makes, ``{"widget": NAME, "params": {…}}``, as
-  JSON with sorted keys and no spaces (core.js: canonical writes the same text). The build answers each
+  JSON with sorted keys and no spaces (answers.js: canonical writes the same text). The build answers each
   key through c9.views.api.handle, the worker's entry point, with that very JSON text.
 - One file per widget instance, named by its content: site/assets/answers/<hash>.json =
   {"answers": {key: answer}}, where an answer is what the worker would post back ({"ok": true, "view": …}
-  or a refusal in Chinese). The widget's root names it in data-answers; core.js fetches it when the widget
+  or a refusal in Chinese). The widget's root names it in data-answers; answers.js fetches it when the widget
   nears the screen (or at its first touch) and answers from it whenever it holds the request.
 """
 

@@ -3,9 +3,10 @@
 - on_config: computes every figure afresh (build_numbers.compute) and each widget's default view.
 - on_page_markdown: renders ``{{ fig.NAME }}`` and ``{{ widget("NAME") }}`` with Jinja and strict
   undefined names (an unknown figure stops the build), leaving fenced and inline code untouched.
+- on_files: publishes each widget's script, and course.css with the colour roles at its top (c9/base/palette.py).
 - on_post_build: copies Pyodide, Plotly.js, KaTeX CSS and fonts from node_modules, cuts the Noto Sans SC
-  and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the course's
-  Python for the Web Worker, writes numbers.json, and renders math to HTML with KaTeX (node), so the
+  and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the Python the Web
+  Worker can load (hooks/modules.py), writes numbers.json, and renders math to HTML with KaTeX (node), so the
   pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
 - on_page_content: the blocks between headings become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
@@ -33,9 +34,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import build_numbers  # noqa: E402
+from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, fonts, sections  # noqa: E402
+from hooks import answers, fonts, modules, sections  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -46,6 +48,8 @@ NODE_MODULES = ROOT / "node_modules"
 # assets/js/widgets/NAME.js).
 VIEWS = ROOT / "c9" / "views"
 WIDGET_SCRIPTS = "assets/js/widgets/"
+# The site's stylesheet; the build puts the colour roles (c9/base/palette.py) at its top.
+COURSE_CSS = "assets/css/course.css"
 # What the site serves from node_modules: (source, destination under site/vendor).
 VENDOR = [
     ("pyodide/pyodide.mjs", "pyodide/pyodide.mjs"),
@@ -58,11 +62,6 @@ VENDOR = [
     ("katex/dist/katex.min.css", "katex/katex.min.css"),
     ("katex/dist/fonts", "katex/fonts"),
 ]
-PY_FILES = [
-    "anchor-model.json",
-    "c9/**/*.py",
-    "lab/results/c09-precision.json",
-]  # the lab data: real gradients for lesson 2
 
 # Fenced code blocks and inline code are left as written; Jinja renders the rest.
 CODE = re.compile(r"(^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[ \t]*$|`[^`\n]+`)", re.M | re.S)
@@ -163,6 +162,12 @@ PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}
 def on_files(files, config):
     for script in sorted(VIEWS.glob("*.js")):
         files.append(File.generated(config, WIDGET_SCRIPTS + script.name, abs_src_path=str(script)))
+    # One palette for Python's views and the stylesheet: the views name colours as var(--c9-ROLE), and
+    # course.css (its rules use the same variables) starts with every role's colour on both schemes.
+    css = files.get_file_from_path(COURSE_CSS)
+    files.remove(css)
+    text = Path(css.abs_src_path).read_text(encoding="utf-8")
+    files.append(File.generated(config, COURSE_CSS, content=palette.css() + "\n" + text))
     return files
 
 
@@ -196,10 +201,10 @@ def on_post_build(config):
     vendor = site / "vendor"
     for src, dst in VENDOR:
         _copy(NODE_MODULES / src, vendor / dst)
+    # Only what the worker can load (hooks/modules.py: the views' imports, not the build's figures).
     with zipfile.ZipFile(site / "assets" / "course-py.zip", "w", zipfile.ZIP_DEFLATED) as z:
-        for pattern in PY_FILES:
-            for path in sorted(ROOT.glob(pattern)):
-                z.write(path, path.relative_to(ROOT).as_posix())
+        for path in modules.browser_files():
+            z.write(path, path.relative_to(ROOT).as_posix())
     (site / "assets" / "numbers.json").write_text(build_numbers.to_json(_state["figures"]), encoding="utf-8")
     subprocess.run(["node", str(ROOT / "tools" / "render_math.mjs"), str(site)], check=True)
     fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too

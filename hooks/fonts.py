@@ -40,6 +40,8 @@ from pathlib import Path
 from fontTools import merge, subset
 from fontTools.ttLib import TTFont
 
+from hooks import modules
+
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "node_modules" / "@fontsource" / "noto-sans-sc"
 SYMBOLS = ROOT / "node_modules" / "@fontsource" / "dejavu-sans"
@@ -48,8 +50,6 @@ SYMBOLS = ROOT / "node_modules" / "@fontsource" / "dejavu-sans"
 SCRIPTS = {0xB2, 0xB3, 0xB9, *range(0x2070, 0x20A0)}
 SCRIPT_LETTERS = {*range(0x1D2C, 0x1D6B), *range(0x1D9B, 0x1DC0)}
 CACHE = ROOT / ".cache" / "fonts"
-# Text the page writes at run time comes from these files (messages, summaries, labels).
-RUNTIME_TEXT = ["c9/**/*.py", "anchor-model.json", "lab/results/c09-precision.json"]
 TYPED = set(range(0x20, 0x7F)) | {ord(c) for c in ",。、;:?!“”‘’()《》【】—…·×−±≈≤≥→²³⁰¹⁴⁵⁶⁷⁸⁹⁻"}
 # Material's messages (search's 「键入以开始搜索」…), written by its script from the page's JSON config.
 CONFIG = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
@@ -65,7 +65,7 @@ def used_characters(site: Path) -> set[int]:
     """Code points the site can display (see the module docstring)."""
     chars = set(TYPED)
     files = [*site.glob("**/*.html"), *site.glob("assets/js/**/*.js")]
-    files += [p for pattern in RUNTIME_TEXT for p in ROOT.glob(pattern)]
+    files += modules.browser_files()  # text Python writes at run time: the zip's modules and data
     for f in files:
         text = f.read_text(encoding="utf-8")
         chars.update(map(ord, html.unescape(text) + _material_text(text)))  # &para; is a ¶ on screen

@@ -198,20 +198,6 @@ def numbers(text: str, what: str = "") -> list:
     return out
 
 
-FP32_RANGE = "FP32 的范围（±3.4×10³⁸）"
-
-
-def within_fp32(text: str, values: list, where) -> None:
-    """Refuse a typed number beyond FP32's range, quoting it as typed: ``values`` are
-    :func:`numbers` of ``text``; ``where(i)`` names the i-th number ("第 2 行第 1 列")."""
-    from c9.core.formats import get_format
-
-    top = get_format("float32").max
-    for i, (tok, v) in enumerate(zip(tokens(text), values)):
-        if v == v and abs(v) > top:
-            raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}")
-
-
 def integer(v, name: str, lo: int, hi: int) -> int:
     """``v`` (an int, an integral float, or text such as "8,192" or "1e3") as an int in lo…hi.
     ``name`` is the Chinese name the message uses."""

@@ -36,6 +36,21 @@ def number(x: int | float | Fraction, digits: int = 0) -> str:
     return f"{abs(d) if d.is_zero() else d:,.{digits}f}".replace("-", "−")
 
 
+def exact_decimal(x: int | float | Fraction) -> str:
+    """The exact decimal of a dyadic rational (every finite float is one), without separators and with
+    the minus sign "−": exact_decimal(Fraction(3, 8)) == '0.375', exact_decimal(-2**-24) ==
+    '−0.000000059604644775390625', exact_decimal(57344) == '57344'. Raises ValueError for a denominator
+    that is not a power of two (its decimal never ends)."""
+    fr = Fraction(x)
+    n, d = abs(fr.numerator), fr.denominator
+    if d & (d - 1):
+        raise ValueError(f"{fr} has no finite binary expansion")
+    k = d.bit_length() - 1  # d = 2^k, and n / 2^k = n·5^k / 10^k
+    s = str(n * 5**k).rjust(k + 1, "0")
+    text = (s[:-k] + "." + s[-k:]).rstrip("0").rstrip(".") if k else s
+    return ("−" if fr < 0 else "") + text
+
+
 def size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
     """A byte count in ``unit`` (GB, GiB, MB, MiB, TB, TiB, B): size(174483046400, 'GiB') == '162.5 GiB'.
 
@@ -82,6 +97,18 @@ def share(ratio: int | float | Fraction, digits: int = 1) -> str:
     if shown == 100 and x != 100:
         return f"> {100 - step}%" if x < 100 else f"> {shown:.{digits}f}%"
     return f"{shown:,.{digits}f}%"
+
+
+def error_percent(x: int | float | Fraction) -> str:
+    """A relative error |x − q| / |x| as a percentage, to about two significant digits, by the rule of
+    :func:`share` (never 100% unless the value became 0): error_percent(1/6) == '16.7%', error_percent(0.0123)
+    == '1.23%', error_percent(0.99996) == '> 99.9%'; "0%" only when exact, and below 0.1% in powers of
+    ten, never "< 0.01%": error_percent(5.6e-8) == '5.6×10⁻⁶%'."""
+    if x == 0:
+        return "0%"
+    if x >= Fraction(1, 1000):
+        return share(x, 1 if x >= Fraction(1, 10) else 2)
+    return f"{sci(Fraction(x) * 100, 2)}%"
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -139,7 +166,7 @@ def power_of_two(e: int | float, digits: int = 1) -> str:
     return f"2 的 {number(Fraction(e), digits)} 次方"
 
 
-# --- One unit per line of arithmetic (issue 12, kind 6) -------------------------------------------
+# --- One unit per line of arithmetic ---------------------------------------------------------------
 # The chapter's convention: model states in GB (10⁹ B); activations quoted in GiB (2³⁰ B), with the GB
 # value beside them wherever they are added to model states. A sum is written in the unit of its parts,
 # at a fixed number of decimals, and its parts as shown add up to its total as shown (:func:`apportion`).

@@ -331,20 +331,3 @@ def lab_architecture(cfg: dict) -> Architecture:
         resid_dropout=0.0,
         name="lab",
     )
-
-
-def shipped(key: str) -> Architecture:
-    """The architecture of a model shipped with the course: a key of anchor-model.json's models (from its
-    ``config``) or "lab" (our lab model, from the lab's data file). InputError when the model has no config."""
-    from c9.core.models import LAB, LAB_DATA, load_facts
-
-    if key == LAB:
-        if not LAB_DATA.exists():
-            raise InputError("没有实验课的数据文件，无法读出小模型的结构")
-        return lab_architecture(json.loads(LAB_DATA.read_text(encoding="utf-8"))["model"]["config"])
-    models = load_facts()["models"]
-    if key not in models:
-        raise InputError(f"没有这个模型：「{str(key)[:20]}」")
-    if not models[key].get("config"):
-        raise InputError(f"「{models[key]['label']}」没有可引用的公开 config.json，不能逐项计数")
-    return parse_config(models[key]["config"])

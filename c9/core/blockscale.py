@@ -425,7 +425,7 @@ def _ratio_code(fmt, x, y) -> int:
             n, sh = _float_parts(p)
             e = n.bit_length() - 1 + sh  # floor(log2 p)
             if sh != max(e, fmt.emin) - fmt.mantissa_bits - 1:
-                return F._round_mag(fmt, False, n, 1, sh, True)
+                return F.round_magnitude(fmt, False, n, 1, sh, True)
         return _ratio_code_exact(fmt, x, y)
     return F.encode(fmt, Fraction(x) / Fraction(y), "saturate")
 
@@ -434,7 +434,7 @@ def _ratio_code_exact(fmt, x: float, y: float) -> int:
     """Code of x / y (positive floats) from the exact quotient of their integer significands."""
     xn, xs = _float_parts(x)
     yn, ys = _float_parts(y)
-    return F._round_mag(fmt, False, xn, yn, xs - ys, True)
+    return F.round_magnitude(fmt, False, xn, yn, xs - ys, True)
 
 
 def _rule_max_over_amax(bf, amaxes, ef, sf):
@@ -471,8 +471,8 @@ def _rule_two_level(bf, amaxes, ef, sf):
     if sf.mantissa_bits <= 3 and sf.signed and all(type(a) is float for a in amaxes):
         # Thousands of blocks: round all quotients amax / (6 t) at once by table, as the elements
         # are (same argument as _ratio_code; amax = 0 gives p = 0 and code 0).
-        tab16, ties = F._fast_table16(sf, True)
-        codes = F._codes16(
+        tab16, ties = F.fast_table16(sf, True)
+        codes = F.codes16(
             tab16, ties, [a / div for a in amaxes], lambda j: _ratio_code_exact(sf, amaxes[j], div)
         )
     else:
@@ -503,10 +503,10 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
 
     p = RN(v·f) or RN(v/f) is monotonic in the exact value, so p and the exact value lie on the
     same side of every rounding midpoint: the code is the element format's table entry for p's
-    top 16 bits (formats._codes16), and only a p equal to a midpoint is re-decided exactly.
+    top 16 bits (formats.codes16), and only a p equal to a midpoint is re-decided exactly.
     Loops are list comprehensions over flat lists: in Pyodide (Python 3.14) they beat map() with
     operator functions, and one flat pass beats 256 short ones."""
-    tab16, ties = F._fast_table16(ef, True)
+    tab16, ties = F.fast_table16(ef, True)
     values = F.code_points(ef)
     op = per_tile[0][0]
     factors = [pt[1] or 1.0 for pt in per_tile]  # an all-zero NVFP4 block: b = 0
@@ -539,7 +539,7 @@ def _quantize_floats(flat, n_cols, tiles, per_tile, ef):
         ps = [v * f for v, f in zip(flat, facs)]
     else:
         ps = [v / f for v, f in zip(flat, facs)]
-    qs = F._codes16(tab16, ties, ps, lambda j: _exact_code(ef, flat[j], op, facs[j]))
+    qs = F.codes16(tab16, ties, ps, lambda j: _exact_code(ef, flat[j], op, facs[j]))
     if len(dtabs) == 1 and use_tables:
         dt = dtabs[factors[0]]
         deq = [dt[q] for q in qs]

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from c9.base.units import exact_decimal
+
 __all__ = [
     "CodecInputError",
     "UnknownFormatError",
@@ -62,6 +64,7 @@ __all__ = [
     "next_up",
     "next_down",
     "ulp",
+    "rounds_past_max",
     "interval",
 ]
 
@@ -120,8 +123,16 @@ class Format:
     # -- layout
     @property
     def label(self) -> str:
-        """The field's short name for a reader: FP16, BF16, E4M3, E2M1 (the first alias)."""
+        """The field's short name for a reader: FP16, BF16, E4M3, E2M1 (the first alias). The one table
+        of reader names: every page and widget names a format by this or by :attr:`long_label`."""
         return self.aliases[0] if self.aliases else self.name
+
+    @property
+    def long_label(self) -> str:
+        """The name with the width in front, where formats of several widths sit side by side (the bit
+        flipper): FP8 E4M3, FP4 E2M1, FP6 E2M3; FP32, FP16, BF16 and the E8M0 scale as :attr:`label`."""
+        short = self.label
+        return f"FP{self.bits} {short}" if self.signed and short.startswith("E") else short
 
     @property
     def bits(self) -> int:
@@ -466,8 +477,9 @@ def _overflow_code(f: Format, neg: bool, saturate: bool) -> int:
     return f.nan_code | s
 
 
-def _round_mag(f: Format, neg: bool, n: int, d: int, shift: int, saturate: bool) -> int:
-    """Code of the value ±(n/d)·2^shift (n, d > 0 ints), rounded once to nearest, ties to even."""
+def round_magnitude(f: Format, neg: bool, n: int, d: int, shift: int, saturate: bool) -> int:
+    """Code of the value ±(n/d)·2^shift (n, d > 0 ints), rounded once to nearest, ties to even (also
+    blockscale's exact rounding of a scaled value)."""
     if not f.signed and neg:
         return f.nan_code
     e = n.bit_length() - d.bit_length()
@@ -549,7 +561,7 @@ def encode(fmt, x, overflow: str = "default") -> int:
                 return _overflow_code(f, neg, saturate)
             return _overflow_code(f, neg, False)
         m, e = math.frexp(-x if neg else x)
-        return _round_mag(f, neg, int(m * 9007199254740992.0), 1, e - 53, saturate)
+        return round_magnitude(f, neg, int(m * 9007199254740992.0), 1, e - 53, saturate)
     if isinstance(x, bool):
         raise _non_numeric(x)
     if isinstance(x, int):
@@ -570,7 +582,7 @@ def encode(fmt, x, overflow: str = "default") -> int:
     if n == 0:
         return 0 if f.has_zero else f.nan_code
     neg = n < 0
-    return _round_mag(f, neg, -n if neg else n, d, 0, saturate)
+    return round_magnitude(f, neg, -n if neg else n, d, 0, saturate)
 
 
 _FAST: dict = {}
@@ -628,15 +640,16 @@ _ZERO6 = bytes(6)
 _FAST16: dict = {}
 
 
-def _fast_table16(f: Format, saturate: bool):
-    """(table16, ties): :func:`_fast_table` re-keyed by the top 16 bits of the float64 pattern.
+def fast_table16(f: Format, saturate: bool):
+    """(table16, ties): :func:`_fast_table` re-keyed by the top 16 bits of the float64 pattern (the fast
+    path of :func:`encode_many` and of blockscale's quantisers).
 
     Those 16 bits cover sign, exponent and the top 4 mantissa bits, i.e. at least the m + 1 bits
     that :func:`_fast_table` buckets on for m <= 3, so each 16-bit bucket lies inside one of its
     buckets. Reading the top words is a C-level slice of an ``array("H")``, where a shift per
     element would build a Python int per element (that shift was the costliest step in Pyodide).
     Every tie has at most 4 significant mantissa bits, so its low 48 bits are zero (checked here):
-    :func:`_codes16` uses that to find candidate ties with a C-level byte search."""
+    :func:`codes16` uses that to find candidate ties with a C-level byte search."""
     key = (f.name, saturate)
     r = _FAST16.get(key)
     if r is None:
@@ -650,7 +663,7 @@ def _fast_table16(f: Format, saturate: bool):
     return r
 
 
-def _codes16(tab16, ties, ps, exact) -> list:
+def codes16(tab16, ties, ps, exact) -> list:
     """Codes of the finite floats ``ps`` by their top 16 bits; ``exact(j)`` re-decides any
     ``ps[j]`` that is a rounding midpoint (a tie). A tie's low 48 bits are zero, so it shows as
     six zero bytes at its own offset: the C-level ``bytes.find`` skips everything else, and only
@@ -694,8 +707,8 @@ def encode_many(fmt, xs, overflow: str = "default") -> list:
         or not math.isfinite(sum(xs))
     ):
         return [encode(f, x, overflow) for x in xs]
-    tab16, ties = _fast_table16(f, sat)
-    return _codes16(tab16, ties, xs, lambda j: encode(f, xs[j], overflow))
+    tab16, ties = fast_table16(f, sat)
+    return codes16(tab16, ties, xs, lambda j: encode(f, xs[j], overflow))
 
 
 def _float_bits(xs):
@@ -760,16 +773,6 @@ def fields(fmt, code: int) -> dict:
     }
 
 
-def _decimal(fr: Fraction) -> str:
-    """Exact decimal of a dyadic rational (finite expansion)."""
-    n, d = fr.numerator, fr.denominator
-    k = d.bit_length() - 1  # d = 2^k
-    if k == 0:
-        return str(n)
-    s = str(n * 5**k).rjust(k + 1, "0")
-    return (s[:-k] + "." + s[-k:]).rstrip("0").rstrip(".")
-
-
 def power_of_two(fmt, code: int) -> str:
     """The exact value of ``code`` as a power-of-two expression, e.g. ``"1.75 × 2^8"`` for E4M3
     0x7E (= 448), ``"-0.5 × 2^-6"`` for a subnormal, ``"2^-127"`` for E8M0 0x00, ``"0"``/``"-0"``,
@@ -793,7 +796,7 @@ def power_of_two(fmt, code: int) -> str:
         sig, e = 1 + Fraction(fl["mantissa"], 1 << man), fl["exponent"] - f.bias
     if man == 0:
         return f"{s}2^{e}"
-    return f"{s}{_decimal(sig)} × 2^{e}"
+    return f"{s}{exact_decimal(sig)} × 2^{e}"
 
 
 def describe(fmt, code: int) -> dict:
@@ -925,6 +928,16 @@ def ulp(fmt, x) -> float:
     return math.ldexp(1.0, e - f.mantissa_bits)
 
 
+def rounds_past_max(fmt, a) -> bool:
+    """True when the magnitude ``a`` rounds (to nearest, ties to even, unbounded exponent) above the
+    largest finite value: what an encoder then clamps or overflows (saturating mode, or E2M1, which has
+    no ∞). 464 is not past E4M3's 448 (the tie goes to 448's even significand 1110₂); 465 is."""
+    f = get_format(fmt)
+    top, step = Fraction(f.max), Fraction(ulp(f, f.max))
+    mid = top + step / 2
+    return a > mid or (a == mid and (top / step) % 2 == 1)
+
+
 @dataclass(frozen=True)
 class Interval:
     """The reals that round to one code: from ``lo`` to ``hi`` (Fractions, or ±inf floats), each
@@ -944,7 +957,7 @@ class Interval:
 
 def _num_text(v: Fraction) -> str:
     if v.denominator & (v.denominator - 1) == 0:
-        return ("-" if v < 0 else "") + _decimal(abs(v))
+        return ("-" if v < 0 else "") + exact_decimal(abs(v))
     return str(v)
 
 

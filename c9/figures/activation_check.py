@@ -1,7 +1,7 @@
 """Predicted vs measured activation bytes: c9/core/model_activations.py against the real model code.
 
 Reads lab/results/activation-check.json (written by ``python -m lab.activation_check``; the build never runs
-torch): for each tiny model (its config is in the file), attention implementation, dtype and (s, b), the
+torch) through c9.core.lab_results: for each tiny model (its config is in the file), attention implementation, dtype and (s, b), the
 bytes the forward pass saved for backward and the logits it returned, measured with saved-tensor hooks.
 Each is predicted here from the same config by ``model_activations.tensors`` with the mode the
 implementation stands for (``IMPLEMENTATION_MODE``: eager → store_all, sdpa → flash; sdpa on the CPU
@@ -10,14 +10,13 @@ with attention dropout runs torch's math backend, which the file records, → st
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from c9.base.paths import LAB_RESULTS
+from c9.base import units
+from c9.core import formats as F
+from c9.core import lab_results
 from c9.core import model_activations as M
 from c9.core.architecture import parse_config
+from c9.figures.figure import figure
 
-DATA_PATH = LAB_RESULTS / "activation-check.json"
 SRC = "lab/results/activation-check.json"
 TOLERANCE = 0.05  # the issue's bound; the model aims at (and today reaches) equality
 
@@ -38,20 +37,6 @@ IMPL_LABELS = {
     "sdpa": "sdpa（融合内核，不写分数表）",
     "sdpa_math": "sdpa（CPU 上因 dropout 退回 math 后端，写出分数表）",
 }
-DTYPE_LABELS = {"float32": "FP32", "bfloat16": "BF16"}
-
-
-def load(path: Path | str = DATA_PATH) -> dict:
-    """The measurement file. Raises FileNotFoundError naming the command that writes it."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(
-            f"{path} is missing: run `python -m lab.activation_check` (pip install .[lab])"
-        )
-    d = json.loads(path.read_text(encoding="utf-8"))
-    if d.get("schema") != "activation-check/1":
-        raise ValueError(f"{path}: unknown schema {d.get('schema')!r}")
-    return d
 
 
 def setting(case: dict) -> tuple[str, str, str]:
@@ -67,7 +52,7 @@ def setting(case: dict) -> tuple[str, str, str]:
 
 def rows(data: dict | None = None) -> list[dict]:
     """One row per case and (s, b): measured and predicted bytes saved for backward and of the logits."""
-    data = data or load()
+    data = data or lab_results.activation_check()
     out = []
     for c in data["cases"]:
         arch = parse_config(data["configs"][c["family"]])
@@ -85,7 +70,7 @@ def rows(data: dict | None = None) -> list[dict]:
                     "mode": mode,
                     "mode_label": M.MODES[mode],
                     "dtype": c["dtype"],
-                    "dtype_label": DTYPE_LABELS[c["dtype"]],
+                    "dtype_label": F.get_format(c["dtype"]).label,
                     "precision": precision,
                     "s": p["s"],
                     "b": p["b"],
@@ -122,10 +107,7 @@ def figures(data: dict | None = None) -> list[dict]:
     exact, within 5%), the versions measured with, and for each family in BF16 at its largest (s, b) the
     measured and predicted bytes saved for backward for eager and sdpa. Names: ac_<family>_<eager|sdpa>_
     <measured|predicted>."""
-    from c9.base import units
-    from c9.figures.figure import figure
-
-    data = data or load()
+    data = data or lab_results.activation_check()
     sm = summary(data)
     v = data["versions"]
     out = [

@@ -1,34 +1,35 @@
 """The value-by-value check of our codecs against PyTorch and ml_dtypes, as the lab page quotes it.
 
 Reads lab/results/codec-check.json (written by ``python -m lab.codec_check``; the build never runs torch)
-and returns its counts as figures for build_numbers.py. Before anything is quoted the file is checked
+through c9.core.lab_results and returns its counts as figures for build_numbers.py. Before anything is quoted the file is checked
 against itself: every disagreement is counted under one kind, so agreeing + the kinds' counts = inputs.
 Standard library only; only the build needs this module.
 """
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from pathlib import Path
 
 from c9.base import units
-from c9.base.paths import LAB_RESULTS
 from c9.core import formats as F
+from c9.core import lab_results
 from c9.figures.figure import figure
 
-DATA_PATH = LAB_RESULTS / "codec-check.json"
 SRC = "lab/results/codec-check.json"
 
-#: format → the short key of its figures and the label the page uses
+#: format → the short key of its figures (its label in lower case) and the label the page uses
 FORMATS = {
-    "float32": ("fp32", "FP32"),
-    "float16": ("fp16", "FP16"),
-    "bfloat16": ("bf16", "BF16"),
-    "float8_e4m3fn": ("e4m3", "E4M3"),
-    "float8_e5m2": ("e5m2", "E5M2"),
-    "float8_e8m0fnu": ("e8m0", "E8M0"),
-    "float4_e2m1fn": ("e2m1", "E2M1"),
+    name: (F.get_format(name).label.lower(), F.get_format(name).label)
+    for name in (
+        "float32",
+        "float16",
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e5m2",
+        "float8_e8m0fnu",
+        "float4_e2m1fn",
+    )
 }
 LIBS = {"reference": "对照库", "torch": "PyTorch"}
 # E4M3: PyTorch is compared with our saturating mode; how it differs from the format's default is kept too
@@ -44,15 +45,12 @@ KINDS = {
     "other": "普通输入",
 }
 
-__all__ = ["figures", "load", "DATA_PATH", "FORMATS"]
+__all__ = ["figures", "load", "FORMATS"]
 
 
-def load(path: Path | str = DATA_PATH) -> dict:
-    """The check's data file, verified to add up. Raises FileNotFoundError with the command that writes it."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run `python -m lab.codec_check` (pip install .[lab])")
-    d = json.loads(path.read_text(encoding="utf-8"))
+def load(path: Path | str | None = None) -> dict:
+    """The check's data file (c9.core.lab_results.codec_check), verified to add up."""
+    d = lab_results.codec_check(path)
     for r in d["formats"]:
         enc = r["encode"]
         if enc["edge_inputs"] + enc["random_inputs"] != enc["inputs"]:

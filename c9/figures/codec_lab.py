@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from c9.core import formats as F
 from c9.figures.figure import figure
-from c9.views.bit_flipper import _past_top, view
+from c9.views.bit_flipper import view
 
 __all__ = ["figures"]
 
@@ -44,7 +44,7 @@ def _edges() -> list[dict]:
     e4, e5 = F.get_format("E4M3"), F.get_format("E5M2")
     beyond = Fraction(e4.max) + Fraction(F.ulp(e4, e4.max))
     mid = Fraction(e5.max) + Fraction(F.ulp(e5, e5.max)) / 2
-    assert _past_top(e5, mid) and F.encode(e5, mid) == e5.inf_code  # the tie itself overflows
+    assert F.rounds_past_max(e5, mid) and F.encode(e5, mid) == e5.inf_code  # the tie itself overflows
     return [
         figure(
             "cl_e4m3_beyond_max",

@@ -8,8 +8,8 @@ hand except the inputs the chapter chose (257, 1e-8, the tensor [1000, 0.01, 0.0
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_EVEN, Decimal
 
+from c9.base import units
 from c9.core import blockscale as B
 from c9.core import formats as F
 from c9.figures.figure import figure
@@ -35,18 +35,6 @@ def _text(x: float) -> str:
     return repr(x)
 
 
-def _sig(x: float, digits: int) -> str:
-    """x to ``digits`` significant digits as a×10^b (exact decimal of the float, half-even)."""
-    d = Decimal(x)
-    exp = d.adjusted()
-    q = d.scaleb(-exp).quantize(Decimal(1).scaleb(-(digits - 1)), rounding=ROUND_HALF_EVEN)
-    return f"{q}×10^{exp}"
-
-
-def _pct(x: float, digits: int) -> str:
-    return f"{Decimal(x * 100).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)}%"
-
-
 _OVERFLOW = {"inf": "∞", "nan": "NaN", "saturate": "最大有限值"}
 
 
@@ -64,7 +52,7 @@ def _rounding(name, fmt, x, label):
 
 
 def figures() -> list[dict]:
-    """Every codec figure of chapter C9 (issue 3, "the figures the chapter quotes")."""
+    """Every codec figure chapter C9 quotes."""
     fp16, fp32, bf16 = F.get_format("fp16"), F.get_format("fp32"), F.get_format("bf16")
     e4m3, e2m1 = F.get_format("E4M3"), F.get_format("E2M1")
     out = [
@@ -107,12 +95,16 @@ def figures() -> list[dict]:
             "fp16_max", _num(fp16.max), _text(fp16.max), "最大有限值 = (2 − 2⁻¹⁰) × 2¹⁵", format=fp16.name
         ),
         figure(
-            "fp32_max", fp32.max, "±" + _sig(fp32.max, 2), "最大有限值 = (2 − 2⁻²³) × 2¹²⁷", format=fp32.name
+            "fp32_max",
+            fp32.max,
+            "±" + units.sci(fp32.max, 2),
+            "最大有限值 = (2 − 2⁻²³) × 2¹²⁷",
+            format=fp32.name,
         ),
         figure(
             "fp32_spacing_near_1",
             fp32.epsilon,
-            f"2^-{fp32.mantissa_bits} ≈ {_sig(fp32.epsilon, 2)}",
+            f"2^-{fp32.mantissa_bits} ≈ {units.sci(fp32.epsilon, 2)}",
             "1 附近相邻两数的间距 = 1 / 2^p，p 为尾数位数",
             format=fp32.name,
             mantissa_bits=fp32.mantissa_bits,
@@ -158,7 +150,7 @@ def figures() -> list[dict]:
         figure(
             "outlier_rel_error_per_tensor",
             whole.rel_error[i],
-            _pct(whole.rel_error[i], 1),
+            units.share(whole.rel_error[i], 1),
             "相对误差 = |还原值 − v| / |v|，还原值 = E4M3(v · s) / s，整张量一个缩放因子 s = FP32(448 / amax)，amax = 1000",
             tensor=OUTLIER_TENSOR,
             entry=0.01,
@@ -169,7 +161,7 @@ def figures() -> list[dict]:
         figure(
             "outlier_rel_error_in_block",
             block.rel_error[j],
-            _pct(block.rel_error[j], 2),
+            units.share(block.rel_error[j], 2),
             "相对误差 = |还原值 − v| / |v|，还原值 = E4M3(v · s) / s，s = FP32(448 / amax)；块里没有 1000，amax = 0.5",
             block=OUTLIER_BLOCK,
             entry=0.01,

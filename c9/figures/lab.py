@@ -1,75 +1,36 @@
 """The lab page's figures, computed from the lab's data file (lab/results/c09-precision.json).
 
 :func:`figures` returns ``{"name", "value", "text", "formula", "inputs"}`` dicts for build_numbers.py.
-Standard library only; it reads the file written by ``python -m lab.run`` (the build never runs torch).
+Standard library only; it reads the file written by ``python -m lab.run`` through c9.core.lab_results
+(the build never runs torch) and writes its numbers as the lab page's tables do (c9/views/lab_text.py).
 Only the build needs this module: it is never called in the browser.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 from c9.base import units
+from c9.core import lab_results
+from c9.core.lab_results import POINTS, RUN_ORDER
 from c9.core.ledger import model_states
-from c9.core.models import LAB_DATA
+from c9.core.models import lab_model
 from c9.figures.figure import figure
+from c9.views.lab_text import POINT_LABELS, frac_text, sci, snapshot_texts, throughput_rows
 
-DATA_PATH = LAB_DATA
 SRC = "lab/results/c09-precision.json"
-RUN_ORDER = ["fp32", "bf16", "fp16", "fp16_scaled"]
-POINTS = ["after_build", "after_forward", "after_backward", "after_step"]
-POINT_LABELS = {
-    "after_build": "建好模型后",
-    "after_forward": "前向之后",
-    "after_backward": "反向之后",
-    "after_step": "第一次优化器更新后",
-}
 
 # The runs and speed measures as the formulas name them.
 _RUN = {"fp32": "FP32 ", "bf16": "BF16 ", "fp16": "FP16 不缩放时", "fp16_scaled": "FP16 + 动态缩放时"}
 _SPEED = {"tokens_per_cpu_s_median": "每 CPU 秒 token 数", "tokens_per_s_median": "每秒 token 数"}
 
-__all__ = ["figures", "load", "DATA_PATH", "RUN_ORDER", "POINTS", "POINT_LABELS"]
-
-
-def load(path: Path | str = DATA_PATH) -> dict:
-    """The lab's data file. Raises FileNotFoundError with the command that writes it."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run `python -m lab.run` (pip install .[lab])")
-    return json.loads(path.read_text(encoding="utf-8"))
+__all__ = ["figures", "throughput_figures", "higher_or_lower"]
 
 
 def mib(n: int | float, digits: int = 1) -> str:
     return units.size(n, "MiB", digits)
-
-
-# A memory snapshot's parts, in the order of the lab page's table (c9/views/lab_charts.py: PART_COLORS).
-PARTS = ["parameters", "gradients", "optimizer_state", "saved_for_backward", "logits_and_loss"]
-
-
-def snapshot_texts(snap: dict) -> tuple[dict, str, bool]:
-    """A snapshot's parts and total in MiB at two decimals as the table shows them and the prose quotes
-    them: the shown parts add up to the shown total (units.apportion); the flag says a last digit moved."""
-    shown, total, adjusted = units.apportion([snap["parts"][k] for k in PARTS], "MiB", 2)
-    return {k: f"{x:,.2f} MiB" for k, x in zip(PARTS, shown)}, f"{total:,.2f} MiB", adjusted
-
-
-def sci(x: float, digits: int = 2) -> str:
-    """x as a·10^b with Unicode superscripts (x > 0), or '0'."""
-    if x == 0:
-        return "0"
-    e = math.floor(math.log10(abs(x)))
-    m = units.round_half_up(Fraction(x) / Fraction(10) ** e, digits - 1)
-    if abs(m) >= 10:
-        e, m = e + 1, units.round_half_up(Fraction(x) / Fraction(10) ** (e + 1), digits - 1)
-    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return f"{m} × 10{sup}"
 
 
 def higher_or_lower(diff: float, digits: int) -> str:
@@ -81,39 +42,12 @@ def higher_or_lower(diff: float, digits: int) -> str:
     return f"{'高' if diff > 0 else '低'} {shown}"
 
 
-def frac_text(x: float) -> str:
-    """A fraction as a percentage with two decimals, or in a·10^b form (as a fraction) when below 0.01%."""
-    if x == 0:
-        return "0"
-    if x < 1e-4:
-        return sci(x)
-    return units.percent(Fraction(x), 1, 2)
-
-
 def _fig(out, name, value, text, formula, **inputs):
     # The run names end in a space so that Latin meets Chinese spaced; no space is left before 「 or between Chinese.
     formula = re.sub(
         r"(?<=[\u4e00-\u9fffA-Za-z0-9]) (?=「)|(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", formula
     )
     out.append(figure(name, value, text, formula, **inputs))
-
-
-def throughput_rows(d: dict) -> dict:
-    """Per run: tokens per CPU-second of the throughput measurement (python -m lab.run: one thread,
-    repeated blocks of steps with the precisions taking turns) as median, lowest and highest, and the
-    table's cell "median（lowest–highest）"."""
-    tp = d["throughput"]
-    out = {}
-    for name in RUN_ORDER:
-        r = tp["runs"][name]
-        med, lo, hi = (r[f"tokens_per_cpu_s_{k}"] for k in ("median", "min", "max"))
-        out[name] = {
-            "median": med,
-            "min": lo,
-            "max": hi,
-            "cell": f"{units.number(med)}（{units.number(lo)}–{units.number(hi)}）",
-        }
-    return out
 
 
 def throughput_figures(d: dict) -> list[dict]:
@@ -229,12 +163,12 @@ def throughput_figures(d: dict) -> list[dict]:
 
 
 def figures(data: dict | None = None) -> list[dict]:
-    d = load() if data is None else data
+    d = lab_results.precision() if data is None else data
     out: list[dict] = []
     prov, m, acc = d["provenance"], d["model"], d["accounting"]
     cfg = prov["config"]
     prof = cfg["smoke" if prov["profile"] == "smoke" else "full"]
-    psi = m["param_count"]
+    psi = lab_model(d).param_total  # Ψ as the lab counted its built model
 
     # provenance and set-up
     _fig(
@@ -368,7 +302,7 @@ def figures(data: dict | None = None) -> list[dict]:
     runs = d["runs"]
     for name in RUN_ORDER:
         r = runs[name]
-        snaps = {s["point"]: s for s in r["memory"]}
+        snaps = lab_results.snapshots(d, name)
         for p in POINTS:
             t = snaps[p]["total"]
             _fig(
@@ -604,7 +538,7 @@ def figures(data: dict | None = None) -> list[dict]:
         **fi,
     )
     for name in ("fp32", "bf16"):
-        saved = {s["point"]: s for s in runs[name]["memory"]}["after_forward"]["parts"]["saved_for_backward"]
+        saved = lab_results.snapshots(d, name)["after_forward"]["parts"]["saved_for_backward"]
         # From the two values as the sentence shows them (MiB, 2 decimals), so its arithmetic checks by hand.
         shown_saved, shown_fa = (Fraction(units.round_half_up(Fraction(x, 2**20), 2)) for x in (saved, fa))
         diff = shown_saved - shown_fa
@@ -627,7 +561,7 @@ def figures(data: dict | None = None) -> list[dict]:
             formula_bytes=fa,
         )
     # the fp32 run's model-state ledger reconciled: after the step = 16 B × Ψ + AdamW's step counters
-    diff = {s["point"]: s for s in runs["fp32"]["memory"]}["after_step"]["total"] - ledger
+    diff = lab_results.snapshots(d, "fp32")["after_step"]["total"] - ledger
     _fig(
         out,
         "lab_step_counters",

@@ -7,6 +7,7 @@ lists this module in FIGURE_MODULES. The only typed inputs are the examples the 
 
 from __future__ import annotations
 
+from c9.base import units
 from c9.core import blockscale as B
 from c9.core import formats as F
 from c9.core import quant_configs
@@ -15,14 +16,6 @@ from c9.figures.figure import figure
 from c9.views import block_lab, mx_nv, pattern_table
 
 __all__ = ["figures"]
-
-
-def _g(x: float, digits: int = 6) -> str:
-    return f"{x:.{digits}g}".replace("-", "−")
-
-
-def _pct(x: float, digits: int = 1) -> str:
-    return f"{x * 100:.{digits}f}%"
 
 
 def _format_figures() -> list[dict]:
@@ -53,7 +46,7 @@ def _format_figures() -> list[dict]:
         figure(
             "e4m3_min_subnormal_decimal",
             e4m3.min_subnormal,
-            _g(e4m3.min_subnormal, 4),
+            units.sci(e4m3.min_subnormal, 4),
             "2⁻⁹ 写成小数",
             format=e4m3.name,
         ),
@@ -116,7 +109,7 @@ def _format_figures() -> list[dict]:
         figure(
             "e4m3_worst_rel_error",
             F.ulp(e4m3, 1) / 2,
-            _pct(F.ulp(e4m3, 1) / 2, 2),
+            units.share(F.ulp(e4m3, 1) / 2, 2),
             "最坏的相对误差 = 1 附近间距的一半 = 2⁻⁴：落在每段 [2ᵉ, 2ᵉ⁺¹) 开头处、两格正中的数",
             format=e4m3.name,
         ),
@@ -135,51 +128,55 @@ def _outlier_figures() -> list[dict]:
         figure(
             "outlier_scale_per_tensor",
             s1,
-            _g(s1, 3),
+            units.sci(s1, 3),
             "整张量的缩放因子 s = FP32(448 / amax)，amax = 1000",
             tensor=OUTLIER_TENSOR,
         ),
-        figure("outlier_scaled_per_tensor", 0.01 * s1, _g(0.01 * s1, 3), "缩放后的 0.01 = 0.01 × s", s=s1),
+        figure(
+            "outlier_scaled_per_tensor", 0.01 * s1, units.sci(0.01 * s1, 3), "缩放后的 0.01 = 0.01 × s", s=s1
+        ),
         figure(
             "outlier_code_per_tensor",
             q1,
-            f"{q1 / e4m3.min_subnormal:g} × 2⁻⁹ = {_g(q1, 6)}",
+            f"{q1 / e4m3.min_subnormal:g} × 2⁻⁹ = {units.sci(q1, 6)}",
             "E4M3(0.01 · s)：落进次正规区，只能是 2⁻⁹ 的整数倍",
             code=f"0x{whole.codes[i]:02X}",
         ),
         figure(
             "outlier_dequant_per_tensor",
             whole.dequantized[i],
-            _g(whole.dequantized[i], 4),
+            units.sci(whole.dequantized[i], 4),
             "还原值 = E4M3(0.01 · s) / s",
             s=s1,
         ),
         figure(
             "outlier_scale_in_block",
             s2,
-            _g(s2, 6),
+            units.sci(s2, 6),
             "块的缩放因子 s = FP32(448 / amax)；块里没有 1000，amax = 0.5",
             block=OUTLIER_BLOCK,
         ),
-        figure("outlier_scaled_in_block", 0.01 * s2, _g(0.01 * s2, 6), "缩放后的 0.01 = 0.01 × s", s=s2),
+        figure(
+            "outlier_scaled_in_block", 0.01 * s2, units.sci(0.01 * s2, 6), "缩放后的 0.01 = 0.01 × s", s=s2
+        ),
         figure(
             "outlier_code_in_block",
             q2,
-            _g(q2, 6),
+            units.sci(q2, 6),
             "E4M3(8.96)：正规数，[8, 16) 里间距为 1",
             code=f"0x{block.codes[j]:02X}",
         ),
         figure(
             "outlier_dequant_in_block",
             block.dequantized[j],
-            _g(block.dequantized[j], 4),
+            units.sci(block.dequantized[j], 4),
             "还原值 = E4M3(0.01 · s) / s",
             s=s2,
         ),
         figure(
             "outlier_rel_error_0_5_per_tensor",
             whole.rel_error[OUTLIER_TENSOR.index(0.5)],
-            _pct(whole.rel_error[OUTLIER_TENSOR.index(0.5)], 2),
+            units.share(whole.rel_error[OUTLIER_TENSOR.index(0.5)], 2),
             "v = 0.5 的相对误差 = |还原值 − v| / |v|，s = FP32(448 / 1000)",
         ),
         figure(
@@ -234,7 +231,7 @@ def _lab_figures() -> list[dict]:
             figure(
                 f"lab_{name}_coarse_share",
                 v["coarse"] / v["total"],
-                _pct(v["coarse"] / v["total"]),
+                units.share(v["coarse"] / v["total"]),
                 "误差大的元素 ÷ 元素总数",
                 scheme=s,
                 entries=v["total"],
@@ -409,21 +406,21 @@ def _fp4_figures() -> list[dict]:
         figure(
             "mx_block_scale",
             v["mx"]["scale"],
-            _g(v["mx"]["scale"]),
+            units.sci(v["mx"]["scale"], 6),
             "MX 块的缩放 X = 2^(⌊log₂ 2.7⌋ − 2)",
             block=MX_BLOCK,
         ),
         figure(
             "nv_block_scale",
             v["nv"]["scale"],
-            _g(v["nv"]["scale"]),
+            units.sci(v["nv"]["scale"], 6),
             "NVFP4 块的缩放 b = E4M3(amax / (6 · t))",
             block=MX_BLOCK,
         ),
         figure(
             "nv_tensor_scale",
             v["nv"]["tensor_scale"],
-            _g(v["nv"]["tensor_scale"], 4),
+            units.sci(v["nv"]["tensor_scale"], 4),
             "NVFP4 整张量的缩放 t = FP32(amax / (448 · 6))",
             amax=2.7,
         ),
@@ -436,7 +433,7 @@ def _fp4_figures() -> list[dict]:
                 figure(
                     f"{s}_{tag}_dequant",
                     e["dequantized"],
-                    _g(e["dequantized"], 4),
+                    units.sci(e["dequantized"], 4),
                     "还原值 = E2M1 元素 × 缩放因子",
                     block=MX_BLOCK,
                     entry=val,
@@ -444,7 +441,7 @@ def _fp4_figures() -> list[dict]:
                 figure(
                     f"{s}_{tag}_rel_error",
                     e["rel_error"],
-                    mx_nv._pct(e["rel_error"]),
+                    units.error_percent(e["rel_error"]),
                     "相对误差 = |还原值 − v| / |v|",
                     block=MX_BLOCK,
                     entry=val,
@@ -456,33 +453,33 @@ def _fp4_figures() -> list[dict]:
         figure(
             "mx_big4_scale",
             w["mx"]["scale"],
-            _g(w["mx"]["scale"]),
+            units.sci(w["mx"]["scale"], 6),
             "MX 块的缩放 X = 2^(⌊log₂ 4⌋ − 2)",
             block=[0.3, -1.2, 4, 0.05],
         ),
         figure(
             "mx_big4_0_3_dequant",
             r["mx"]["dequantized"],
-            _g(r["mx"]["dequantized"], 4),
+            units.sci(r["mx"]["dequantized"], 4),
             "还原值 = E2M1(0.3 / X) · X",
             X=1,
         ),
         figure(
             "mx_big4_0_3_rel_error",
             r["mx"]["rel_error"],
-            mx_nv._pct(r["mx"]["rel_error"]),
+            units.error_percent(r["mx"]["rel_error"]),
             "相对误差 = |还原值 − 0.3| / 0.3",
         ),
         figure(
             "nv_big4_0_3_dequant",
             r["nv"]["dequantized"],
-            _g(r["nv"]["dequantized"], 4),
+            units.sci(r["nv"]["dequantized"], 4),
             "还原值 = E2M1(0.3 / (b · t)) · b · t",
         ),
         figure(
             "nv_big4_0_3_rel_error",
             r["nv"]["rel_error"],
-            mx_nv._pct(r["nv"]["rel_error"]),
+            units.error_percent(r["nv"]["rel_error"]),
             "相对误差 = |还原值 − 0.3| / 0.3",
         ),
     ]

@@ -13,14 +13,13 @@ from c9.core.ledger import model_states
 from c9.core.models import anchor, card_bytes, model
 from c9.figures.figure import figure
 from c9.views.ledger import CONVENTIONS
-from c9.views.loss_scale import _SOURCES, STAND_IN, counts, thresholds
+from c9.views.loss_scale import SOURCES, STAND_IN, counts, thresholds
 from c9.views.repeated_update import run
 
 __all__ = ["figures"]
 
 
-# How the formulas name formats and rounding classes (the reader's names, not the codec's keys).
-_FMT = {"float16": "FP16", "bfloat16": "BF16", "float32": "FP32"}
+# How the formulas name rounding classes (the reader's names, not the codec's keys).
 _CLASS = {"zero": "舍成 0 ", "subnormal": "落进次正规区", "inf": "溢出成 ∞ "}
 
 
@@ -41,9 +40,8 @@ def _pow(e: int) -> str:
 
 
 def _t(x: float, digits: int = 6) -> str:
-    if x == int(x):
-        return f"{int(x):,}"
-    return f"{x:.{digits}g}"
+    """A whole number with separators ("70,144"), any other to ``digits`` significant digits."""
+    return units.number(x) if x == int(x) else units.sci(x, digits)
 
 
 def _lesson1() -> list[dict]:
@@ -231,7 +229,7 @@ def _fp16_bf16() -> list[dict]:
                 figure(
                     f"{tag}_overflow_from",
                     t["inf_min"],
-                    f"{t['inf_min']:.3g}".replace("e+", "×10^") if big else _t(t["inf_min"]),
+                    units.sci(t["inf_min"], 3) if big else _t(t["inf_min"]),
                     "溢出的下界：从这个数起都舍入成 ∞",
                     format=f.name,
                 )
@@ -319,7 +317,7 @@ def _fp16_bf16() -> list[dict]:
         figure(
             "bf16_max",
             bf16.max,
-            f"{bf16.max:.3g}".replace("e+38", "×10^38"),
+            units.sci(bf16.max, 3),
             "BF16 的最大有限值",
             format=bf16.name,
         )
@@ -343,7 +341,7 @@ def _updates() -> list[dict]:
                 f"{tag}_low",
                 r["low"][-1],
                 _t(r["low"][-1]),
-                f"全用 {_FMT[fmt]}：w ← {_FMT[fmt]}(w + {_FMT[fmt]}(Δ))，重复 {steps:,} 次",
+                f"全用 {F.get_format(fmt).label}：w ← {F.get_format(fmt).label}(w + {F.get_format(fmt).label}(Δ))，重复 {steps:,} 次",
                 **ins,
             ),
             figure(
@@ -357,7 +355,7 @@ def _updates() -> list[dict]:
                 f"{tag}_copy",
                 r["copy"][-1],
                 _t(r["copy"][-1], 7),
-                f"{steps:,} 步后把 FP32 主权重转成 {_FMT[fmt]}",
+                f"{steps:,} 步后把 FP32 主权重转成 {F.get_format(fmt).label}",
                 **ins,
             ),
             figure(f"{tag}_exact", exact, _t(float(exact)), "精确值 = w₀ + 步数 × Δ", **ins),
@@ -370,7 +368,7 @@ def _updates() -> list[dict]:
                     f"{tag}_stops_at",
                     r["low"][stop],
                     _t(r["low"][stop]),
-                    f"第一个满足 {_FMT[fmt]}(w + 1) = w 的 w",
+                    f"第一个满足 {F.get_format(fmt).label}(w + 1) = w 的 w",
                     **ins,
                 )
             )
@@ -393,7 +391,7 @@ def _loss_scale() -> list[dict]:
                     f"ls_{'fp16' if fmt == 'float16' else 'bf16'}_k{k}_{key}",
                     Fraction(c[key], c["n"]),
                     units.percent(c[key], c["n"]),
-                    f"替身梯度乘 2^k 后存成 {_FMT[fmt]}，{_CLASS[key]}的比例",
+                    f"替身梯度乘 2^k 后存成 {F.get_format(fmt).label}，{_CLASS[key]}的比例",
                     format=fmt,
                     k=k,
                     seed=STAND_IN["seed"],
@@ -410,7 +408,7 @@ def _loss_scale() -> list[dict]:
         )
     )
     # The lab's real gradients (binned by powers of two), when the lab's data file is present.
-    if "lab" in _SOURCES:
+    if "lab" in SOURCES:
         for k in (0, 16, 24):
             c = counts("lab", k, "float16")
             for key in ("zero", "subnormal", "inf"):

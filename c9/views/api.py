@@ -13,7 +13,7 @@ import traceback
 
 from c9.views.nearby import canonical
 
-# Every widget is one module under widgets/ that names itself (WIDGET), gives the page its build-time
+# Every widget is one module under c9/views/ that names itself (WIDGET), gives the page its build-time
 # context (page_context) and, if it is interactive, answers the worker (view). A new widget is one
 # module and one row here. Modules are imported on first use, so the page's Python boots without
 # loading every lesson's code.
@@ -34,6 +34,9 @@ WIDGETS = {
     "step-stages": "step_stages",  # lesson 5's opening
     "lab-charts": "lab_charts",  # the lab (build-time charts only)
 }
+# The widgets the build draws once and the reader cannot change (no ``view``): the worker answers them
+# without importing their modules, which the page's Python zip leaves out (hooks/modules.py).
+BUILD_ONLY = frozenset({"score-tensor", "pattern-table", "fp4-line", "evolution-map", "lab-charts"})
 
 
 def widget_module(name: str):
@@ -55,9 +58,9 @@ def handle(request: str) -> str:
         req = json.loads(request)
         if not isinstance(req, dict) or req.get("widget") not in WIDGETS:
             return _error("没有这个组件")
-        view = getattr(widget_module(req["widget"]), "view", None)
-        if view is None:
+        if req["widget"] in BUILD_ONLY:
             return _error("这个组件不需要 Python 计算")
+        view = widget_module(req["widget"]).view
         params = req.get("params") or {}
         if not isinstance(params, dict):
             return _error("参数格式不对")
@@ -79,6 +82,8 @@ def nearby(request: str, limit: int = 64) -> list[str]:
     failure: answering ahead is an optimisation, never an error."""
     try:
         req = json.loads(request)
+        if req["widget"] in BUILD_ONLY:
+            return []
         module = widget_module(req["widget"])
         if not hasattr(module, "nearby"):
             return []

@@ -1,4 +1,6 @@
-import { liveView, urlState } from "../core.js";
+import { hexCode } from "../format.js";
+import { liveView } from "../live-view.js";
+import { urlState } from "../url-state.js";
 
 // ---- Lessons 2–3: the bit flipper. Python computes every number; this file draws bits and text. ----
 export default function mount(root) {
@@ -53,7 +55,7 @@ export default function mount(root) {
   const codeOf = (el) => {
     const bits = [...el.querySelectorAll(".c9-bit")];
     const n = bits.reduce((sum, b) => sum + (b.getAttribute("aria-pressed") === "true" ? 2 ** Number(b.dataset.pos) : 0), 0);
-    return `0x${n.toString(16).toUpperCase().padStart(Math.ceil(bits.length / 4), "0")}`;
+    return hexCode(n, bits.length);
   };
 
   for (const [fmt, el] of rows) {

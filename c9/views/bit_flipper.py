@@ -34,15 +34,6 @@ OVERFLOW = ("default", "saturate")
 # The formats whose reader gets the saturating / non-saturating choice (OFP8 §5.3 names it for FP8 only).
 OVERFLOW_CHOICE = ("float8_e4m3fn", "float8_e5m2")
 
-SHORT = {
-    "float32": "FP32",
-    "float16": "FP16",
-    "bfloat16": "BF16",
-    "float8_e4m3fn": "FP8 E4M3",
-    "float8_e5m2": "FP8 E5M2",
-    "float4_e2m1fn": "FP4 E2M1",
-    "float8_e8m0fnu": "E8M0",
-}
 CLASS_ZH = {
     "zero": "零",
     "subnormal": "次正规数",
@@ -53,8 +44,8 @@ CLASS_ZH = {
 
 
 def short_name(fmt) -> str:
-    f = F.get_format(fmt)
-    return SHORT.get(f.name, f.name)
+    """The format's name as the widgets write it (c9.core.formats.Format.long_label): FP16, FP8 E4M3."""
+    return F.get_format(fmt).long_label
 
 
 def _formats(spec) -> list[F.Format]:
@@ -111,7 +102,7 @@ def exact_short(fmt: F.Format, code: int) -> str:
     if v != v or math.isinf(v) or v == 0:
         return _value_text(v)
     fr = F.decode_exact(fmt, code)
-    s = ("-" if fr < 0 else "") + grouped(F._decimal(abs(fr)))
+    s = ("-" if fr < 0 else "") + grouped(units.exact_decimal(abs(fr)))
     if len(s) <= SHORT_EXACT:
         return s.replace("-", "−")
     return pow2_odd(fr)
@@ -133,7 +124,7 @@ def _exact_text(fmt: F.Format, code: int) -> str:
         return _value_text(v)
     fr = F.decode_exact(fmt, code)
     s = ("−" if fr < 0 or (fr == 0 and math.copysign(1.0, v) < 0) else "") + grouped(
-        F._decimal(abs(fr))
+        units.exact_decimal(abs(fr))
     )  # U+2212 as in value_text
     if len(s) > 48:
         digits = sum(ch.isdigit() for ch in s)
@@ -252,16 +243,10 @@ def _no_nan(fmt: F.Format) -> str:
 def _pow2_exp(x: float) -> str:
     """A spacing (a power of two): "2⁻¹ = 0.5", "2⁻²⁴ ≈ 5.96×10⁻⁸" (= only when the decimal is exact and short)."""
     e = math.frexp(x)[1] - 1
-    exact = F._decimal(Fraction(x))
+    exact = units.exact_decimal(x)
     return f"{units.superscript_powers(f'2^{e}')} " + (
-        f"= {grouped(exact)}" if len(exact) <= SHORT_EXACT else f"≈ {_sci(x, 3)}"
+        f"= {grouped(exact)}" if len(exact) <= SHORT_EXACT else f"≈ {units.sci(x, 3)}"
     )
-
-
-def _sci(x: float, digits: int, zeros: bool = False) -> str:
-    """``x`` to ``digits`` significant digits in the site's one notation (:func:`c9.base.units.sci`):
-    "5.96×10⁻⁸", "0.1", "−3.4×10³⁸"; ``zeros`` keeps trailing zeros ("7.45058060×10⁻⁹")."""
-    return units.sci(x, digits, zeros)
 
 
 def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
@@ -293,21 +278,10 @@ def _error_text(fmt: F.Format, typed, stored: float) -> str:
     if stored == 0:
         return "下溢成 0：全部丢失（相对误差 100%）"
     rel = abs(err) / abs(t)
-    rel_text = (
-        units.share(rel, 1) if rel >= Fraction(1, 1000) else f"{_sci(float(rel) * 100, 3)}%"
-    )  # 6.08×10⁻⁷%
-    clamped = abs(stored) == fmt.max and _past_top(fmt, abs(t))
+    rel_text = units.error_percent(rel)  # 6.1×10⁻⁷%, never 6.08e−07%
+    clamped = abs(stored) == fmt.max and F.rounds_past_max(fmt, abs(t))
     # the exact difference, not float(err): a saturated 1e400 is off by more than a float can hold
-    return f"{'+' if err > 0 else '−'}{_sci(abs(err), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
-
-
-def _past_top(fmt: F.Format, a: Fraction) -> bool:
-    """True when |x| = ``a`` rounds (ties to even, unbounded exponent) above the largest finite value:
-    a value the codec then clamped (saturating mode, or E2M1, which has no ∞). 464 is not past E4M3's
-    448 (the tie goes to 448's even significand 1110₂); 465 is."""
-    top, step = Fraction(fmt.max), Fraction(F.ulp(fmt, fmt.max))
-    mid = top + step / 2
-    return a > mid or (a == mid and (top / step) % 2 == 1)
+    return f"{'+' if err > 0 else '−'}{units.sci(abs(err), 3)}（相对 {rel_text}{'；饱和到最大值' if clamped else ''}）"
 
 
 def view(params: dict | None = None) -> dict:
@@ -411,7 +385,7 @@ def _hex_note(text, x) -> str:
             f"（十六进制，读作数值 {x.numerator}；它不是编码：要看编码 0x{abs(x.numerator):X} 代表的数，"
             f"请填到那一行的「编码（十六进制）」框）"
         )
-    return f"（十六进制，读作数值 {_sci(float(x), 9) if isinstance(x, Fraction) else _value_text(x)}）"
+    return f"（十六进制，读作数值 {units.sci(float(x), 9) if isinstance(x, Fraction) else _value_text(x)}）"
 
 
 def _approx(row: dict) -> str:
@@ -420,7 +394,7 @@ def _approx(row: dict) -> str:
         return ""
     if not ("×" in row["value_text"] or any(ch in row["value_text"] for ch in "⁰¹²³⁴⁵⁶⁷⁸⁹")):
         return ""
-    return f"≈ {_sci(row['value'], 9, zeros=True)}，"
+    return f"≈ {units.sci(row['value'], 9, zeros=True)}，"
 
 
 def page_context(**options) -> dict:

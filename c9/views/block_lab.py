@@ -23,10 +23,11 @@ from itertools import chain
 
 from c9.base import typed, units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core import blockscale as B
 from c9.core import quant_configs
 from c9.core.formats import CodecInputError
-from c9.views.params import ascii_text, integer, with_defaults
+from c9.views.params import ascii_text, integer, with_defaults, within_fp32
 
 WIDGET = "block-lab"
 
@@ -65,15 +66,15 @@ RUINED = 0.0625  # a block whose mean error passes E4M3's worst normal-range rou
 LOG_MIN, LOG_MAX = -3.0, 0.0
 _RUIN_AT = (math.log10(RUINED) - LOG_MIN) / (LOG_MAX - LOG_MIN)
 ERR_COLORSCALE = [
-    [0.0, "#1a9850"],
-    [0.42, "#a6d96a"],
-    [round(_RUIN_AT, 4), "#fee08b"],
-    [0.78, "#f46d43"],
-    [1.0, "#a50026"],
+    [0.0, var("error-fine")],
+    [0.42, var("error-small")],
+    [round(_RUIN_AT, 4), var("error-ruin")],
+    [0.78, var("error-large")],
+    [1.0, var("error-ruined")],
 ]
 ERR_TICKS = (0.001, 0.01, RUINED, 0.25, 1.0)
 #: |x| on a log scale, 10⁻³ … 10⁴: light to dark blue.
-ABS_COLORSCALE = [[0.0, "#eff3ff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
+ABS_COLORSCALE = [[0.0, var("abs-small")], [0.5, var("abs-mid")], [1.0, var("abs-large")]]
 ABS_MIN, ABS_MAX = -3.0, 4.0
 
 
@@ -151,7 +152,7 @@ def parse_tensor(text) -> list[list]:
                 raise InputError(f"第 {len(rows) + 1} 行有 NaN：这里只量化有限数")
             if isinstance(v, float) and math.isinf(v):
                 raise InputError(f"第 {len(rows) + 1} 行有无穷大：这里只量化有限数")
-        typed.within_fp32(line, row, lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列")
+        within_fp32(line, row, lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列")
         rows.append([typed.value(v) for v in row])
         if len(rows) > MAX_TYPED_ROWS:
             break
@@ -206,14 +207,6 @@ def tensor_for(p: dict) -> tuple[list[list[float]], list[int] | None]:
 def bin_of(r: float) -> int:
     """Index of the error bin holding relative error r (0 = exact; bins close on the right)."""
     return bisect_left(BIN_EDGES, r)
-
-
-def _pct(x: float) -> str:
-    if x == 0:
-        return "0%"
-    if x >= 0.001:  # "> 99.9%" for an error just short of 100% (100% is "became 0")
-        return units.share(x, 1 if x >= 0.1 else 2)
-    return f"{units.sci(x * 100, 2)}%"  # 1.2×10⁻⁵%, never 1.2e-05%
 
 
 def tile_edges(shape, tile) -> tuple[list[int], list[int]]:
@@ -271,10 +264,10 @@ def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
     blocks = (
         f"{len(flat):,} 个块里 {ruined:,} 个的平均误差超过 6.25%"
         if len(flat) > 1
-        else f"整张量只有一个块，平均误差 {_pct(flat[0]) if flat else '0%'}"
+        else f"整张量只有一个块，平均误差 {units.error_percent(flat[0]) if flat else '0%'}"
     )
     summary = (
-        f"{label}：{blocks}；最大相对误差 {_pct(q.max_rel_error)}，中位数 {_pct(median)}；"
+        f"{label}：{blocks}；最大相对误差 {units.error_percent(q.max_rel_error)}，中位数 {units.error_percent(median)}；"
         f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
         f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
     )
@@ -284,9 +277,9 @@ def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
         "shape": list(shape),
         "tile": list(tile),
         "max_rel": q.max_rel_error,
-        "max_rel_text": _pct(q.max_rel_error),
+        "max_rel_text": units.error_percent(q.max_rel_error),
         "median_rel": median,
-        "median_rel_text": _pct(median),
+        "median_rel_text": units.error_percent(median),
         "coarse": coarse,
         "flushed": flushed,
         "total": total,
@@ -312,21 +305,20 @@ def _log(x: float) -> float:
 
 def _boundaries(redges, cedges) -> list[dict]:
     """The block boundaries as two path shapes: the lines between block columns, and (thinner,
-    they can be one row apart) the lines between block rows. Near-black: the page draws them in
-    its text colour (core.js themed())."""
+    they can be one row apart) the lines between block rows, in the page's text colour."""
     n, m = redges[-1], cedges[-1]
     cols = " ".join(f"M{c},0V{n}" for c in cedges[1:-1])
     rows = " ".join(f"M0,{r}H{m}" for r in redges[1:-1])
     out = []
     if cols:
-        out.append({"type": "path", "path": cols, "line": {"color": "#111111", "width": 1.5}})
+        out.append({"type": "path", "path": cols, "line": {"color": var("ink"), "width": 1.5}})
     if rows:
         thin = redges[1] - redges[0] == 1
         out.append(
             {
                 "type": "path",
                 "path": rows,
-                "line": {"color": "#111111", "width": 0.4 if thin else 1.5},
+                "line": {"color": var("ink"), "width": 0.4 if thin else 1.5},
                 "opacity": 0.6 if thin else 1,
             }
         )
@@ -352,8 +344,6 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
             "showgrid": False,
             "zeroline": False,
         },
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
         "font": {"family": "Noto Sans SC, sans-serif", "size": 12},
     }
 
@@ -362,7 +352,7 @@ def _figure(means, redges, cedges, title: str) -> dict:
     """One cell per scaling block, spanning the block's rows and channels (Plotly reads x and y one
     longer than z as cell edges); colour = log10 of the block's mean relative error."""
     z = [[None if v is None else _log(v) for v in row] for row in means]
-    text = [["—" if v is None else _pct(v) for v in row] for row in means]
+    text = [["—" if v is None else units.error_percent(v) for v in row] for row in means]
     return {
         "data": [
             {
@@ -512,7 +502,7 @@ def page_context() -> dict:
         predict=predict(views),
         ticks=colorbar_ticks(),
         gradient=gradient,
-        ruined_text=_pct(RUINED),
+        ruined_text=units.error_percent(RUINED),
         rows=ROWS,
         cols=COLS,
         magnitudes=MAGNITUDES,

@@ -1,4 +1,4 @@
-import { liveView } from "../core.js";
+import { liveView } from "../live-view.js";
 
 // ---- Lesson 5: Korthikanti's formula, term by term ------------------------------------------------
 export default function mount(root) {

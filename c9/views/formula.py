@@ -6,9 +6,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from c9.base import units
+from c9.core import model_activations
 from c9.core.activations import linear_term, per_layer, score_term
-from c9.views import estimator
-from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN, _shape
+from c9.core.models import Model, config_text, resolve
+from c9.views import memory_bar, memory_tables
+from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
 from c9.views.params import integer, known_model, with_defaults
 
 WIDGET = "formula"
@@ -66,16 +68,16 @@ def view(params: dict | None = None) -> dict:
     """
     p = with_defaults(params, DEFAULTS)
     known_model(p["model"])  # the memory bar's models, our small model ("lab") included
-    p["config"] = estimator.config_text(p["config"])
+    p["config"] = config_text(p["config"])
     s = p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     b = p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
-    m = _shape(p["model"], p["config"])
-    h, a = m["h"], m["a"]
+    m = resolve(p["model"], p["config"])
+    h, a = m.h, m.a
     ratio = Fraction(5 * a * s, h)
     lin, sc, tot = linear_term(s, b, h), score_term(s, b, a), per_layer(s, b, h, a)
     # One unit for every figure of the view (activations are quoted in GiB; MiB/TiB at the ends), with the
     # terms at the precision where they add up to the layer's total.
-    unit = units.unit_for(tot * m["L"], binary=True)
+    unit = units.unit_for(tot * m.L, binary=True)
     (lin_t, sc_t), tot_t = units.adding_up([lin, sc], unit, 2)
     note = units.ADJUSTED_NOTE if units.apportion([lin, sc], unit, 2)[2] else ""
     values = {
@@ -93,30 +95,27 @@ def view(params: dict | None = None) -> dict:
         for k, tex, title, text in TERMS
     ]
     summary = (
-        f"{m['label']}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{note}，"
-        f"{m['L']} 层共 {units.size(tot * m['L'], unit)}。"
+        f"{m.label}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{note}，"
+        f"{m.L} 层共 {units.size(tot * m.L, unit)}。"
     )
-    return {"params": p, "terms": terms, "summary": summary, "beyond": beyond(p["model"], p["config"], s, b)}
+    return {"params": p, "terms": terms, "summary": summary, "beyond": beyond(m, s, b)}
 
 
-def beyond(key: str, config: str, s: int, b: int) -> str:
-    """One sentence: the tensors this model's own code keeps (everything stored) that eq. 1 has no term
+def beyond(m: Model, s: int, b: int) -> str:
+    """One sentence: the tensors model ``m``'s own code keeps (everything stored) that eq. 1 has no term
     for, and the eq. 1 terms it sizes differently (c9/core/model_activations.py)."""
-    sub = estimator.subject(key, config)
-    acts = estimator.activation_tables(sub, s, b, "store_all")
+    acts = memory_tables.activation_tables(m, s, b, "store_all")
     if acts["own"] is None:
         return acts["own_missing"] + "。"
-    from c9.core.model_activations import eq1_rows
-
     differ = [
         r["label"]
-        for r in eq1_rows(sub.arch, s, b, "store_all", estimator.PRECISION)
+        for r in model_activations.eq1_rows(m.arch, s, b, "store_all", memory_tables.PRECISION)
         if r["paper"] is not None and r["model"] != r["paper"]
     ]
     names = list(dict.fromkeys(acts["beyond"]))
-    gap = " " if sub.label[-1:].isascii() and sub.label[-1:].isalnum() else ""
+    gap = " " if m.label[-1:].isascii() and m.label[-1:].isalnum() else ""
     return (
-        f"{sub.label}{gap}自己的代码（全存时）比式 1 多存 {len(names)} 种张量：{'、'.join(names)}，"
+        f"{m.label}{gap}自己的代码（全存时）比式 1 多存 {len(names)} 种张量：{'、'.join(names)}，"
         f"共 {units.size(acts['beyond_bytes'], acts['unit'], 2)}。"
         + (
             f"式 1 里有、这个模型却大小不同（或没有）的项：{'、'.join(differ)}。"
@@ -135,8 +134,6 @@ def page_context() -> dict:
 def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): formula.js follows the memory bar, sending the
     model, s and b of each bar answer, so its states are those of the bar's neighbours."""
-    from c9.views import memory_bar
-
     out = []
     for q in memory_bar.neighbours(memory_bar.page_context()):
         p = {"model": q["model"], "config": q["config"], "s": int(q["s"]), "b": int(q["b"])}

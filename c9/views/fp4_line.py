@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from html import escape
 
+from c9.base import units
+from c9.base.palette import var
 from c9.core import formats as F
 
 WIDGET = "fp4-line"
 FMT = "float4_e2m1fn"
 LO, HI = -7.0, 7.0  # drawn range (the wide drawing)
 X0, X1 = 30.0, 870.0  # drawn x of LO and HI
-BAND = ("#3a78c2", "#e08a1e")
+BAND = (var("rounding-band-a"), var("rounding-band-b"))
 NOTES = (
     "上面的色带：落在带里的实数都舍入到带下方的那个点（两端外侧饱和到 ±6）",
     "刻度是实数，圆点是 E2M1 能表示的值",
@@ -34,7 +36,7 @@ def x_of(v: float, lo: float = LO, hi: float = HI, x0: float = X0, x1: float = X
 def _num(v) -> str:
     if isinstance(v, float) and v in (float("inf"), float("-inf")):
         return "+∞" if v > 0 else "−∞"
-    return F._num_text(v).replace("-", "−") if not isinstance(v, float) else f"{v:g}".replace("-", "−")
+    return units.exact_decimal(v) if not isinstance(v, float) else f"{v:g}".replace("-", "−")
 
 
 def rows() -> list[dict]:

@@ -5,22 +5,27 @@ summary and a table, so the page is whole without scripts; c9/views/lab-charts.j
 draws the spec. Charts: ``table`` (the four-run comparison), ``loss`` (training loss per step),
 ``zero`` (fraction of gradient elements exactly zero per step), ``scale`` (the loss scale per step),
 ``probe`` (the underflow histogram), ``memory`` (the four snapshots against the ledger and the formula).
-The data file is read only here, at build time; the module imports nothing outside the standard library.
+The data file is read at build time (c9.core.lab_results); the module imports nothing outside the standard
+library.
 """
 
 from __future__ import annotations
 
 from c9.base import units
+from c9.base.palette import var
+from c9.core import lab_results
+from c9.core.lab_results import POINTS, RUN_ORDER
+from c9.views.lab_text import POINT_LABELS, frac_text, sci, snapshot_texts, throughput_rows
 
 WIDGET = "lab-charts"
 
-COLORS = {"fp32": "#1f4e8c", "bf16": "#2a9d5b", "fp16": "#c8372d", "fp16_scaled": "#e08a1e"}
+COLORS = {"fp32": var("fp32"), "bf16": var("bf16"), "fp16": var("fp16"), "fp16_scaled": var("fp16-scaled")}
 PART_COLORS = {
-    "parameters": "#1f4e8c",
-    "gradients": "#3a78c2",
-    "optimizer_state": "#8e6cc1",
-    "saved_for_backward": "#e08a1e",
-    "logits_and_loss": "#c8372d",
+    "parameters": var("lab-weights"),
+    "gradients": var("grads"),
+    "optimizer_state": var("adam"),
+    "saved_for_backward": var("lab-activations"),
+    "logits_and_loss": var("lab-logits"),
 }
 PART_LABELS = {
     "parameters": "参数（FP32）",
@@ -49,8 +54,6 @@ def _layout(title: str, xtitle: str, ytitle: str, **extra) -> dict:
             "yanchor": "bottom",
         },
         "font": {"family": "Noto Sans SC, sans-serif"},
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
     }
     lay.update(extra)
     for axis in ("xaxis", "yaxis"):  # tick labels push the axis titles out instead of running into them
@@ -68,8 +71,6 @@ THROUGHPUT_COLUMN = "tokens / CPU 秒（单线程，{n} 次重复的中位数；
 
 
 def comparison_rows(d: dict) -> list[dict]:
-    from c9.figures.lab import RUN_ORDER, throughput_rows
-
     rows = []
     tp = throughput_rows(d)
     for name in RUN_ORDER:
@@ -80,9 +81,7 @@ def comparison_rows(d: dict) -> list[dict]:
                 "label": r["label"],
                 "tokens_per_cpu_s": tp[name]["cell"],
                 "peak": _mib(r["peak_bytes"]),
-                "saved": _mib(
-                    {m["point"]: m for m in r["memory"]}["after_forward"]["parts"]["saved_for_backward"]
-                ),
+                "saved": _mib(lab_results.snapshots(d, name)["after_forward"]["parts"]["saved_for_backward"]),
                 "val_loss": units.number(r["val_loss"], 4),
                 "skipped": str(r["skipped_steps"]),
                 "zero": _sci(r["mean_zero_grad_fraction"]),
@@ -92,14 +91,10 @@ def comparison_rows(d: dict) -> list[dict]:
 
 
 def _sci(x: float) -> str:
-    from c9.figures.lab import sci
-
     return sci(x) if x else "0"
 
 
 def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=None) -> dict:
-    from c9.figures.lab import RUN_ORDER
-
     data = []
     for name in RUN_ORDER:
         if only and name not in only:
@@ -128,11 +123,9 @@ def _runs_chart(d: dict, field: str, title: str, ytitle: str, log: bool, only=No
 
 
 def page_context(chart: str = "table") -> dict:
-    from c9.figures.lab import POINT_LABELS, POINTS, RUN_ORDER, frac_text, load, snapshot_texts
-
     if chart not in CHARTS:
         raise ValueError(f"chart must be one of {CHARTS}, got {chart!r}")
-    d = load()
+    d = lab_results.precision()
     runs = d["runs"]
     prov = d["provenance"]
     ctx: dict = {"chart": chart, "figure": None, "rows": [], "columns": [], "caption": "", "summary": ""}
@@ -231,7 +224,7 @@ def page_context(chart: str = "table") -> dict:
                     "name": "跳过的步",
                     "x": [s["step"] for s in skipped],
                     "y": [s["loss_scale"] for s in skipped],
-                    "marker": {"symbol": "x", "size": 11, "color": "#c8372d"},
+                    "marker": {"symbol": "x", "size": 11, "color": var("skipped")},
                 }
             )
         ctx["figure"] = {
@@ -269,7 +262,7 @@ def page_context(chart: str = "table") -> dict:
             "initialization": "初始化时",
             "after_training_fp32": f"FP32 训练 {len(runs['fp32']['steps'])} 步后",
         }
-        colors = {"initialization": "#8e6cc1", "after_training_fp32": "#1f4e8c"}
+        colors = {"initialization": var("initial"), "after_training_fp32": var("fp32")}
         for p in d["probe"]:
             n = p["elements"]
             data.append(
@@ -278,7 +271,7 @@ def page_context(chart: str = "table") -> dict:
                     "name": names.get(p["when"], p["when"]),
                     "x": p["bins_log2"],
                     "y": [c / n for c in p["counts"]],
-                    "marker": {"color": colors.get(p["when"], "#666")},
+                    "marker": {"color": colors[p["when"]]},
                     "opacity": 0.75,
                 }
             )
@@ -294,7 +287,7 @@ def page_context(chart: str = "table") -> dict:
                 "yref": "paper",
                 "line": {"color": c, "dash": "dash", "width": 2},
             }
-            for x, c in ((-24, "#c8372d"), (-40, "#b8650c"))
+            for x, c in ((-24, var("fp16")), (-40, var("scaled-limit")))
         ]
         # The line labels sit above the plot area, one line each, so they never cover a bar (the top
         # margin makes room for them under the title).
@@ -354,8 +347,7 @@ def page_context(chart: str = "table") -> dict:
             + "。"
         )
     elif chart == "memory":
-        r = runs["fp32"]
-        snaps = {s["point"]: s for s in r["memory"]}
+        snaps = lab_results.snapshots(d, "fp32")
         acc = d["accounting"]
         xs = [POINT_LABELS[p] for p in POINTS]
         data = []
@@ -378,7 +370,7 @@ def page_context(chart: str = "table") -> dict:
                 "name": "账本：16 B × Ψ（模型状态）",
                 "x": [xs[-1]],
                 "y": [ledger / 2**20],
-                "marker": {"symbol": "line-ew-open", "size": 40, "color": "#111", "line": {"width": 3}},
+                "marker": {"symbol": "line-ew-open", "size": 40, "color": var("ink"), "line": {"width": 3}},
             }
         )
         data.append(
@@ -388,7 +380,12 @@ def page_context(chart: str = "table") -> dict:
                 "name": "参数 + 第 5 课公式的激活",
                 "x": [xs[1]],
                 "y": [formula_total / 2**20],
-                "marker": {"symbol": "line-ew-open", "size": 40, "color": "#c8372d", "line": {"width": 3}},
+                "marker": {
+                    "symbol": "line-ew-open",
+                    "size": 40,
+                    "color": var("formula"),
+                    "line": {"width": 3},
+                },
             }
         )
         ctx["figure"] = {
@@ -396,7 +393,7 @@ def page_context(chart: str = "table") -> dict:
             "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB", barmode="stack"),
         }
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
-        # each row's parts add up to its total as shown (largest remainder: lab_figures.snapshot_texts)
+        # each row's parts add up to its total as shown (largest remainder: lab_text.snapshot_texts)
         shown = {p: snapshot_texts(snaps[p]) for p in POINTS}
         for p in POINTS:
             parts, total, _ = shown[p]

@@ -1,4 +1,7 @@
-import { drawChart, liveView, redrawChart, showControls, urlState } from "../core.js";
+import { drawChart, redrawChart } from "../charts.js";
+import { thousands } from "../format.js";
+import { liveView } from "../live-view.js";
+import { showControls, urlState } from "../url-state.js";
 
 // ---- Lesson 1: the model-states ledger per recipe, and the conventions table ------------------------
 export default function mount(root) {
@@ -14,7 +17,7 @@ export default function mount(root) {
     view = v;
     if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
-    form.elements.n_out.value = v.params.param_total.toLocaleString("en-US");
+    form.elements.n_out.value = thousands(v.params.param_total);
     range.setAttribute("aria-valuetext", v.label);
     for (const b of v.bars) {
       const row = barsBody.querySelector(`tr[data-key="${b.key}"]`);

@@ -12,8 +12,9 @@ from fractions import Fraction
 
 from c9.base import typed, units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core.ledger import RECIPES, model_states
-from c9.core.models import card_bytes, load_facts, model
+from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
 
 WIDGET = "ledger"
@@ -82,27 +83,13 @@ CONVENTIONS: dict[str, dict] = {
 
 #: One colour per legend entry (the chart's legend lists each label once).
 LABEL_COLORS = {
-    "权重（BF16）": "#1f4e8c",
-    "梯度（BF16）": "#3a78c2",
-    "主权重（FP32）": "#6f9fd8",
-    "权重（FP32）": "#16365f",
-    "梯度（FP32）": "#2a9d8f",
-    "Adam m（FP32）": "#8e6cc1",
-    "Adam v（FP32）": "#b79be0",
-}
-COLORS = {
-    "weights": "#1f4e8c",
-    "gradients": "#3a78c2",
-    "master_weights": "#6f9fd8",
-    "adam_m": "#8e6cc1",
-    "adam_v": "#b79be0",
-    "w16": "#1f4e8c",
-    "g16": "#3a78c2",
-    "master": "#6f9fd8",
-    "w32": "#1f4e8c",
-    "g32": "#2a9d8f",
-    "m": "#8e6cc1",
-    "v": "#b79be0",
+    "权重（BF16）": var("weights"),
+    "梯度（BF16）": var("grads"),
+    "主权重（FP32）": var("master"),
+    "权重（FP32）": var("weights-fp32"),
+    "梯度（FP32）": var("grads-fp32"),
+    "Adam m（FP32）": var("adam-m"),
+    "Adam v（FP32）": var("adam-v"),
 }
 
 
@@ -171,6 +158,7 @@ def view(params: dict | None = None) -> dict:
         raise InputError(f"没有这种口径：{shown(p['convention'])}")
     n, label = _params_from(p)
     card = card_bytes()
+    card_gb = units.size(card, "GB", 0)  # "80 GB": the reference card of anchor-model.json
     bars = []
     for key, short in CHART_RECIPES:
         tree = model_states(n, key)
@@ -192,10 +180,15 @@ def view(params: dict | None = None) -> dict:
     fp32, mixed, weights = bars
     summary = (
         f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']}，"
-        f"{'一张 80 GB 卡装得下' if weights['fits'] else '一张 80 GB 卡已经装不下'}；"
+        f"一张 {card_gb} 卡{'装得下' if weights['fits'] else '已经装不下'}；"
         f"可训练一步的模型状态，BF16 混合精度 + AdamW 是 {mixed['text']}（{mixed['bytes_per_param']} 字节/参数），"
         f"FP32 + AdamW 也是 {fp32['text']}，"
-        f"{'一张 80 GB 卡装得下（占卡的 ' + units.percent(mixed['bytes'], card) + '）' if mixed['fits'] else '是 80 GB 单卡的 ' + mixed['cards'] + ' 倍'}，还没算激活。"
+        + (
+            f"一张 {card_gb} 卡装得下（占卡的 {units.percent(mixed['bytes'], card)}）"
+            if mixed["fits"]
+            else f"是 {card_gb} 单卡的 {mixed['cards']} 倍"
+        )
+        + "，还没算激活。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
     )
     return {
@@ -225,7 +218,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "name": name,
                     "x": [part["bytes"] / units.GB],
                     "y": [y],
-                    "marker": {"color": LABEL_COLORS.get(name, "#888888")},
+                    "marker": {"color": LABEL_COLORS[name]},
                     "legendgroup": name,
                     "showlegend": name not in seen,
                     "hovertemplate": f"{y} · {name}：%{{x:,.1f}} GB<extra></extra>",
@@ -262,8 +255,6 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                 "yanchor": "bottom",
                 "traceorder": "normal",
             },
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": [
                 {
@@ -273,7 +264,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "yref": "paper",
                     "y0": 0,
                     "y1": 1,
-                    "line": {"color": "#c8372d", "width": 2, "dash": "dash"},
+                    "line": {"color": var("card-line"), "width": 2, "dash": "dash"},
                 }
             ],
             "annotations": [
@@ -281,7 +272,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "x": card_gb,
                     "y": 1.06,
                     "yref": "paper",
-                    "text": "80 GB 单卡",
+                    "text": f"{units.size(card, 'GB', 0)} 单卡",
                     "showarrow": False,
                     "xanchor": "left",
                 }
@@ -299,8 +290,7 @@ def page_context(**options) -> dict:
         hi=LOG10_MAX,
         step=LOG10_STEP,
         conventions=CONVENTIONS,
-        colors=COLORS,
-        card_label=load_facts()["card"]["label"],
+        card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 
 

@@ -1,4 +1,7 @@
-import { drawChart, liveView, redrawChart, showControls, urlState } from "../core.js";
+import { drawChart, redrawChart } from "../charts.js";
+import { powerOfTwo } from "../format.js";
+import { liveView } from "../live-view.js";
+import { showControls, urlState } from "../url-state.js";
 
 // ---- Lesson 2: loss scaling shifts the whole gradient histogram along the log2 axis -----------------
 export default function mount(root) {
@@ -9,9 +12,8 @@ export default function mount(root) {
   let view = JSON.parse(root.dataset.default);
 
   // The readout follows the thumb at once (Python's k_text replaces it with the same text when it answers).
-  const SUP = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
   const showK = (text) => {
-    form.elements.k_out.value = text || `2${[...range.value].map((c) => SUP[c]).join("")}`;
+    form.elements.k_out.value = text || powerOfTwo(range.value);
     range.setAttribute("aria-valuetext", `S = 2 的 ${range.value} 次方`);
   };
   const draw = (v, restoring) => {

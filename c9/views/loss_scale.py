@@ -15,7 +15,9 @@ import random
 
 from c9.base import units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core import formats as F
+from c9.core import lab_results
 from c9.views.bit_flipper import short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
 
@@ -26,7 +28,7 @@ DEFAULTS = {"k": 0, "source": "stand-in", "fmt": "float16"}
 K_MIN, K_MAX = 0, 40
 FORMATS = ["float16", "bfloat16"]
 
-_SOURCES: dict[str, dict] = {}
+SOURCES: dict[str, dict] = {}
 
 
 def register_source(name: str, log2_magnitudes, label: str) -> None:
@@ -34,7 +36,7 @@ def register_source(name: str, log2_magnitudes, label: str) -> None:
     vals = sorted(float(x) for x in log2_magnitudes if math.isfinite(float(x)))
     if not vals:
         raise ValueError("a source needs at least one finite log2 magnitude")
-    _SOURCES[name] = {"label": label, "log2": vals, "g": [2.0**x for x in vals]}
+    SOURCES[name] = {"label": label, "log2": vals, "g": [2.0**x for x in vals]}
 
 
 def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exact_zero: int = 0) -> None:
@@ -43,7 +45,7 @@ def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exac
     bin that straddles a threshold goes to the side holding most of its width (said on the page)."""
     if not hist or any(c < 0 for c in hist):
         raise ValueError("a histogram source needs non-negative counts")
-    _SOURCES[name] = {
+    SOURCES[name] = {
         "label": label,
         "hist": (lo_bin, lo_bin + len(hist) - 1, list(hist)),
         "zeros": exact_zero,
@@ -53,13 +55,9 @@ def register_histogram(name: str, lo_bin: int, hist: list[int], label: str, exac
 def _lab() -> None:
     """The lab's underflow probe (lab/results/c09-precision.json), when the file is present: every
     parameter gradient of our small model after its FP32 training run, binned by powers of two."""
-    from c9.core.models import LAB_DATA
-
-    if not LAB_DATA.exists():
+    if not lab_results.has_precision():
         return
-    import json
-
-    probe = json.loads(LAB_DATA.read_text(encoding="utf-8"))["probe"][-1]
+    probe = lab_results.precision()["probe"][-1]
     register_histogram(
         "lab",
         probe["bins_log2"][0],
@@ -107,9 +105,9 @@ def counts(source: str, k: int, fmt) -> dict:
     """How many of the source's gradients, multiplied by 2^k and rounded to ``fmt``, become 0, a
     subnormal, a normal number or ∞. Exact: g·2^k is a float product by a power of two."""
     t = thresholds(fmt)
-    if "g" not in _SOURCES[source]:
+    if "g" not in SOURCES[source]:
         return _binned_counts(source, k, t)
-    g = _SOURCES[source]["g"]
+    g = SOURCES[source]["g"]
     s = math.ldexp(1.0, -k)
     n = len(g)
     zero = bisect.bisect_right(g, t["zero_max"] * s)
@@ -127,11 +125,11 @@ def counts(source: str, k: int, fmt) -> dict:
 def _binned_counts(source: str, k: int, t: dict) -> dict:
     """counts() for a histogram source: bin [e, e + 1) moves to [e + k, e + k + 1); it is counted
     on the side of each threshold (log2 of zero_max, sub_lim, inf_min) that holds its midpoint."""
-    lo_bin, _, hist = _SOURCES[source]["hist"]
+    lo_bin, _, hist = SOURCES[source]["hist"]
     zero_x, sub_x, inf_x = (math.log2(t[key]) for key in ("zero_max", "sub_lim", "inf_min"))
     out = {
-        "n": sum(hist) + _SOURCES[source]["zeros"],
-        "zero": _SOURCES[source]["zeros"],
+        "n": sum(hist) + SOURCES[source]["zeros"],
+        "zero": SOURCES[source]["zeros"],
         "subnormal": 0,
         "normal": 0,
         "inf": 0,
@@ -141,10 +139,6 @@ def _binned_counts(source: str, k: int, t: dict) -> dict:
         kind = "zero" if mid < zero_x else "subnormal" if mid < sub_x else "normal" if mid < inf_x else "inf"
         out[kind] += c
     return out
-
-
-def _pct(a: int, n: int) -> str:
-    return units.percent(a, n)  # "< 0.1%", not "0.0%", for 198 of 20,000
 
 
 def _window(t: dict) -> str:
@@ -173,7 +167,7 @@ def view(params: dict | None = None) -> dict:
     """params: k (S = 2^k, 0…40), source (a registered name), fmt ("float16" | "bfloat16")."""
     p = with_defaults(params, DEFAULTS)
     k = integer(p["k"], "缩放指数 k", K_MIN, K_MAX)
-    if not isinstance(p["source"], str) or p["source"] not in _SOURCES:
+    if not isinstance(p["source"], str) or p["source"] not in SOURCES:
         raise InputError(f"没有这份梯度数据：「{str(p['source'])[:20]}」")
     fmt = sixteen_bit_format(p["fmt"], FORMATS)
     c = counts(p["source"], k, fmt)
@@ -182,17 +176,17 @@ def view(params: dict | None = None) -> dict:
     n = c["n"]
     summary = (
         f"S = {units.superscript_powers(f'2^{k}')}（= {2**k:,}）：{n:,} 个梯度乘 S 后存进 {name}，"
-        f"{_pct(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
-        f"{_pct(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
-        f"{_pct(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{_pct(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
+        f"{units.percent(c['zero'], n)}（{c['zero']:,} 个）舍入成 0，"
+        f"{units.percent(c['subnormal'], n)}（{c['subnormal']:,} 个）落进次正规区（有效位变少），"
+        f"{units.percent(c['inf'], n)}（{c['inf']:,} 个）溢出成 ∞，{units.percent(c['normal'], n)}（{c['normal']:,} 个）是正规数。"
         + inert_note(p["source"], fmt)
     )
     return {
         "params": {"k": k, "source": p["source"], "fmt": fmt},
         "format_short": name,
-        "source_label": _SOURCES[p["source"]]["label"],
+        "source_label": SOURCES[p["source"]]["label"],
         "counts": c,
-        "shares": {key: _pct(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
+        "shares": {key: units.percent(c[key], n) for key in ("zero", "subnormal", "normal", "inf")},
         "k_text": units.power_of_two(k),  # the slider's readout: 2⁴⁰
         "summary": summary,
         "figure": _figure(p["source"], k, t, name),
@@ -201,7 +195,7 @@ def view(params: dict | None = None) -> dict:
 
 def _histogram(source: str) -> tuple[int, int, list[int]]:
     """Counts per unit bin of log2 |g| (cached per source; a shift by k only relabels the bins)."""
-    src = _SOURCES[source]
+    src = SOURCES[source]
     if "hist" not in src:
         xs = src["log2"]
         lo_bin, hi_bin = math.floor(xs[0]), math.floor(xs[-1])
@@ -223,9 +217,9 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
     window = _window(t)
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "line": {"width": 0}, "layer": "below"}
     shapes = [
-        {**band, "x0": span[0], "x1": zero_x, "fillcolor": "rgba(200,55,45,0.15)"},
-        {**band, "x0": zero_x, "x1": math.log2(t["sub_lim"]), "fillcolor": "rgba(224,138,30,0.15)"},
-        {**band, "x0": inf_x, "x1": span[1], "fillcolor": "rgba(200,55,45,0.15)"},
+        {**band, "x0": span[0], "x1": zero_x, "fillcolor": var("lost-band")},
+        {**band, "x0": zero_x, "x1": math.log2(t["sub_lim"]), "fillcolor": var("subnormal-band")},
+        {**band, "x0": inf_x, "x1": span[1], "fillcolor": var("lost-band")},
     ]
     return {
         "data": [
@@ -235,7 +229,7 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                 "y": hist,
                 "width": 1,
                 "name": "梯度个数",
-                "marker": {"color": "#1f4e8c"},
+                "marker": {"color": var("series")},
                 "hovertemplate": "log₂|g·S| 在 %{x:.0f} ± 0.5 之内：%{y:,} 个<extra></extra>",
             }
         ],
@@ -257,8 +251,6 @@ def _figure(source: str, k: int, t: dict, name: str) -> dict:
                 "fixedrange": True,
                 "tickformat": ",d",
             },  # 100,000, not 100k
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": shapes,
             "annotations": [
@@ -300,7 +292,7 @@ SOURCE_NAMES = {"stand-in": "替身分布（示意）", "lab": "实测：实验�
 
 def page_context(**options) -> dict:
     v = view(options or None)
-    sources = {key: SOURCE_NAMES.get(key, key) for key in _SOURCES}
+    sources = {key: SOURCE_NAMES.get(key, key) for key in SOURCES}
     return dict(view=v, k_min=K_MIN, k_max=K_MAX, sources=sources)
 
 
@@ -323,5 +315,5 @@ def nearby(view: dict) -> list[dict]:
     p = view["params"]
     base = {"k": p["k"], "source": p["source"], "fmt": p["fmt"]}
     return one_step(
-        base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(_SOURCES)
+        base, k=[k for k in (p["k"] + 1, p["k"] - 1) if K_MIN <= k <= K_MAX], source=list(SOURCES)
     )

@@ -1,4 +1,6 @@
-import { liveView, unreadableNumber, urlState } from "../core.js";
+import { thousands } from "../format.js";
+import { liveView, unreadableNumber } from "../live-view.js";
+import { urlState } from "../url-state.js";
 
 // ---- Lesson 5: the stacked memory bar, a training-memory estimator for any decoder-only model -------
 export default function mount(root) {
@@ -21,7 +23,7 @@ export default function mount(root) {
   const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
   // Python judges a typed value; a slider only follows a value inside its own range.
   const inRange = (sl, v) => Number.isInteger(v) && v >= sl.stops[0] && v <= sl.stops[sl.stops.length - 1];
-  const label = (sl) => sl.range.setAttribute("aria-valuetext", `${sl.name} = ${Number(sl.stops[Number(sl.range.value)]).toLocaleString("en-US")}`);
+  const label = (sl) => sl.range.setAttribute("aria-valuetext", `${sl.name} = ${thousands(sl.stops[Number(sl.range.value)])}`);
 
   const syncControls = (p) => {
     form.elements.model.value = p.model;
@@ -133,8 +135,8 @@ export default function mount(root) {
     if (b) showSegment(b.dataset.key);
   });
 
-  // The bar's state in the address (core.js: urlState): ?mb.model=…&mb.s=…&mb.b=…&mb.mode=…&mb.card=…&mb.s2=1,
-  // and a pasted config while it is short (core.js leaves a long one out); older links without the "mb."
+  // The bar's state in the address (url-state.js): ?mb.model=…&mb.s=…&mb.b=…&mb.mode=…&mb.card=…&mb.s2=1,
+  // and a pasted config while it is short (url-state.js leaves a long one out); older links without the "mb."
   // still open. Python checks the values; a bad one gets the same Chinese message as a bad typed value,
   // and the default state stays.
   const url = urlState(root, "mb", { model: "model", config: "config", s: "s", b: "b", mode: "mode", card: "card", s2: "s2_full_only" },

@@ -1,6 +1,7 @@
 """Lesson 5's stacked memory bar: model states plus activations for one training step, for the chapter's
-models or any decoder-only model whose Hugging Face config.json the reader pastes (c9/views/estimator.py:
-parameters term by term, activations by eq. 1 and by the model's own tensors, cards needed).
+models or any decoder-only model whose Hugging Face config.json the reader pastes (c9.core.models.resolve),
+with how many cards of a chosen size the step needs and the tables below the bar (c9/views/memory_tables.py:
+parameters term by term, activations by eq. 1 and by the model's own tensors).
 
 ``view(params)`` returns plain data (numbers, a Chinese summary, the bar as SVG markup, the tables as
 markup), so the same call runs at build time (the default state, written into the page) and in the browser.
@@ -13,11 +14,25 @@ from fractions import Fraction
 
 from c9.base import units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core.activations import MODES, activation_memory
 from c9.core.items import Item
 from c9.core.ledger import RECIPES, model_states
-from c9.core.models import LAB, lab_label, lab_run, load_facts
-from c9.views import estimator, stacked_bar
+from c9.core.models import (
+    CONFIG_MAX,
+    LAB,
+    Model,
+    card,
+    card_name,
+    cards,
+    config_text,
+    lab_label,
+    load_facts,
+    model,
+    resolve,
+)
+from c9.views import memory_tables, stacked_bar
+from c9.views.nearby import model_choices, one_step
 from c9.views.params import integer, known_model, shown, with_defaults
 
 WIDGET = "memory-bar"
@@ -47,13 +62,13 @@ DEFAULTS = {
 }
 
 COLORS = {
-    "weights": "#1f4e8c",
-    "gradients": "#3a78c2",
-    "master_weights": "#6f9fd8",
-    "adam_m": "#8e6cc1",
-    "adam_v": "#b79be0",
-    "act_linear": "#e08a1e",
-    "act_scores": "#c8372d",
+    "weights": var("weights"),
+    "gradients": var("grads"),
+    "master_weights": var("master"),
+    "adam_m": var("adam-m"),
+    "adam_v": var("adam-v"),
+    "act_linear": var("activations"),
+    "act_scores": var("scores"),
 }
 
 
@@ -61,10 +76,10 @@ def normalise(params: dict | None) -> dict:
     """Defaults filled in and every value checked. Raises InputError with a Chinese message."""
     p = with_defaults(params, DEFAULTS)
     known_model(p["model"])
-    p["config"] = estimator.config_text(p["config"])
-    estimator.card(p["card"])
+    p["config"] = config_text(p["config"])
+    card(p["card"])
     if p["model"] == LAB and not p["config"].strip():
-        p["recipe"] = "fp32_adamw"  # the lab trained its reference run in FP32
+        p["recipe"] = model(LAB).measured.recipe  # the lab trained its reference run in FP32
     if not isinstance(p["recipe"], str) or p["recipe"] not in RECIPES:
         raise InputError(f"没有这种训练配方：{shown(p['recipe'])}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
@@ -76,29 +91,22 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
-def _shape(key: str, config: str = "", sub: estimator.Subject | None = None) -> dict:
-    """label, Ψ, L, h, a and full-attention layers of a model of anchor-model.json, of the lab's, or of a
-    pasted config.json (c9/views/estimator.py; ``sub``: that model, already read)."""
-    sub = sub or estimator.subject(key, config)
-    return {"label": sub.label, "psi": sub.psi, "L": sub.L, "h": sub.h, "a": sub.a, "full": sub.full}
+def ledger(p: dict, m: Model | None = None) -> Item:
+    """The step's memory tree: ``step`` → ``model_states`` (by recipe) and ``activations``, for model ``m``
+    (by default the one ``p`` chooses)."""
+    m = m or resolve(p["model"], p["config"])
+    s2_layers = m.full_attention_layers if p["s2_full_only"] else None
+    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers)
+    return Item.group("step", "训练一步", [model_states(m.param_total, p["recipe"]), act])
 
 
-def ledger(p: dict, sub: estimator.Subject | None = None) -> Item:
-    """The step's memory tree: ``step`` → ``model_states`` (by recipe) and ``activations``."""
-    m = _shape(p["model"], p["config"], sub)
-    s2_layers = m["full"] if p["s2_full_only"] else None
-    act = activation_memory(p["s"], p["b"], m["h"], m["a"], m["L"], p["mode"], s2_layers)
-    return Item.group("step", "训练一步", [model_states(m["psi"], p["recipe"]), act])
-
-
-def measured(p: dict) -> list[dict] | None:
+def measured(p: dict, m: Model) -> list[dict] | None:
     """The lab's measured counterpart of the bar, at the lab's own s, b with every activation stored:
     model states from the snapshot after the first step, activations from the one after forward."""
-    r = lab_run() if p["model"] == LAB and not p["config"].strip() else None
-    if r is None or (p["s"], p["b"], p["mode"]) != (r["s"], r["b"], "store_all") or p["s2_full_only"]:
+    r = m.measured
+    if r is None or (p["s"], p["b"], p["mode"]) != (r.s, r.b, "store_all") or p["s2_full_only"]:
         return None
-    snap = {s["point"]: s["parts"] for s in r["snapshots"]}
-    step, fwd = snap["after_step"], snap["after_forward"]
+    step, fwd = r.at("after_step")["parts"], r.at("after_forward")["parts"]
     return [
         {"key": "m_params", "label": "实测·参数", "bytes": step["parameters"]},
         {"key": "m_grads", "label": "实测·梯度", "bytes": step["gradients"]},
@@ -117,13 +125,12 @@ def view(params: dict | None = None) -> dict:
     recipe (c9.core.ledger.RECIPES). Raises InputError (Chinese message) on any bad value.
     """
     p = normalise(params)
-    sub = estimator.subject(p["model"], p["config"])
-    m = _shape(p["model"], p["config"], sub)
-    tree = ledger(p, sub)
+    m = resolve(p["model"], p["config"])
+    tree = ledger(p, m)
     states, act = tree.children
-    the_card = estimator.card(p["card"])
-    card = the_card["memory_bytes"]
-    card_label = estimator.card_name(the_card)
+    the_card = card(p["card"])
+    card_bytes = the_card["memory_bytes"]
+    card_label = card_name(the_card)
     # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
     # the chart's axis; activations also quoted in GiB beside (units.activation_size).
     unit = units.states_unit(tree.bytes)
@@ -154,18 +161,18 @@ def view(params: dict | None = None) -> dict:
     ]
     scores = act.find("act_scores").bytes
     share = units.percent(scores, act.bytes) if act.bytes else "0%"
-    over = tree.bytes / card
-    meas = measured(p)
+    over = tree.bytes / card_bytes
+    meas = measured(p, m)
     (states_t, act_t), total_t = units.adding_up([states.bytes, act.bytes], unit, 1, states_d + act_d)
     summary = (
-        f"{m['label']}，s = {units.number(p['s'])}、b = {units.number(p['b'])}、{MODES[p['mode']]}"
-        f"{'（只有 ' + str(m['full']) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
+        f"{m.label}，s = {units.number(p['s'])}、b = {units.number(p['b'])}、{MODES[p['mode']]}"
+        f"{'（只有 ' + str(m.full_attention_layers) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
         f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes, unit)}，其中注意力分数占 {share}。"
         f"合计 {states_t} + {act_t} = {total_t}{units.ADJUSTED_NOTE if adjusted else ''}，"
         + (
             f"是 {card_label}的 {units.number(over, 1)} 倍。"
             if over >= 0.1
-            else f"只占 {card_label}的 {units.percent(tree.bytes, card, 2)}。"
+            else f"只占 {card_label}的 {units.percent(tree.bytes, card_bytes, 2)}。"
         )
     )
     if meas:
@@ -175,16 +182,16 @@ def view(params: dict | None = None) -> dict:
             f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(total, 'MiB', 2)}），比上面的推演多 "
             f"{diff_t}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。"
         )
-    acts = estimator.activation_tables(sub, p["s"], p["b"], p["mode"])
-    params = estimator.param_table(sub)
+    acts = memory_tables.activation_tables(m, p["s"], p["b"], p["mode"])
+    params = memory_tables.param_table(m)
     own = acts["own"]
     own_step = states.bytes + own["total_bytes"] if own else None
-    cards = estimator.cards_text(
+    cards_needed = cards_text(
         the_card, [(s["label"], s["bytes"], s["text"]) for s in segments], tree.bytes, own_step, unit
     )
     return {
         "params": p,
-        "model_label": m["label"],
+        "model_label": m.label,
         "total_bytes": tree.bytes,
         "states_bytes": states.bytes,
         "activation_bytes": act.bytes,
@@ -192,13 +199,37 @@ def view(params: dict | None = None) -> dict:
         "score_share": share,
         "segments": segments,
         "summary": summary,
-        "cards": cards,
-        "cards_needed": math.ceil(tree.bytes / card),
+        "cards": cards_needed,
+        "cards_needed": math.ceil(tree.bytes / card_bytes),
         "parameter_total": params["total_count"] if params else None,
-        "chart": _chart(segments, card, meas, own, card_label),
-        # the tables as markup only (their numbers are in c9/views/estimator.py): each answer stays small
-        "detail": estimator.detail_html(sub, params, acts, MODES[p["mode"]], m["label"]),
+        "chart": _chart(segments, card_bytes, meas, own, card_label),
+        # the tables as markup only (their numbers are in c9/views/memory_tables.py): each answer stays small
+        "detail": memory_tables.detail_html(m, params, acts, MODES[p["mode"]]),
     }
+
+
+def cards_text(
+    c: dict, parts: list[tuple[str, int, str]], total: int, own_total: int | None, unit: str
+) -> str:
+    """How many cards of ``c`` the step needs (if memory could be split evenly) and what is too big for one.
+    ``parts``: (label, bytes, as shown) of the bar's segments; totals in bytes."""
+    cap = c["memory_bytes"]
+    n = math.ceil(total / cap)
+    if n <= 1:
+        text = f"按式 1 一张 {units.size(cap, 'GB', 0)} 卡就放得下，还空着 {units.size(cap - total, unit)}"
+    else:
+        text = f"按式 1 需要 {units.number(n)} 张 {units.size(cap, 'GB', 0)} 卡（假设显存能在卡之间均分）"
+    if own_total is not None:
+        m = math.ceil(own_total / cap)
+        text += f"；按这个模型自己的张量需要 {units.number(m)} 张"
+    big = [f"{label} {shown}" for label, n_bytes, shown in parts if n_bytes > cap]
+    if big:
+        text += (
+            f"。单卡放不下：{'、'.join(big)}，每一项本身就比一张卡大，只能切开分到几张卡上（C10 讲怎么切）。"
+        )
+    else:
+        text += "。每一项单独都放得进一张卡。"
+    return text
 
 
 def _gib_beside(n: int, unit: str) -> str:
@@ -208,15 +239,15 @@ def _gib_beside(n: int, unit: str) -> str:
 
 
 MEASURED_COLORS = {
-    "m_params": "#1f4e8c",
-    "m_grads": "#3a78c2",
-    "m_optimizer": "#8e6cc1",
-    "m_saved": "#e08a1e",
-    "m_logits": "#7a5c2e",
+    "m_params": var("weights"),
+    "m_grads": var("grads"),
+    "m_optimizer": var("adam"),
+    "m_saved": var("activations"),
+    "m_logits": var("logits"),
 }
 
 
-OWN_COLORS = {"o_act_saved": "#e08a1e", "o_act_logits": "#7a5c2e"}
+OWN_COLORS = {"o_act_saved": var("activations"), "o_act_logits": var("logits")}
 
 
 def _chart(
@@ -224,7 +255,7 @@ def _chart(
     card: int,
     meas: list[dict] | None = None,
     own: dict | None = None,
-    card_label: str = "80 GB 单卡",
+    card_label: str = "",
 ) -> str:
     """The bar as SVG markup (c9.views.stacked_bar): GB with the card's line; for the lab's model, MB, the
     derived bar above the measured one (hatched) and no card in sight; for a model with a config, eq. 1's
@@ -280,18 +311,19 @@ def _chart(
 
 def page_context() -> dict:
     """What the page template (c9/views/memory-bar.html) needs at build time."""
-    cards = [
-        {k: c[k] for k in ("key", "label", "url")} for c in estimator.cards()
-    ]  # what the page shows of each
+    from c9.views.nearby import model_menu
+
+    shown_cards = [{k: c[k] for k in ("key", "label", "url")} for c in cards()]  # what the page shows of each
     return dict(
         view=view(),
         stops=S_STOPS,
         b_stops=B_STOPS,
         modes=MODES,
         colors=COLORS,
-        cards=cards,
+        cards=shown_cards,
         lab_label=lab_label(),
-        config_max=estimator.CONFIG_MAX,
+        model_menu=model_menu(lab_label()),
+        config_max=CONFIG_MAX,
     )
 
 
@@ -314,8 +346,6 @@ CACHED_B_MAX = 64  # the build caches b's stops up to here: the lesson moves b w
 def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what memory-bar.js sends one control from the
     default: each model, every stop of s, b's stops up to CACHED_B_MAX, each mode, each card, the s² switch."""
-    from c9.views.nearby import model_choices, one_step
-
     p = context["view"]["params"]
     return one_step(
         _base(p),
@@ -338,8 +368,6 @@ def nearby(view: dict) -> list[dict]:
     """For the worker's answers ahead (c9.views.nearby): what memory-bar.js sends one control from the
     state ``view`` shows, nearest first: s one slider stop either side, b one stop either side, then each
     mode, the s² switch, each card and each model (a pasted config is left for the select's models)."""
-    from c9.views.nearby import model_choices, one_step
-
     p = view["params"]
     base = _base(p)
     out = one_step(
@@ -348,7 +376,7 @@ def nearby(view: dict) -> list[dict]:
         b=[str(b) for b in _next_stops(B_STOPS, p["b"])],
         mode=list(MODES),
         s2_full_only=[not p["s2_full_only"]],
-        card=[c["key"] for c in estimator.cards()],
+        card=[c["key"] for c in cards()],
     )
     # choosing a model in the select drops a pasted config (memory-bar.js)
     return out + [

@@ -1,4 +1,6 @@
-import { liveView, showControls, urlState } from "../core.js";
+import { significant } from "../format.js";
+import { liveView } from "../live-view.js";
+import { showControls, urlState } from "../url-state.js";
 
 // ---- FP4 lesson: MXFP4 against NVFP4 on a block the reader edits. Python validates the text and
 // computes every cell; this file only writes the answer into the table.
@@ -10,7 +12,6 @@ export default function mount(root) {
   const foot2 = root.querySelector(".c9-mn-table tfoot td:nth-of-type(2)");
   const td = (text, cls) => { const c = document.createElement("td"); c.textContent = text; if (cls) c.className = cls; return c; };
   const codeCell = (e) => { const c = document.createElement("td"); const k = document.createElement("code"); k.textContent = e.bits; c.append(k, ` = ${e.element_text}`); return c; };
-  const g = (x) => Number(x.toPrecision(4)).toString();
 
   const draw = (v, restoring) => {
     if (restoring) showControls(form, v.params);
@@ -28,8 +29,8 @@ export default function mount(root) {
       }
       return tr;
     }));
-    foot.textContent = `名义 ${v.mx.bits_nominal}（4 + 8/32）；这一块只有 ${v.rows.length} 个数时 ${g(v.mx.bits_actual)}`;
-    foot2.textContent = `名义 ${v.nv.bits_nominal}（4 + 8/16，FP32 张量缩放摊到整张量）；这一块单独算 ${g(v.nv.bits_actual)}`;
+    foot.textContent = `名义 ${v.mx.bits_nominal}（4 + 8/32）；这一块只有 ${v.rows.length} 个数时 ${significant(v.mx.bits_actual)}`;
+    foot2.textContent = `名义 ${v.nv.bits_nominal}（4 + 8/16，FP32 张量缩放摊到整张量）；这一块单独算 ${significant(v.nv.bits_actual)}`;
   };
   const { send } = liveView("mx-nv", root, draw);
   const go = () => send({ text: form.elements.text.value });

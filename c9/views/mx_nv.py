@@ -12,7 +12,7 @@ from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.core import blockscale as B
 from c9.core import formats as F
-from c9.views.params import with_defaults
+from c9.views.params import with_defaults, within_fp32
 
 WIDGET = "mx-nv"
 MAX_VALUES = 16
@@ -29,26 +29,12 @@ def parse_block(text) -> list:
     for v in vals:
         if v != v:
             raise InputError("块里有 NaN：只能量化有限数")
-    typed.within_fp32(text, vals, lambda i: f"第 {i + 1} 个数")
+    within_fp32(text, vals, lambda i: f"第 {i + 1} 个数")
     if len(vals) > MAX_VALUES:
         raise InputError(f"最多 {MAX_VALUES} 个数（一个 NVFP4 块的长度），收到了 {len(vals)} 个")
     if all(v == 0 for v in vals):
         raise InputError("全是 0：没有可以缩放的数，换几个非零的数试试")
     return [typed.value(v) for v in vals]
-
-
-def _pct(x: float) -> str:
-    """A relative error: never "100.0%" unless the value became 0, never "0.00%" unless exact."""
-    if x == 0:
-        return "0%"
-    return units.share(x, 1 if x >= 0.01 else 2)
-
-
-def _g(x) -> str:
-    """A number to 6 significant digits; a Fraction from its exact value (never through a float)."""
-    if x in (float("inf"), float("-inf")):
-        return "∞" if x > 0 else "−∞"
-    return units.sci(x, 6)  # 1.58456×10²⁹, never 1.58456e+29
 
 
 def _eq(x) -> str:
@@ -67,25 +53,23 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
                 "code": c,
                 "bits": F.fields(e2m1, c)["bits"],
                 "element": F.decode(e2m1, c),
-                "element_text": _g(F.decode(e2m1, c)),
+                "element_text": units.sci(F.decode(e2m1, c), 6),
                 "dequantized": d,
-                "dequantized_text": _g(d),
+                "dequantized_text": units.sci(d, 6),
                 "rel_error": r,
-                "rel_text": _pct(r) if v != 0 else "—",
+                "rel_text": units.error_percent(r) if v != 0 else "—",
                 "zeroed": v != 0 and d == 0,
             }
         )
     scale, scode = q.scales[0][0], q.scale_codes[0][0]
     sf = bf.scale
     if scheme == "mxfp4":
-        scale_text = (
-            f"X = {units.power_of_two(scode - sf.bias)} {_eq(scale)} {_g(scale)}（E8M0 编码 0x{scode:02X}）"
-        )
+        scale_text = f"X = {units.power_of_two(scode - sf.bias)} {_eq(scale)} {units.sci(scale, 6)}（E8M0 编码 0x{scode:02X}）"
         rule = "元素 = E2M1(v / X)，还原 = 元素 × X"
     else:
         scale_text = (
-            f"块缩放 b = {_g(scale)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
-            f"张量缩放 t {_eq(q.tensor_scale)} {_g(q.tensor_scale)}（FP32）"
+            f"块缩放 b = {units.sci(scale, 6)}（E4M3 编码 0x{scode:02X}，位 {F.fields(sf, scode)['bits']}），"
+            f"张量缩放 t {_eq(q.tensor_scale)} {units.sci(q.tensor_scale, 6)}（FP32）"
         )
         rule = "元素 = E2M1(v / (b·t))，还原 = 元素 × b × t"
     zeroed = sum(e["zeroed"] for e in elems)
@@ -102,7 +86,7 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
         "bits_nominal": q.bits_per_element,
         "bits_actual": q.bits_actual,
         "max_rel": max(nonzero),
-        "max_rel_text": _pct(max(nonzero)),
+        "max_rel_text": units.error_percent(max(nonzero)),
         "zeroed": zeroed,
         "block_size": bf.block_size,
     }
@@ -115,7 +99,7 @@ def view(params: dict | None = None) -> dict:
     mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
     # the typed value's text from its exact value: 1e-330 reads "1×10⁻³³⁰", though as a float it is 0
     rows = [
-        {"value": float(v), "value_text": _g(v), "mx": a, "nv": b}
+        {"value": float(v), "value_text": units.sci(v, 6), "mx": a, "nv": b}
         for v, a, b in zip(vals, mx["elements"], nv["elements"])
     ]
     vals = [float(v) for v in vals]

@@ -35,10 +35,18 @@ def around(values: list, current, reach: int) -> list:
     return values[max(0, i - reach) : i + reach + 1]
 
 
+def model_menu(lab_label) -> list[tuple[str, str]]:
+    """The options of lesson 5's model select (c9/views/_model-select.html), as (value, label): the
+    chapter's models (not the ZeRO paper's GPT-2, which only the text quotes) and, once the lab has run,
+    our small model, labelled ``lab_label``."""
+    models = load_facts()["models"]
+    menu = [(k, m["label"]) for k, m in models.items() if k != "gpt2-1.5b-zero"]
+    return menu + ([("lab", lab_label)] if lab_label else [])
+
+
 def model_choices(lab_label) -> list[str]:
-    """The options of lesson 5's model select (c9/views/_model-select.html)."""
-    keys = [k for k in load_facts()["models"] if k != "gpt2-1.5b-zero"]
-    return keys + (["lab"] if lab_label else [])
+    """The values of :func:`model_menu`: what the page script sends for each option."""
+    return [key for key, _ in model_menu(lab_label)]
 
 
 def js_value(x):
@@ -58,5 +66,5 @@ def js_value(x):
 
 
 def canonical(request: dict) -> str:
-    """The cache key: the request as sorted-key JSON, as core.js writes it from what the script sends."""
+    """The cache key: the request as sorted-key JSON, as answers.js writes it from what the script sends."""
     return json.dumps(js_value(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from c9.base.errors import InputError
-from c9.base.typed import ascii_text, brief, integer, shown  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
-from c9.core.models import LAB, lab_run, model_keys
+from c9.base.typed import ascii_text, brief, integer, quote, shown, tokens  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
+from c9.core.models import model_keys
 
 
 def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dict:
@@ -32,7 +32,7 @@ def known_model(key: str) -> str:
     """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
     if not key or not isinstance(key, str):
         raise InputError("没有选模型：请从列表里选一个")
-    if key not in model_keys() and not (key == LAB and lab_run() is not None):
+    if key not in model_keys(lab=True):
         raise InputError(f"没有这个模型：「{str(key)[:20]}」")
     return key
 
@@ -48,3 +48,17 @@ def sixteen_bit_format(name, allowed: list[str]) -> str:
     if fmt not in allowed:
         raise InputError("这里只比较 FP16 和 BF16")
     return fmt
+
+
+FP32_RANGE = "FP32 的范围（±3.4×10³⁸）"
+
+
+def within_fp32(text: str, values: list, where) -> None:
+    """Refuse a typed number beyond FP32's range, quoting it as typed: ``values`` are
+    :func:`c9.base.typed.numbers` of ``text``; ``where(i)`` names the i-th number ("第 2 行第 1 列")."""
+    from c9.core.formats import get_format  # here, as in sixteen_bit_format
+
+    top = get_format("float32").max
+    for i, (tok, v) in enumerate(zip(tokens(text), values)):
+        if v == v and abs(v) > top:
+            raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}")

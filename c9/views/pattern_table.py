@@ -8,8 +8,6 @@ plain HTML and needs no script.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from c9.base import units
 from c9.base.errors import InputError
 from c9.core import formats as F
@@ -71,7 +69,7 @@ def _exact(v: float) -> str:
         return short_value(v)
     if v == 0 or v == int(v):
         return short_value(v) if v == 0 else units.number(int(v))
-    return ("−" if v < 0 else "") + F._decimal(Fraction(abs(v)))
+    return units.exact_decimal(v)
 
 
 def table(fmt) -> dict:

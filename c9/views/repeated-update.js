@@ -1,4 +1,6 @@
-import { drawChart, liveView, redrawChart, showControls, unreadableNumber, urlState } from "../core.js";
+import { drawChart, redrawChart } from "../charts.js";
+import { liveView, unreadableNumber } from "../live-view.js";
+import { showControls, urlState } from "../url-state.js";
 
 // ---- Lessons 2–3: the same small update, again and again, in 16 bits and in an FP32 master ---------
 export default function mount(root) {

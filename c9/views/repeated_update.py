@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from c9.base import typed, units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core import formats as F
 from c9.views.bit_flipper import short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
@@ -21,7 +22,7 @@ DEFAULTS = {"fmt": "float16", "w0": "1", "delta": "1e-4", "steps": 1000}
 LOW_FORMATS = ["float16", "bfloat16"]
 STEPS_MAX = 5000
 MAX_POINTS = 201  # points per line sent to the chart (the step function is sampled, ends kept)
-COLORS = {"exact": "#888888", "master": "#1f4e8c", "low": "#c8372d", "copy": "#e08a1e"}
+COLORS = {"exact": var("exact"), "master": var("fp32"), "low": var("low-precision"), "copy": var("copy")}
 
 
 def _add(fmt, a: float, b: float) -> float:
@@ -206,8 +207,6 @@ def view(params: dict | None = None) -> dict:
                 "y": 0,
                 "yanchor": "bottom",
             },
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "annotations": marks,
         },

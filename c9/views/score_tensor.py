@@ -12,13 +12,14 @@ import math
 from html import escape
 
 from c9.base import units
+from c9.base.palette import var
 from c9.core.models import anchor, load_facts
 
 WIDGET = "score-tensor"
 # The small example beside the real one: 2 heads, 4 tokens, head dimension 3.
 SMALL = (2, 4, 3)
 
-INPUT, OUTPUT = "#3a78c2", "#2e8b57"
+INPUT, OUTPUT = var("input"), var("output")
 
 
 def edge(n: int) -> float:
@@ -153,8 +154,9 @@ def svg(
         f'aria-label="{escape(title)}。{escape(caption)}" xmlns="http://www.w3.org/2000/svg">'
         f"<title>{escape(title)}</title>"
         f'<defs><linearGradient id="{grad}" x1="0" y1="0" x2="1" y2="1">'
-        '<stop offset="0" stop-color="#fde0c5"/><stop offset="0.5" stop-color="#f08a4b"/>'
-        '<stop offset="1" stop-color="#b3261e"/></linearGradient></defs>'
+        f'<stop offset="0" stop-color="{var("intermediate-low")}"/>'
+        f'<stop offset="0.5" stop-color="{var("intermediate-mid")}"/>'
+        f'<stop offset="1" stop-color="{var("intermediate-high")}"/></linearGradient></defs>'
         + "".join(parts)
         + legend
         + lines

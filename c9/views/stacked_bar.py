@@ -15,6 +15,7 @@ import math
 from html import escape
 
 from c9.base import units
+from c9.base.palette import var
 
 PAD_LEFT, PAD_RIGHT = 2.0, 3.0  # % of the width kept free so the end tick labels fit
 ROW_LABEL, BAR, GAP = 18, 34, 10  # px
@@ -53,7 +54,7 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
     """The chart as one ``<svg>`` element.
 
     rows: [{"label": str | None (drawn above the bar), "segments": [{"key", "label", "value" (in axis units),
-    "text" (the value as the page quotes it), "color": "#rrggbb", "hatch": bool}]}], drawn top to bottom.
+    "text" (the value as the page quotes it), "color": a CSS colour (a palette role: c9/base/palette.py), "hatch": bool}]}], drawn top to bottom.
     line: {"value", "label"}, a dashed reference line across all rows (e.g. the 80 GB card), or None.
     label: the accessible name of the chart. Zero-width segments are kept (a reader can still find them
     in the table beside the chart) but draw nothing.
@@ -72,8 +73,8 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
         f'<svg class="c9-bar-svg" width="100%" height="{height}" role="img" aria-label="{escape(label)}" '
         f'xmlns="http://www.w3.org/2000/svg">',
         '<defs><pattern id="c9-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
-        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.35"/>'
-        '<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2"/></pattern></defs>',
+        f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{var("hatch")}" fill-opacity="0.35"/>'
+        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{var("hatch")}" stroke-width="2"/></pattern></defs>',
     ]
     for v, text in zip(ticks, tick_texts(ticks)):
         out.append(

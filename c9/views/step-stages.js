@@ -1,4 +1,5 @@
-import { liveView, urlState } from "../core.js";
+import { liveView } from "../live-view.js";
+import { urlState } from "../url-state.js";
 
 // ---- Lesson 5's opening: one training step, stage by stage, on the anchor -------------------------
 // A button per stage; Python answers with the stage's figure and what it holds (c9/views/step_stages.py).

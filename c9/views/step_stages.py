@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from c9.base import units
 from c9.base.errors import InputError
-from c9.core.models import load_facts
+from c9.core.models import model
 from c9.views import memory_bar
 from c9.views.params import shown, with_defaults
 
@@ -106,7 +106,7 @@ def view(params: dict | None = None) -> dict:
         raise InputError(f"训练一步里没有这个环节：{shown(p['stage'])}")
     rows, total, total_text, bar, adjusted = stages()
     chosen = next(r for r in rows if r["key"] == p["stage"])
-    m = load_facts()["models"][bar["model"]]
+    m = model(bar["model"])
     # no space after a full-width bracket: "主权重（FP32）111.13 GB"
     parts = "，".join(
         f"{x['label']}{'' if x['label'].endswith('）') else ' '}{x['text']}（{x['formula']}）"
@@ -115,11 +115,11 @@ def view(params: dict | None = None) -> dict:
     how = (
         f"其中{parts}。"
         if len(chosen["parts"]) > 1
-        else f"按 {chosen['parts'][0]['formula']} 算，Ψ = {units.number(m['param_total'])}。"
+        else f"按 {chosen['parts'][0]['formula']} 算，Ψ = {units.number(m.param_total)}。"
     )
     setting = f"s = {units.number(bar['s'])}、b = {bar['b']}"
     summary = (
-        f"{chosen['label']}：在{m['label']} 上（{setting}，BF16 混合精度 + AdamW）"
+        f"{chosen['label']}：在{m.label} 上（{setting}，BF16 混合精度 + AdamW）"
         f"占 {chosen['text']}，是训练一步合计 {total_text} 的 {chosen['share']}。{how}{chosen['holds']}"
     )
     return {
@@ -131,7 +131,7 @@ def view(params: dict | None = None) -> dict:
         "summary": summary,
         "adjusted": adjusted,
         "setting": setting,
-        "model_label": m["label"],
+        "model_label": m.label,
     }
 
 

@@ -1,4 +1,7 @@
-import { liveView, loadPlotly, plot, showControls, urlState } from "../core.js";
+import { drawChart, redrawChart } from "../charts.js";
+import { fixed } from "../format.js";
+import { liveView } from "../live-view.js";
+import { showControls, urlState } from "../url-state.js";
 
 // ---- Lesson 5: the memory timeline of one iteration ----------------------------------------------
 export default function mount(root) {
@@ -25,11 +28,11 @@ export default function mount(root) {
   const unit = () => view.figure.layout.yaxis.title.text.split("（")[0];
   const announce = (k) => {
     const line = view.figure.data[0];
-    now.textContent = `第 ${k} 步（共 ${view.n - 1} 步）：${line.text[k]}，${line.y[k].toFixed(1)} ${unit()}。`;
+    now.textContent = `第 ${k} 步（共 ${view.n - 1} 步）：${line.text[k]}，${fixed(line.y[k], 1)} ${unit()}。`;
   };
   const drawFrame = (k, speak) => {
     frame = k;
-    if (window.Plotly) plot(window.Plotly, chart, figureAt(k));
+    redrawChart(chart, figureAt(k));
     if (speak) announce(k);
   };
   const pause = () => {
@@ -82,10 +85,6 @@ export default function mount(root) {
     if (action === "step") step();
   });
 
-  loadPlotly(root).then((Plotly) => {
-    if (!root.isConnected) return;
-    plot(Plotly, chart, figureAt(frame)).then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => { chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。"; });
-
-  return () => { pause(); if (window.Plotly) window.Plotly.purge(chart); };
+  const teardown = drawChart(root, chart, () => figureAt(frame));
+  return () => { pause(); teardown(); };
 }

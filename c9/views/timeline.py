@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from c9.base import units
 from c9.base.errors import InputError
+from c9.base.palette import var
 from c9.core.activations import activation_memory
-from c9.core.models import LAB, LAB_LABEL, card_bytes, lab_label, lab_run, model
+from c9.core.models import card_bytes, lab_label, model
 from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
+from c9.views.nearby import model_choices, one_step
 from c9.views.params import integer, known_model, shown, with_defaults
 
 WIDGET = "timeline"
@@ -37,7 +39,8 @@ def normalise(params: dict | None) -> dict:
     return p
 
 
-# "Our small model" (c9.core.models.lab_run): its FP32 run, with the four memory snapshots it measured.
+# "Our small model" (c9.core.models.model("lab").measured): its FP32 run, with the four memory snapshots it
+# measured, each at the phase it was taken after.
 SNAPSHOT_AT = {
     "after_build": "start",
     "after_forward": "forward",
@@ -46,16 +49,16 @@ SNAPSHOT_AT = {
 }
 
 
-def _shape(p: dict) -> dict:
+def _amounts(p: dict) -> dict:
     """What the iteration needs: Ψ, L, per-layer activations, and the ledger's bytes per parameter
     for resident weights, gradients and Adam's m, v (BF16 mixed precision; FP32 for the lab's run)."""
-    if p["model"] == LAB:
-        r = lab_run()
-        psi, L, h, a, s, b = r["psi"], r["L"], r["h"], r["a"], r["s"], r["b"]
+    m = model(p["model"])
+    psi, L, h, a = m.param_total, m.L, m.h, m.a
+    if m.measured:  # the lab's model, at the s and b it was measured at
+        s, b = m.measured.s, m.measured.b
         weights, grad, names = 4, 4, "FP32 权重"
     else:
-        m = model(p["model"])
-        psi, L, h, a, s, b = m.param_total, m.L, m.h, m.a, p["s"], p["b"]
+        s, b = p["s"], p["b"]
         weights, grad, names = 2 + 4, 2, "BF16 权重 + FP32 主权重"
     act = activation_memory(s, b, h, a, 1).bytes
     kept = act if p["mode"] == "store_all" else activation_memory(s, b, h, a, 1, "full_recompute").bytes
@@ -73,7 +76,7 @@ def _shape(p: dict) -> dict:
 
 def events(p: dict) -> list[dict]:
     """The iteration as a list of moments: {phase, label, bytes (total resident after the event)}."""
-    sh = _shape(p)
+    sh = _amounts(p)
     L, per_layer_act, kept = sh["L"], sh["act"], sh["kept"]
     base = sh["weights"] + (sh["mv"] if p["iteration"] == 2 else 0)
     out = [
@@ -126,14 +129,12 @@ def view(params: dict | None = None) -> dict:
     peak_i = max(range(len(ev)), key=lambda i: ev[i]["bytes"])
     peak = ev[peak_i]
     start = ev[0]["bytes"]
-    lab = p["model"] == LAB
+    m = model(p["model"])
+    lab = m.measured is not None  # our small model, drawn at the s and b the lab measured it at
     # The small model lives in MiB (as on the lab page); the card line only makes sense next to GB.
     unit, scale = ("MiB", units.MiB) if lab else ("GB", units.GB)
-    if lab:
-        r = lab_run()
-        who = f"{LAB_LABEL}，s = {r['s']}、b = {r['b']}"
-    else:
-        who = f"{model(p['model']).label}，s = {units.number(p['s'])}、b = {p['b']}"
+    s, b = (m.measured.s, m.measured.b) if lab else (p["s"], p["b"])
+    who = f"{m.label}，s = {units.number(s)}、b = {b}"
     summary = (
         f"{who}，第 {p['iteration']} 次迭代，{TIMELINE_MODES[p['mode']]}："
         f"起点 {units.size(start, unit)}，峰值 {units.size(peak['bytes'], unit)}，出现在「{peak['label']}」"
@@ -155,13 +156,14 @@ def view(params: dict | None = None) -> dict:
         # The lab measured the first iteration with every activation stored: its snapshots sit on the
         # moments they were taken at (the last moment of each phase).
         last = {e["phase"]: i for i, e in enumerate(ev)}
-        for snap in lab_run()["snapshots"]:
+        for snap in m.measured.snapshots:
             i = last[SNAPSHOT_AT[snap["point"]]]
             measured.append(
                 {"i": i, "point": snap["point"], "bytes": snap["total"], "derived": ev[i]["bytes"]}
             )
         diffs = "、".join(
-            f"{units.size(m['bytes'], unit, 2)}（推演 {units.size(m['derived'], unit, 2)}）" for m in measured
+            f"{units.size(dot['bytes'], unit, 2)}（推演 {units.size(dot['derived'], unit, 2)}）"
+            for dot in measured
         )
         summary += f"黑点是实验课实测的 4 个截面：{diffs}。"
     elif lab:  # the dots shown a moment ago are gone: say why
@@ -177,7 +179,7 @@ def view(params: dict | None = None) -> dict:
                 "name": "显存占用",
                 "x": xs,
                 "y": ys,
-                "line": {"color": "#1f4e8c", "width": 2, "shape": "hv"},
+                "line": {"color": var("series"), "width": 2, "shape": "hv"},
                 "text": [e["label"] for e in ev],
                 "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>",
             },
@@ -187,7 +189,7 @@ def view(params: dict | None = None) -> dict:
                 "name": "峰值",
                 "x": [peak_i],
                 "y": [peak["bytes"] / scale],
-                "marker": {"color": "#c8372d", "size": 11, "symbol": "diamond"},
+                "marker": {"color": var("peak"), "size": 11, "symbol": "diamond"},
                 "text": ["峰值"],
                 "textposition": "top center",
                 "hovertemplate": f"峰值：{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>",
@@ -199,9 +201,13 @@ def view(params: dict | None = None) -> dict:
                     "type": "scatter",
                     "mode": "markers",
                     "name": "实测",
-                    "x": [m["i"] for m in measured],
-                    "y": [m["bytes"] / scale for m in measured],
-                    "marker": {"color": "#111111", "size": 10},
+                    "x": [dot["i"] for dot in measured],
+                    "y": [dot["bytes"] / scale for dot in measured],
+                    "marker": {
+                        "color": var("measured"),
+                        "size": 10,
+                        "line": {"color": var("ink"), "width": 1.5},
+                    },
                     "hovertemplate": "实测：%{y:.2f} " + unit + "<extra></extra>",
                 }
             ]
@@ -220,11 +226,9 @@ def view(params: dict | None = None) -> dict:
                 "title": {"text": "MiB（2²⁰ 字节）" if lab else "GB（10⁹ 字节）"},
                 "rangemode": "tozero",
                 "fixedrange": True,
-                "range": [0, max(ys + [m["bytes"] / scale for m in measured]) * 1.12],
+                "range": [0, max(ys + [dot["bytes"] / scale for dot in measured]) * 1.12],
             },
             "showlegend": False,
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
             "font": {"family": "Noto Sans SC, sans-serif", "size": 13},
             "shapes": []
             if lab
@@ -236,7 +240,7 @@ def view(params: dict | None = None) -> dict:
                     "x1": 1,
                     "y0": card,
                     "y1": card,
-                    "line": {"color": "#222222", "width": 1.5, "dash": "dash"},
+                    "line": {"color": var("ink"), "width": 1.5, "dash": "dash"},
                 }
             ],
             "annotations": []
@@ -246,7 +250,7 @@ def view(params: dict | None = None) -> dict:
                     "xref": "paper",
                     "x": 0,
                     "y": card,
-                    "text": "80 GB 卡",
+                    "text": f"{units.size(card_bytes(), 'GB', 0)} 卡",
                     "showarrow": False,
                     "xanchor": "left",
                     "yanchor": "bottom",
@@ -266,7 +270,13 @@ def view(params: dict | None = None) -> dict:
         if run_ends:
             ended.add(e["phase"])
     # The caption names only what this chart draws: the small model's chart has no card line.
-    caption_note = "黑点是实验课的实测值。" if measured else "" if lab else "虚线是 80 GB 单卡。"
+    caption_note = (
+        "黑点是实验课的实测值。"
+        if measured
+        else ""
+        if lab
+        else f"虚线是 {units.size(card_bytes(), 'GB', 0)} 单卡。"
+    )
     return {
         "params": p,
         "caption_note": caption_note,
@@ -288,13 +298,13 @@ def page_context() -> dict:
 
 
 def _context(v: dict) -> dict:
-    return dict(view=v, modes=TIMELINE_MODES, lab_label=lab_label())
+    from c9.views.nearby import model_menu
+
+    return dict(view=v, modes=TIMELINE_MODES, lab_label=lab_label(), model_menu=model_menu(lab_label()))
 
 
 def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what timeline.js sends one control from the default."""
-    from c9.views.nearby import model_choices, one_step
-
     p = context["view"]["params"]
     base = {"model": p["model"], "iteration": p["iteration"], "mode": p["mode"]}
     return one_step(

@@ -197,8 +197,8 @@ def test_codec_figures_complete_and_json():
         assert by[k]["value"] == v, k
     assert by["outlier_rel_error_per_tensor"]["text"] == "12.8%"
     assert by["outlier_rel_error_in_block"]["text"] == "0.45%"
-    assert by["fp32_max"]["text"] == "±3.4×10^38"
-    assert by["fp32_spacing_near_1"]["text"] == "2^-23 ≈ 1.2×10^-7"
+    assert by["fp32_max"]["text"] == "±3.4×10³⁸"
+    assert by["fp32_spacing_near_1"]["text"] == "2^-23 ≈ 1.2×10⁻⁷"
     assert by["bf16_spacing_near_1"]["text"] == "1/128"
     for f in figs:
         assert set(f) == {"name", "value", "text", "formula", "inputs"} and f["formula"]

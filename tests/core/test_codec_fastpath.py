@@ -1,4 +1,4 @@
-"""The float fast paths (formats._codes16 behind encode_many and blockscale.quantize) against the
+"""The float fast paths (formats.codes16 behind encode_many and blockscale.quantize) against the
 exact per-element paths, on their own edge cases: rounding midpoints (ties) found by the
 zero-byte search, more than 64 candidate hits (the set-test fallback), ±0, subnormals of the
 element format and of float64, saturation, all-zero blocks."""

@@ -68,7 +68,7 @@ def test_presets_match_their_sources():
         g["sequence_length"],
         g["batch_size"],
     ) == (48, 1600, 25, 1024, 32)
-    assert facts["card"]["memory_bytes"] == 80 * 10**9
+    assert card_bytes() == 80 * 10**9
     assert facts["example_sentence"] == {
         **facts["example_sentence"],
         "text": "小明把苹果给了小王",

@@ -14,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from c9.base.errors import InputError
-from c9.core.architecture import FAMILIES, Architecture, lab_architecture, parse_config, shipped
-from c9.core.models import FACTS_FILE, LAB_DATA, load_facts
+from c9.base.paths import LAB_PRECISION
+from c9.core import models
+from c9.core.architecture import FAMILIES, Architecture, lab_architecture, parse_config
+from c9.core.models import FACTS_FILE, card_bytes, load_facts
 from c9.core.param_count import active_params, breakdown, param_total, terms
 
 MODELS = load_facts()["models"]
@@ -265,8 +267,11 @@ def test_lab_model_against_its_code():
     arch = lab_architecture(cfg["model"])
     ours, theirs = _by_pattern(arch, named)
     assert ours == theirs and param_total(arch) == cfg["expected_param_count"] == 3_688_704
-    if LAB_DATA.exists():
-        assert param_total(shipped("lab")) == json.loads(LAB_DATA.read_text())["model"]["param_count"]
+    if LAB_PRECISION.exists():
+        assert (
+            param_total(models.model(models.LAB).arch)
+            == json.loads(LAB_PRECISION.read_text())["model"]["param_count"]
+        )
 
 
 # --- properties -------------------------------------------------------------------------------------------
@@ -338,8 +343,11 @@ def test_parse_errors_name_the_key():
     gpt2 = MODELS["gpt2-xl"]["config"]
     assert "n_head" in _zh({**gpt2, "n_head": 7})
     assert "n_embd" in _zh({**gpt2, "n_embd": 1.5})
-    with pytest.raises(InputError):
-        shipped("qwen3.8-27b")  # the anchor's config has no citable public copy
+    # the anchor's config has no citable public copy: no architecture, and the reason in Chinese
+    anchor = models.anchor()
+    assert anchor.arch is None and anchor.why_eq1_only.startswith(
+        "「锚点 Qwen3.8-27B」没有可引用的公开 config.json"
+    )
 
 
 def test_defaults_are_the_config_classes():
@@ -384,5 +392,5 @@ def test_cards_list():
     gb = [c["memory_bytes"] // 10**9 for c in cards]
     assert gb == sorted(gb) and gb[0] == 24 and gb[-1] == 288
     default = next(c for c in cards if c["key"] == facts["cards"]["default"])
-    assert default["memory_bytes"] == facts["card"]["memory_bytes"] == 80 * 10**9
+    assert default["memory_bytes"] == card_bytes() == 80 * 10**9
     assert all(c["source"] and c["url"].startswith("https://") for c in cards)

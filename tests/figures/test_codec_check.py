@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import pytest
 
+from c9.base.paths import LAB_CODEC_CHECK
 from c9.core import formats as F
 from c9.figures import codec_check
 
@@ -163,7 +164,7 @@ def test_the_page_shows_the_files_figures(built_site):
 def test_a_file_that_does_not_add_up_is_refused(tmp_path):
     import json
 
-    bad = json.loads(codec_check.DATA_PATH.read_text(encoding="utf-8"))
+    bad = json.loads(LAB_CODEC_CHECK.read_text(encoding="utf-8"))
     bad["formats"][2]["encode"]["torch"] += 1
     p = tmp_path / "codec-check.json"
     p.write_text(json.dumps(bad))

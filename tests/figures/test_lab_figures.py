@@ -9,14 +9,15 @@ import plotly.graph_objects as go
 import pytest
 from conftest import ROOT
 
+from c9.core import lab_results
 from c9.core.ledger import model_states
 from c9.figures import lab as lab_figures
-from c9.views import lab_charts
+from c9.views import lab_charts, lab_text
 
 
 @pytest.fixture(scope="module")
 def data():
-    return lab_figures.load()
+    return lab_results.precision()
 
 
 def test_committed_file_is_a_full_run(data):
@@ -32,7 +33,7 @@ def test_figures_are_unique_and_consistent(data):
     assert len(figs) == len(rows)
     assert figs["lab_ledger_mib"]["text"] == "56.29 MiB"
     assert figs["lab_ledger_bytes"]["value"] == model_states(3_688_704, "fp32_adamw").bytes
-    for name in lab_figures.RUN_ORDER:
+    for name in lab_results.RUN_ORDER:
         assert figs[f"lab_{name}_val_loss"]["value"] == data["runs"][name]["val_loss"]
     # the acceptance criterion the page states: FP16 without scaling loses more gradient elements to zero
     z = {n: data["runs"][n]["mean_zero_grad_fraction"] for n in ("fp16", "fp16_scaled")}
@@ -63,8 +64,8 @@ def test_the_memory_prose_and_table_say_the_same_thing(data):
 
 
 def test_sci_format():
-    assert lab_figures.sci(0.000123456) == "1.2 × 10⁻⁴"
-    assert lab_figures.sci(9.996e-3) == "1.0 × 10⁻²"
+    assert lab_text.sci(0.000123456) == "1.2 × 10⁻⁴"
+    assert lab_text.sci(9.996e-3) == "1.0 × 10⁻²"
 
 
 @pytest.mark.parametrize("chart", lab_charts.CHARTS)
@@ -74,7 +75,7 @@ def test_charts_are_valid_plotly_and_whole_without_js(chart):
     if ctx["figure"] is not None:
         go.Figure(ctx["figure"])  # raises on a misspelt property
     if chart == "table":
-        n = lab_figures.load()["throughput"]["repeats"]
+        n = lab_results.precision()["throughput"]["repeats"]
         assert ctx["columns"][1:5] == [
             lab_charts.THROUGHPUT_COLUMN.format(n=n),
             "显存（四个截面的最大值）",
@@ -118,7 +119,7 @@ def test_throughput_is_the_repeated_cpu_time_measure(data):
     assert tp["threads"] == 1 and tp["repeats"] >= 5
     figs = {r["name"]: r for r in lab_figures.figures(data)}
     table = {r[0]: r for r in lab_charts.page_context(chart="table")["rows"]}
-    for name in lab_figures.RUN_ORDER:
+    for name in lab_results.RUN_ORDER:
         r = tp["runs"][name]
         per = [tp["tokens_per_repeat"] / c for c in r["cpu_seconds"]]
         assert len(per) == tp["repeats"] and per == pytest.approx(r["tokens_per_cpu_s"])
@@ -148,7 +149,7 @@ def test_guide_page_carries_the_comparison_table(built_site, data):
 
     text = html_lib.unescape(re.sub(r"<[^>]+>", "|", (built_site / "index.html").read_text(encoding="utf-8")))
     figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
-    for name in lab_figures.RUN_ORDER:
+    for name in lab_results.RUN_ORDER:
         row = [figs[f"lab_{name}_{k}"] for k in ("tpc_cell", "peak_mib_table", "val_loss", "skipped")]
         assert all(cell in text for cell in row), (name, row)
     assert figs["lab_fp32_peak_mib_table"] == "56.29 MiB"

@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 from c9.base.errors import InputError
 from c9.core import activations as eq1
+from c9.core import lab_results
 from c9.core import model_activations as M
 from c9.core import param_count as P
 from c9.core.architecture import parse_config
 from c9.figures import activation_check as C
 
-DATA = C.load()
+DATA = lab_results.activation_check()
 ROWS = C.rows(DATA)
 CONFIGS = DATA["configs"]
 

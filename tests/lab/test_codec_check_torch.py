@@ -1,4 +1,4 @@
-"""With torch installed (the test venv has it): the codec check's data file re-derived.
+"""The codec check with torch installed (the test venv has it): its data file re-derived.
 
 Every code of every 8- and 16-bit format decoded again by PyTorch and ml_dtypes, the edge inputs, every
 example the page quotes and every double-rounding row recomputed and compared with

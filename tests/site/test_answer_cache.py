@@ -1,5 +1,5 @@
 """The build's answer cache (hooks/answers.py): every cached answer is what the worker's
-entry point answers live for the same request; the keys are written as core.js writes them; every
+entry point answers live for the same request; the keys are written as answers.js writes them; every
 interactive widget names its cache, and the cache holds each option of each radio and select and the
 neighbouring stops of each slider; the files stay small. (The browser side: test_browser_answer_cache.py.)"""
 
@@ -88,9 +88,9 @@ def test_every_cached_answer_is_what_python_answers_live(built_site):
 
 
 def test_the_page_script_writes_the_same_keys(built_site):
-    """core.js's canonical, run by node on each key read back as the page would hold the request, gives
+    """answers.js's canonical, run by node on each key read back as the page would hold the request, gives
     the key again: JavaScript and Python agree on key order, numbers and string escapes."""
-    source = (ROOT / "docs" / "assets" / "js" / "core.js").read_text(encoding="utf-8")
+    source = (ROOT / "docs" / "assets" / "js" / "answers.js").read_text(encoding="utf-8")
     fn = re.search(r"^export (function canonical\(value\) \{.*?^\})", source, re.M | re.S).group(1)
     keys = [
         k

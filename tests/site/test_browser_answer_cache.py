@@ -147,13 +147,14 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
 
 
 COMPARE = """async () => {
-  const core = await import(new URL('../assets/js/core.js', location.href));
+  const { python } = await import(new URL('../assets/js/worker.js', location.href));
+  const { canonical } = await import(new URL('../assets/js/answers.js', location.href));
   const out = [];
   for (const root of document.querySelectorAll('[data-answers]')) {
     const file = await (await fetch(new URL(root.dataset.answers, location.href))).json();
     for (const [key, cached] of Object.entries(file.answers)) {
-      const live = await core.python.ask(JSON.parse(key));
-      if (core.canonical(live) !== core.canonical(cached)) out.push(key);
+      const live = await python.ask(JSON.parse(key));
+      if (canonical(live) !== canonical(cached)) out.push(key);
     }
     out.push(Object.keys(file.answers).length);
   }
@@ -168,11 +169,11 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
     try:
         page.goto(site_server.url + "lesson-5/")
         evaluate_within(
-            page, "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.start())"
+            page, "() => import(new URL('../assets/js/worker.js', location.href)).then(m => m.python.start())"
         )
         wait_until(
             page,
-            "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state === 'ready')",
+            "() => import(new URL('../assets/js/worker.js', location.href)).then(m => m.python.state === 'ready')",
             ms=PYTHON_TIMEOUT,
             every=500,
         )
@@ -185,7 +186,7 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
         # Once Python is ready a touch does not wait for the cache file; here it has arrived (the widget was near).
         evaluate_within(
             bar,
-            "root => import(new URL('../assets/js/core.js', location.href)).then(m => m.answers.load(root))",
+            "root => import(new URL('../assets/js/answers.js', location.href)).then(m => m.answers.load(root))",
         )
         bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
@@ -208,7 +209,7 @@ def test_save_data_fetches_nothing_ahead_and_python_only_for_a_state_the_cache_l
     answers it without Python; Python starts for the first state outside the cache."""
     ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
     ctx.add_init_script("Object.defineProperty(navigator, 'connection', {value: {saveData: true}})")
-    state = "() => import(new URL('../assets/js/core.js', location.href)).then(m => m.python.state)"
+    state = "() => import(new URL('../assets/js/worker.js', location.href)).then(m => m.python.state)"
     fetched = "() => performance.getEntriesByType('resource').filter(e => e.name.includes('/assets/answers/')).length"
     try:
         page.goto(site_server.url + "lesson-5/")
@@ -264,17 +265,16 @@ def test_the_cache_answers_offline_after_a_first_visit_without_python(browser, s
 
 
 AHEAD_SAME_AS_LIVE = """async () => {
-  const core = await import(new URL('../assets/js/core.js', location.href));
+  const { python } = await import(new URL('../assets/js/worker.js', location.href));
+  const { answers, canonical } = await import(new URL('../assets/js/answers.js', location.href));
   const out = [];
-  for (const [key, text] of [...core.answers.ahead.entries()]) {
-    const live = await core.python.ask(JSON.parse(key));
-    if (core.canonical(live) !== core.canonical(JSON.parse(text))) out.push(key);
+  for (const [key, text] of [...answers.ahead.entries()]) {
+    const live = await python.ask(JSON.parse(key));
+    if (canonical(live) !== canonical(JSON.parse(text))) out.push(key);
   }
-  return [out, core.answers.ahead.size];
+  return [out, answers.ahead.size];
 }"""
-AHEAD_HAS = (
-    """async (key) => (await import(new URL('../assets/js/core.js', location.href))).answers.ahead.has(key)"""
-)
+AHEAD_HAS = """async (key) => (await import(new URL('../assets/js/answers.js', location.href))).answers.ahead.has(key)"""
 
 
 def test_once_python_is_ready_the_next_bit_flip_is_answered_ahead_and_equals_the_live_answer(

@@ -17,6 +17,8 @@ import pytest
 from conftest import PYTHON_TIMEOUT, draw_all_parts, new_page, python_view
 from playwright.sync_api import expect
 
+from c9.base import palette
+
 pytestmark = pytest.mark.browser
 
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
@@ -65,8 +67,10 @@ def test_the_lab_models_measured_snapshots_are_drawn_as_black_dots(page, site_se
     drawn = tl.locator(".js-plotly-plot").evaluate(
         "gd => gd.data.map(t => [t.name, (t.x || []).length, t.marker && t.marker.color])"
     )
+    # Python names each colour by role; the page draws the role's colour on its (light) palette.
+    marker = lambda t: t.get("marker", {}).get("color")
     assert drawn == [
-        [t["name"], len(t["x"]), t.get("marker", {}).get("color")] for t in want["figure"]["data"]
+        [t["name"], len(t["x"]), marker(t) and palette.colour(marker(t))] for t in want["figure"]["data"]
     ]
     assert drawn[2] == ["实测", 4, "#111111"]
     # …and on the chart, four markers in that trace (Plotly draws one path per point).

@@ -1,4 +1,4 @@
-"""Every page against the chapter guide: the structure the chapter guide gives every page.
+"""Every page compared against the seeds: the structure the chapter guide gives every page.
 
 The guide (seeds, 章导读) gives each lesson, the FP4 branch and the lab a predict-first task and a
 one-sentence takeaway, and names seven earlier-chapter callbacks this chapter pays off. A page that

@@ -351,8 +351,8 @@ def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
     ), small
 
 
-# ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings ---------------
-MIN_PLOT = 150  # CSS px of plot area, whatever the legend takes (core.js grows a chart to 180)
+# ---- Legible at 390 px and at 1280 px: plot areas, tables, drawings ----------------------------------
+MIN_PLOT = 150  # CSS px of plot area, whatever the legend takes (charts.js grows a chart to 180)
 
 PLOTS = """(minPlot) => [...document.querySelectorAll('.js-plotly-plot')].filter((gd) => gd.getClientRects().length).map((gd) => {
   const name = gd.closest('[data-widget]')?.dataset.widget;

@@ -76,6 +76,9 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
             "../lesson-5/",
             "../lesson-2/",
             "../assets/js/course.js",
+            "../assets/js/worker.js",  # course.js's modules and a widget's (the memory bar's request loop)
+            "../assets/js/answers.js",
+            "../assets/js/live-view.js",
             "../assets/js/py-worker.js",
             "../assets/course-py.zip",
             "../vendor/pyodide/pyodide.mjs",

@@ -31,7 +31,7 @@ RULES = [
 ]
 
 
-# Reader notation for numbers in any text, Chinese or not: what the reader
+# Reader notation for numbers, in any text, Chinese or not: what the reader
 # typed (quoted in 「…」) is left as typed.
 NOTATION = [
     ("e 记数法（应写 ×10ⁿ）", re.compile(r"(?<![0-9A-Za-z.])\d+(\.\d+)?[eE][+-]?\d+(?![A-Za-z])")),
@@ -273,7 +273,7 @@ def test_every_url_shown_is_a_link(built_site):
 
 def test_the_front_end_never_shows_an_exception_text():
     """On the JavaScript side: an error's own text (English, from the browser or our code) goes to the
-    console; what the reader sees is a Chinese sentence (core.js: UNEXPECTED)."""
+    console; what the reader sees is a Chinese sentence (live-view.js: UNEXPECTED)."""
 
     js = ROOT / "docs" / "assets" / "js"
     # an error's message or stack inside a say(…) call or an assignment to the page, across lines

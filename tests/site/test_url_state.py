@@ -1,4 +1,4 @@
-"""Each widget's state in the page address (core.js: urlState), in headless Chromium, one test per page.
+"""Each widget's state in the page address (url-state.js: urlState), in headless Chromium, one test per page.
 
 Every test opens its page with bad values in the address first (each widget shows Python's Chinese
 message and keeps its build-time default), then sets a state through the controls (which rewrites
@@ -506,7 +506,7 @@ def test_every_widget_control_is_in_a_form_the_browser_does_not_refill(built_sit
     """After Back the browser restored lesson 1's 口径 select (FP32) from its form memory before
     Python answered, so the summary showed the build-time default under an FP32 select. Every widget's
     controls sit in a <form autocomplete="off">: the browser leaves them as built, and the widget's own
-    address state (core.js: urlState) is the one thing that sets them."""
+    address state (url-state.js: urlState) is the one thing that sets them."""
     from page_text import pages, parse
 
     bad, forms = [], 0

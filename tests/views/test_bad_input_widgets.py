@@ -14,7 +14,7 @@ import pytest
 from c9.base import units
 from c9.base.errors import InputError
 from c9.core import formats
-from c9.core.models import lab_run
+from c9.core.models import LAB, lab_label, model
 from c9.views import api, bit_flipper, block_lab, formula, mx_nv, params
 
 
@@ -100,14 +100,14 @@ def test_full_width_input_reads_as_ascii_in_every_parser():
     ].startswith("w₀ = 1.5，")
 
 
-@pytest.mark.skipif(lab_run() is None, reason="no lab data file")
+@pytest.mark.skipif(lab_label() is None, reason="no lab data file")
 def test_formula_follows_the_memory_bar_to_our_small_model():
-    r = lab_run()
+    r = model(LAB)
     v = formula.view({"model": "lab", "s": 256, "b": 3})
-    tot = 34 * 256 * 3 * r["h"] + 5 * r["a"] * 256**2 * 3  # eq. 1 for one layer, by hand
-    (lin, sc), layer = units.adding_up([34 * 256 * 3 * r["h"], 5 * r["a"] * 256**2 * 3], "MiB", 2)
+    tot = 34 * 256 * 3 * r.h + 5 * r.a * 256**2 * 3  # eq. 1 for one layer, by hand
+    (lin, sc), layer = units.adding_up([34 * 256 * 3 * r.h, 5 * r.a * 256**2 * 3], "MiB", 2)
     assert v["summary"] == (
         f"我们的小模型（实验课，FP32）、s = 256、b = 3：每层 sbh(34 + 5as/h) = {lin} + {sc} = {layer}，"
-        f"{r['L']} 层共 {units.size(tot * r['L'], 'MiB')}。"
+        f"{r.L} 层共 {units.size(tot * r.L, 'MiB')}。"
     )
-    assert {t["key"]: t["value"] for t in v["terms"]}["h"] == f"h = {r['h']:,}"
+    assert {t["key"]: t["value"] for t in v["terms"]}["h"] == f"h = {r.h:,}"

@@ -39,7 +39,7 @@ def ask(**params) -> dict:
 def test_464_is_448_and_0x7E_in_e4m3_in_both_modes(overflow):
     r = rows(formats=FP8, value="464", overflow=overflow)[E4]
     assert (r["value"], r["code"], r["hex"], r["exact"]) == (448.0, 0x7E, "0x7E", "448")
-    assert r["error_text"] == "−16（相对 3.4%）"  # a tie to even, not a clamp
+    assert r["error_text"] == "−16（相对 3.45%）"  # a tie to even, not a clamp
     assert r["bits_text"] == "0.1111.110"
 
 

@@ -12,12 +12,13 @@ import pytest
 from page_text import parse, tables
 
 from c9.base import units
+from c9.core import models
 from c9.core.activations import MODES, activation_memory
 from c9.core.architecture import parse_config
 from c9.core.model_activations import EQ1_TERMS, logits_bytes, saved_bytes, tensors
 from c9.core.models import load_facts
 from c9.core.param_count import param_total
-from c9.views import api, estimator, formula, memory_bar
+from c9.views import api, formula, memory_bar, memory_tables
 
 FACTS = load_facts()
 CONFIGS = {k: m["config"] for k, m in FACTS["models"].items() if m.get("config")}
@@ -121,8 +122,7 @@ def test_the_eq1_table_is_the_bars_eq1_and_both_tables_add_up_as_shown(key, mode
     t = table_of(v["detail"]["eq1"])
     head, *rows, total = t
     assert head[3].startswith("大小（") and total[0] == "合计"
-    sub = estimator.subject(key, "")
-    exact = sum(r["bytes"] for r in estimator.eq1_rows(sub, 1024, 2, mode))
+    exact = sum(r["bytes"] for r in memory_tables.eq1_rows(models.model(key), 1024, 2, mode))
     assert exact == v["activation_bytes"]  # the table is eq. 1 as the bar draws it
     assert sum(amounts(rows, 3)) == amounts([total], 3)[0]  # and adds up as shown
     if v["detail"]["own"]:
@@ -134,7 +134,7 @@ def test_the_eq1_table_is_the_bars_eq1_and_both_tables_add_up_as_shown(key, mode
 def test_eq1_shapes_times_bytes_are_the_papers_terms():
     sizes = {"s×b×h": (1, 0), "2×s×b×h": (2, 0), "s×b×4h": (4, 0), "a×s×s×b": (0, 1)}
     for key, (_label, f_sbh, f_s2) in EQ1_TERMS.items():
-        shape, bpe = estimator.EQ1_SHAPES[key]
+        shape, bpe = memory_tables.EQ1_SHAPES[key]
         n_sbh, n_s2 = sizes[shape]
         assert (n_sbh * bpe, n_s2 * bpe) == (f_sbh, f_s2), key
     assert sum(f for _, f, _ in EQ1_TERMS.values()) == 34 and sum(f for _, _, f in EQ1_TERMS.values()) == 5
@@ -142,7 +142,7 @@ def test_eq1_shapes_times_bytes_are_the_papers_terms():
 
 @pytest.mark.parametrize("card", [c["key"] for c in FACTS["cards"]["list"]])
 def test_each_card_says_how_many_the_step_needs_and_what_does_not_fit(card):
-    c = estimator.card(card)
+    c = models.card(card)
     v = memory_bar.view({"model": "llama-3.1-70b", "card": card})
     n = math.ceil(v["total_bytes"] / c["memory_bytes"])
     assert v["cards_needed"] == n
@@ -202,7 +202,7 @@ def test_the_sliders_stops_are_powers_of_two_and_three_times_them():
         ({"config": "{not json"}, "不是合法的 JSON"),
         ({"config": "[1, 2]"}, "config.json 应当是一个以 { 开头的对象"),
         ({"config": 42}, "粘贴的配置应当是 config.json 的文字内容"),
-        ({"config": "{" + " " * estimator.CONFIG_MAX + "}"}, "粘贴的文字太长"),
+        ({"config": "{" + " " * models.CONFIG_MAX + "}"}, "粘贴的文字太长"),
         ({"card": "a100-40gb"}, "没有这种卡：「a100-40gb」"),
         ({"card": 80}, "没有这种卡"),
         ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
@@ -257,15 +257,15 @@ def test_answers_ahead_start_with_the_nearest_stops_and_leave_a_pasted_config_fo
 
 
 def test_source_links():
-    assert estimator.source_link("https://example.org/x (a copy)") == {
+    assert models.source_link("https://example.org/x (a copy)") == {
         "text": "https://example.org/x",
         "url": "https://example.org/x",
     }
     assert (
-        estimator.source_link("a/b c/d.md (commit " + "0" * 40 + "), a copy")["url"]
+        models.source_link("a/b c/d.md (commit " + "0" * 40 + "), a copy")["url"]
         == "https://github.com/a/b/blob/" + "0" * 40 + "/c/d.md"
     )
     assert (
-        estimator.source_link("vulkomilev/oumi configs/recipes/llama3_1/README.md, section 70B")["url"]
+        models.source_link("vulkomilev/oumi configs/recipes/llama3_1/README.md, section 70B")["url"]
         == "https://github.com/vulkomilev/oumi/blob/HEAD/configs/recipes/llama3_1/README.md"
     )

@@ -372,7 +372,7 @@ def test_built_pages_have_the_tables_and_maps(built_site):
         assert "{{" not in page
 
 
-# --- What a list box says about the reader's numbers ------------------------
+# --- What a list box says about the reader's numbers ----------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -290,7 +290,7 @@ def test_loss_scale_thresholds_are_fp16s_rounding_boundaries():
 @pytest.mark.parametrize("k", [0, 5, 16, 28, 40])
 def test_loss_scale_counts_match_numpy_on_the_stand_in(k):
     v = loss_scale.view({"k": k})
-    g = np.array(loss_scale._SOURCES["stand-in"]["g"], dtype=np.float64) * 2.0**k
+    g = np.array(loss_scale.SOURCES["stand-in"]["g"], dtype=np.float64) * 2.0**k
     # The oracle rounds float64 → float16 through float32; that double rounding can only differ from one
     # rounding on values within a float32 ulp of a float16 tie, which random doubles do not hit.
     with np.errstate(over="ignore"):
@@ -308,7 +308,7 @@ def test_stand_in_is_deterministic_and_labelled():
     assert "替身" in a["source_label"] and "不是实测" in a["source_label"]
     rng = random.Random(loss_scale.STAND_IN["seed"])
     first = rng.gauss(loss_scale.STAND_IN["mu"], loss_scale.STAND_IN["sigma"])
-    assert first in loss_scale._SOURCES["stand-in"]["log2"]
+    assert first in loss_scale.SOURCES["stand-in"]["log2"]
 
 
 def test_a_real_source_can_replace_the_stand_in():
@@ -317,7 +317,7 @@ def test_a_real_source_can_replace_the_stand_in():
         c = loss_scale.view({"source": "test-real", "k": 0})["counts"]
         assert (c["zero"], c["subnormal"], c["normal"], c["inf"]) == (1, 1, 1, 1)
     finally:
-        del loss_scale._SOURCES["test-real"]
+        del loss_scale.SOURCES["test-real"]
 
 
 def test_loss_scale_view_is_fast():
@@ -383,7 +383,7 @@ def test_a_nan_is_named_once_in_the_summary():
     assert "FP16 存成 NaN（非数，0x7E00）" in s and "NaN(NaN" not in s
 
 
-# --- Reader notation in views ---------------------------------------------------------------------
+# --- What lessons 1–3 say about a typed number ------------------------------------------------------
 
 
 def test_the_value_box_says_when_it_read_hex():

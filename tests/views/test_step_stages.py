@@ -42,7 +42,7 @@ def test_shown_figures_add_up_and_match_lesson_1s_table():
     assert v["stages"][0]["gb_text"] == "55.56 GB"
     fwd = next(s for s in v["stages"] if s["key"] == "forward")
     assert fwd["text"].endswith("（162.5 GiB）")
-    # the shares too add up to the table's 100% as shown (they once read 9.0% + 28.2% + 9.0% + 53.9% = 100.1%),
+    # the shares too add up to the table's 100% as shown (9.0% + 28.2% + 9.0% + 53.9% = 100.1%),
     # each its stage's bytes over the step's, rounded to a whole percent
     assert [s["share"] for s in v["stages"]] == ["9%", "28%", "9%", "54%"]
     assert sum(int(s["share"].removesuffix("%")) for s in v["stages"]) == 100
@@ -83,7 +83,7 @@ def test_choosing_a_stage_shows_pythons_figure(browser, site_server):
     expect(w.locator('button[data-stage="update"]')).to_have_attribute("aria-pressed", "true")
     expect(w.locator('button[data-stage="forward"]')).to_have_attribute("aria-pressed", "false")
     expect(w.locator('tr[data-stage="update"]')).to_have_attribute("aria-current", "true")
-    # the whole row is tinted, its pinned (opaque) first cell too (only the figures were, once)
+    # the whole row is tinted, its pinned (opaque) first cell too (only the figures were)
     expect(w.locator('tr[data-stage="update"] > th')).to_have_css("background-image", re.compile("gradient"))
     expect(w.locator('tr[data-stage="forward"] > th')).to_have_css("background-image", "none")
     assert "st.stage=update" in page.url

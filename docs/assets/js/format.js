@@ -1,0 +1,19 @@
+// Numbers as the page scripts write them, in one place. Python writes nearly every number a reader sees
+// (c9/base/units.py); these are the few a script writes itself, between answers or beside a control, and
+// they read the same as Python's: thousands separated by commas, no trailing zeros.
+
+// An integer with thousands separators: 1048576 → "1,048,576".
+export const thousands = (n) => Number(n).toLocaleString("en-US");
+
+// At most `digits` significant digits, trailing zeros dropped: 4.25 → "4.25", 4.0625 → "4.063", 8 → "8".
+export const significant = (x, digits = 4) => Number(Number(x).toPrecision(digits)).toString();
+
+// A fixed number of decimals: 14.06 → "14.1".
+export const fixed = (x, decimals) => Number(x).toFixed(decimals);
+
+// A power of two with its exponent as superscript digits: -12 → "2⁻¹²".
+const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+export const powerOfTwo = (k) => `2${[...String(k)].map((c) => SUPERSCRIPT[c]).join("")}`;
+
+// A code of `bits` bits in hex, upper case, one digit per four bits: (0x3c01, 16) → "0x3C01".
+export const hexCode = (n, bits) => `0x${n.toString(16).toUpperCase().padStart(Math.ceil(bits / 4), "0")}`;

@@ -1,0 +1,106 @@
+// A widget's request loop, the one every interactive widget uses: it sends the controls' state to Python
+// (or takes the answer the build or the worker computed ahead: answers.js), draws the view, and says in the
+// widget's status line who answered and how fast, or what was wrong with the input. The latest input wins:
+// one request is in flight per widget, and an answer overtaken by newer input is not drawn.
+import { answers } from "./answers.js";
+import { thousands } from "./format.js";
+import { python, PythonUnavailable } from "./worker.js";
+
+// What a reader sees when drawing an answer fails in our own code: the exception's text is for the console.
+export const UNEXPECTED = "这一状态没能画出来（页面脚本出了意外）；正文和构建时的数字不受影响，换个输入再试。";
+
+const BY = {
+  build: (ms) => `Python 已算出这一状态（构建时预先算好，取用 ${ms} ms）。`,
+  ahead: (ms) => `Python 已算出这一状态（趁你上一步之后的空闲提前算好，取用 ${ms} ms）。`,
+  python: (ms) => `Python 已算出这一状态（${ms} ms）。`,
+};
+
+// `draw(view, restoring, index)` shows an accepted answer; `restoring` marks the state opened from the page
+// address (url-state.js): set the controls then, and a refusal says the link was wrong, not the reader.
+// Options, for a widget whose one input takes several requests (the block lab: one per scaling scheme, each
+// short, each drawn into its own panel as it comes):
+// - parts(params): the requests' parameters, in order (default: the one request);
+// - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn;
+// - kept: what stays on screen when Python cannot load.
+export function liveView(widget, root, draw, {
+  parts = (params) => [params], progress = null, ok = null, kept = "图和数字停在构建时算好的默认状态",
+} = {}) {
+  const status = root.querySelector(".c9-status");
+  let inFlight = false, queued = null;
+  const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; };
+  async function send(params, restoring = false) {
+    if (inFlight) { queued = [params, restoring]; return; }
+    inFlight = true;
+    const t0 = performance.now();
+    const asked = parts(params), by = new Set();
+    try {
+      for (const [index, part] of asked.entries()) {
+        const tAsk = performance.now();
+        const request = { widget, params: part };
+        const hit = await answers.lookup(request, root);
+        let answer = hit?.answer;
+        if (!hit) {
+          if (restoring) restoringFromAddress(root, say);
+          else if (python.state !== "ready") say("正在启动页面里的 Python（第一次约需几秒）……", "busy");
+          answer = await python.ask(request);
+        }
+        by.add(hit?.by ?? "python");
+        const tAnswer = performance.now();
+        // The benchmark's breakdown: a round trip to Python, or an answer the build computed.
+        performance.measure(`c9:${hit ? "built" : "python"}:${widget}`, { start: tAsk, end: tAnswer });
+        // A newer input is waiting: drawing this older state would undo what the reader just did
+        // (a bit flipped twice quickly would show the first flip, and a third click act on it).
+        if (answer.ok && queued) return;
+        if (!answer.ok) {
+          if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
+          say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
+          if (!restoring) root.dataset.stale = ""; // the result shown is for the previous input (course.css fades it)
+          return;
+        }
+        draw(answer.view, restoring, index);
+        root.c9Url?.write({ ...params, ...answer.view.params });
+        if (index < asked.length - 1) say(progress(index + 1, asked.length), "busy");
+        else {
+          delete root.dataset.stale;
+          root.dataset.state = "live";
+          root.removeAttribute("aria-busy");
+          const ms = Math.max(1, Math.round(performance.now() - t0));
+          say(ok ? ok(asked.length, ms) : BY[hit?.by ?? "python"](ms), "ok");
+          // For tests and the benchmark: who answered (Python if it answered any part), inputs answered in full.
+          root.dataset.answeredBy = ["python", "ahead", "build"].find((b) => by.has(b));
+          root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
+          performance.mark("c9:redraw");
+        }
+        performance.measure(`c9:draw:${widget}`, { start: tAnswer, end: performance.now() });
+      }
+    } catch (err) {
+      root.dataset.state = "no-python";
+      root.removeAttribute("aria-busy");
+      say(err instanceof PythonUnavailable
+        ? `页面里的 Python 没能加载（网络或浏览器不支持 WebAssembly）。${restoring ? "地址里的参数没法重算：" : ""}${kept}，正文不受影响。`
+        : UNEXPECTED, "error");
+      if (!(err instanceof PythonUnavailable)) console.error("C9:", widget, err);
+    } finally {
+      inFlight = false;
+      if (queued) { const [next, r] = queued; queued = null; send(next, r); }
+    }
+  }
+  return { send, say };
+}
+
+// A state opened from the address is drawn only once Python has recomputed it (a second or more while
+// Python starts): until then the default view stays, dimmed and marked busy, and the status says the
+// numbers shown are not yet the address's, so the address and what the reader sees never disagree unsaid.
+export function restoringFromAddress(root, say) {
+  root.dataset.state = "restoring";
+  root.setAttribute("aria-busy", "true");
+  say("正在按地址里的参数重算（页面里的 Python 第一次启动约需几秒）；算好之前，下面还是默认状态。", "busy");
+}
+
+// A number box holding what it cannot read (letters, 1e400) reports "" with validity.badInput set: the
+// message to show instead of letting Python call it empty, or null when the box reads fine.
+export function unreadableNumber(input, name) {
+  return input.validity.badInput
+    ? `输入有误：${name}读不成数字，请填 ${input.min} 到 ${thousands(input.max)} 之间的整数`
+    : null;
+}

@@ -1,0 +1,57 @@
+// The course's Python in a Web Worker (py-worker.js), started lazily and shared across Material's
+// instant-navigation pages: the one client every widget asks through. It knows nothing of the answers the
+// build or the worker computed ahead (answers.js): that module plugs itself in through `aheadWanted` and
+// `onAhead`.
+
+export class PythonUnavailable extends Error {}
+
+export const python = {
+  worker: null, nextId: 1, waiting: new Map(), state: "idle", bootMs: null,
+  // Whether the worker should answer ahead of the reader (set by answers.js), and where those answers go.
+  aheadWanted: () => false,
+  onAhead: () => {},
+  start() {
+    if (this.worker) return;
+    this.state = "booting";
+    performance.mark("c9:python-start");
+    try {
+      this.worker = new Worker(new URL("py-worker.js", import.meta.url), { type: "module" });
+    } catch (err) {
+      this.fail(String(err));
+      return;
+    }
+    this.worker.onmessage = ({ data }) => {
+      if (data.ahead) { this.onAhead(data.ahead, data.response); return; }
+      if (data.ready) {
+        this.state = "ready"; this.bootMs = data.bootMs;
+        performance.mark("c9:python-ready", { detail: data.loaded }); // the files it loaded (for sw.js)
+        return;
+      }
+      const done = this.waiting.get(data.id);
+      this.waiting.delete(data.id);
+      if (!done) return;
+      if (data.bootError) { this.fail(data.bootError); done.reject(new PythonUnavailable(data.bootError)); }
+      else done.resolve(JSON.parse(data.response));
+    };
+    this.worker.onerror = (e) => { e.preventDefault(); this.fail(e.message || "worker error"); };
+  },
+  fail(message) {
+    this.state = "failed";
+    console.warn("C9: Python could not start:", message);
+    for (const { reject } of this.waiting.values()) reject(new PythonUnavailable(message));
+    this.waiting.clear();
+  },
+  // The worker answers ahead around a state the page answered from its cache (no request reached Python).
+  around(request) {
+    if (this.worker && this.state !== "failed" && this.aheadWanted()) this.worker.postMessage({ around: request });
+  },
+  ask(request) {
+    this.start();
+    if (this.state === "failed") return Promise.reject(new PythonUnavailable("failed earlier"));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, request, ahead: this.aheadWanted() });
+    });
+  },
+};
