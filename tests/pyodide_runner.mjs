@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "..", ".."); // tests/core/ → the project
+const root = resolve(here, "..");
 const indexURL = join(root, "node_modules", "pyodide") + "/";
 const { loadPyodide } = await import(join(indexURL, "pyodide.mjs"));
 
