@@ -7,7 +7,6 @@ import random
 import shutil
 import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 from conftest import ROOT
