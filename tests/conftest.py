@@ -72,31 +72,41 @@ def _build_site(out: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,
     )
     (out.parent / "build.log").write_text(proc.stdout + proc.stderr)
     (out.parent / "build.returncode").write_text(str(proc.returncode))
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The site, built once for the whole run: a strict MkDocs build into a temporary folder, whose build log
-    is kept for assertions. Under pytest-xdist the workers share one build: the first to ask builds it while
-    holding a lock on the folder that all workers share, the others wait for the lock and take its result.
-    C9_MKDOCS_CONFIG points at another config (for trying a draft docs folder)."""
+def _shared_build(basetemp: Path) -> Path:
+    """The site, built once for the whole run into a temporary folder, whose build log is kept beside it.
+    Under pytest-xdist the workers share one build: the first builds it while holding a lock on a folder
+    that all workers share, the others wait for the lock and take its result."""
     import fcntl
 
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "built-site"
+    shared = (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / "built-site"
     shared.mkdir(exist_ok=True)
-    out = shared / "site"
     with open(shared / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (shared / "build.returncode").exists():
-            _build_site(out)
-    returncode = int((shared / "build.returncode").read_text())
-    assert returncode == 0, (shared / "build.log").read_text()
-    return out
+            _build_site(shared / "site")
+    return shared
+
+
+def pytest_collection_finish(session):
+    """Build the site before the first test that needs it starts, so that the build (about 20 s, minutes on
+    a loaded machine) is not charged to that test's time limit; a run that needs no site builds none."""
+    if any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
+        _shared_build(session.config._tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The strictly built site (pytest_collection_finish built it). C9_MKDOCS_CONFIG points at another
+    config (for trying a draft docs folder)."""
+    shared = _shared_build(tmp_path_factory.getbasetemp())
+    assert int((shared / "build.returncode").read_text()) == 0, (shared / "build.log").read_text()
+    return shared / "site"
 
 
 class _SubPathHandler(http.server.SimpleHTTPRequestHandler):

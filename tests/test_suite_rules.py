@@ -105,9 +105,13 @@ def test_no_test_refers_to_an_issue():
     assert bad == [], "\n".join(bad)
 
 
+# The rules of the whole repository, beside the conftest: no layer holds them.
+REPOSITORY_RULES = {"test_suite_rules.py", "test_layers.py", "test_lint.py"}
+
+
 def test_every_test_file_sits_in_the_folder_of_its_layer():
     from conftest import LAYERS
 
-    loose = sorted(f.name for f in TESTS.glob("test_*.py") if f.name != Path(__file__).name)
+    loose = sorted(f.name for f in TESTS.glob("test_*.py") if f.name not in REPOSITORY_RULES)
     assert loose == [], loose
     assert all(any((TESTS / layer).glob("test_*.py")) for layer in LAYERS)

@@ -7,7 +7,6 @@ import random
 import shutil
 import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -16,7 +15,7 @@ from c9.core import blockscale as B
 from c9.core import formats as F
 from c9.figures.codecs import figures as codec_figures
 
-RUNNER = Path(__file__).resolve().parent / "pyodide_runner.mjs"
+RUNNER = ROOT / "tests" / "pyodide_runner.mjs"  # beside the other helpers of the tests
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

@@ -2,7 +2,7 @@
 
 Without torch: the data file adds up, its claims hold (the double-rounding rows are re-derived with
 Fraction, the E8M0 and E4M3 differences are what the page says), and the lab page shows the file's
-figures. tests/test_codec_check_torch.py recomputes the file with torch.
+figures. tests/lab/test_codec_check_torch.py recomputes the file with torch.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Every figure's provenance (the tooltip a reader sees on hover or focus) reads as
 Chinese, with the formula in the paper's letters and its inputs; no English pseudo-code.
 
-The browser half (the tooltip stays inside the viewport at 390 px) is in tests/test_text_rules.py's
-browser test of figures near both edges.
+In the browser: the tooltips of the figures near both edges stay inside the viewport at 390 and 1280 px
+(tests/site/test_layout.py), and every tooltip is opaque and legible in both palettes (below).
 """
 
 from __future__ import annotations

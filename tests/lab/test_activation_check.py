@@ -267,7 +267,7 @@ def test_our_lab_model_is_refused_in_chinese():
 
 def test_eq1_figures_of_lesson_5_are_untouched():
     tree = eq1.activation_memory(4096, 1, 5120, 24, 64)
-    assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/test_activations.py pins
+    assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/core/test_activations.py pins
 
 
 # ---- live: measure new points with the real code ------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Every code of every 8- and 16-bit format decoded again by PyTorch and ml_dtypes, the edge inputs, every
 example the page quotes and every double-rounding row recomputed and compared with
-lab/results/codec-check.json. Skipped as a whole without torch (tests/test_codec_check.py still checks
+lab/results/codec-check.json. Skipped as a whole without torch (tests/figures/test_codec_check.py still checks
 the file's own claims and the page).
 """
 

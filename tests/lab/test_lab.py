@@ -9,6 +9,8 @@ import math
 import pytest
 
 torch = pytest.importorskip("torch")
+# The smoke run (the module fixture below) takes about 15 s, minutes on a loaded machine: charged to the first test.
+pytestmark = pytest.mark.timeout(300)
 
 from c9.base import units  # noqa: E402
 from c9.core.ledger import model_states  # noqa: E402

@@ -16,7 +16,7 @@ carries the bad value, and how: typed or set, keystrokes, 50 events in a row), e
 the script's own (Msg) and every row typed key by key (a number box drops what it cannot read). A browser
 row also asserts: the status carries Chinese text and data-kind="error" for an error, the summary keeps
 the last good state while the message shows, and no uncaught error or console error. One page per lesson
-(Python boots once per page). The memory bar's state in the address: tests/test_url_state.py."""
+(Python boots once per page). The memory bar's state in the address: tests/site/test_url_state.py."""
 
 from __future__ import annotations
 

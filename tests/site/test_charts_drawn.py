@@ -128,7 +128,7 @@ MARKS = r"""() => {
 
 def test_text_that_points_at_a_mark_has_it_on_the_chart_in_a_live_view(page, site_server):
     """The timeline's lab model, live: its summary promises black dots. (Every page's build-time views:
-    tests/test_phone.py.)"""
+    tests/site/test_layout.py.)"""
     _open(page, site_server.url + "lesson-5/?tl.model=lab")
     tl = page.locator('[data-widget="timeline"]')
     expect(tl).to_have_attribute("data-state", "live", timeout=PYTHON_TIMEOUT)

@@ -259,7 +259,7 @@ def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
 
 
 def test_text_that_points_at_a_mark_has_it_on_the_chart(laid_out):
-    """The build-time views; lesson 5 with the lab's model, live: tests/test_charts_drawn.py."""
+    """The build-time views; lesson 5 with the lab's model, live: tests/site/test_charts_drawn.py."""
     checked = []
     for path, page in laid_out.each():
         for c in page.evaluate(MARKS):

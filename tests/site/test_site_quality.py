@@ -114,7 +114,7 @@ def test_every_page_is_whole_with_javascript_off(browser, built_site, site_serve
 
 
 def test_every_python_widget_says_so_when_python_is_blocked(browser, built_site, site_server):
-    # The build's answer cache would answer a first step without Python (tests/test_browser_answer_cache.py):
+    # The build's answer cache would answer a first step without Python (tests/site/test_browser_answer_cache.py):
     # block it too, so every widget has to fall back to Python and say that Python could not load.
     site_server.block("vendor/pyodide/", "assets/answers/")
     try:

@@ -1,4 +1,4 @@
-"""The messages and readings that tests/test_bad_input.py found missing, in CPython: integers typed far
+"""The messages and readings that tests/site/test_bad_input.py found missing, in CPython: integers typed far
 beyond any range (1e309, 10^100000000, 5,000 digits) get a short Chinese message at once; 1e-400 is
 "not an integer", not "0"; full-width input (１２．５、－３) reads as ASCII in every parser; an empty
 model and an empty seed say what is missing; the formula follows the memory bar to our small model."""
