@@ -1,5 +1,6 @@
-"""Shared fixtures: the built site (one strict build per test session) and a static server that
-serves it under a sub-path, as GitHub Pages does."""
+"""Shared fixtures: the built site (one strict build per run, shared by the xdist workers), a static server
+that serves it under a sub-path as GitHub Pages does, and one headless Chromium whose every wait is
+bounded. Each test is marked with its folder, and a test that opens Chromium with `browser`."""
 
 from __future__ import annotations
 
