@@ -10,6 +10,12 @@ import { answers } from "./answers.js";
 import { registerServiceWorker } from "./offline.js";
 import { addScrollCues } from "./table-cues.js";
 import { python } from "./worker.js";
+// The modules the widgets share, fetched with this one (before the page's load event), so that mounting a
+// widget waits for its own script only: a control touched right after the page loaded is not missed.
+import "./charts.js";
+import "./format.js";
+import "./live-view.js";
+import "./url-state.js";
 
 // Material's search dialog has no accessible name; the dialog only works with scripts, so name it here.
 document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "搜索");
