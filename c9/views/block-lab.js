@@ -69,7 +69,7 @@ export default function mount(root) {
   };
   const recompute = () => {
     const bad = unreadableNumber(form.elements.seed, "随机种子");
-    if (bad) { live.say(bad, "error"); root.dataset.stale = ""; } else send(params());
+    if (bad) live.refuse(bad); else send(params());
   };
 
   const showSource = () => {

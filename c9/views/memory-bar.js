@@ -82,7 +82,7 @@ export default function mount(root) {
     card: form.elements.card.value,
     s2_full_only: form.elements.s2_full_only.checked,
   });
-  const { send, say } = liveView("memory-bar", root, draw);
+  const { send, say, refuse } = liveView("memory-bar", root, draw);
 
   const onInput = (e) => {
     for (const sl of sliders) {
@@ -106,7 +106,7 @@ export default function mount(root) {
   // so say what is wrong rather than letting Python call it empty.
   const typed = (sl) => {
     const bad = unreadableNumber(sl.box, sl.zh);
-    if (bad) { say(bad, "error"); root.dataset.stale = ""; } else onInput({ target: sl.box });
+    if (bad) refuse(bad); else onInput({ target: sl.box });
   };
   for (const sl of sliders) sl.box.addEventListener("change", () => typed(sl));
   form.addEventListener("submit", (e) => {

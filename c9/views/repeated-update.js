@@ -17,13 +17,13 @@ export default function mount(root) {
     v.table.forEach((r, i) => { const row = body.rows[i]; if (row) { row.cells[0].textContent = r.label; row.cells[1].textContent = r.text; } });
     redrawChart(chart, v.figure);
   };
-  const { send, say } = liveView("repeated-update", root, draw);
+  const { send, refuse } = liveView("repeated-update", root, draw);
   const params = () => ({
     fmt: form.elements.fmt.value, w0: form.elements.w0.value, delta: form.elements.delta.value, steps: form.elements.steps.value,
   });
   const go = () => {
     const bad = unreadableNumber(form.elements.steps, "步数");
-    if (bad) { say(bad, "error"); root.dataset.stale = ""; } else send(params());
+    if (bad) refuse(bad); else send(params());
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });
   form.addEventListener("change", go);

@@ -26,11 +26,12 @@ export function liveView(widget, root, draw, {
   parts = (params) => [params], progress = null, ok = null, kept = "图和数字停在构建时算好的默认状态",
 } = {}) {
   const status = root.querySelector(".c9-status");
-  let inFlight = false, queued = null;
+  let inFlight = false, queued = null, current = 0; // current: the latest input, sent or refused
   const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; };
   async function send(params, restoring = false) {
     if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
+    const mine = ++current;
     const t0 = performance.now();
     const asked = parts(params), by = new Set();
     try {
@@ -50,6 +51,7 @@ export function liveView(widget, root, draw, {
         performance.measure(`c9:${hit ? "built" : "python"}:${widget}`, { start: tAsk, end: tAnswer });
         // A newer input is waiting: drawing this older state would undo what the reader just did
         // (a bit flipped twice quickly would show the first flip, and a third click act on it).
+        if (mine !== current) return; // the reader's newer input was refused: its message stays on screen
         if (answer.ok && queued) return;
         if (!answer.ok) {
           if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
@@ -85,7 +87,9 @@ export function liveView(widget, root, draw, {
       if (queued) { const [next, r] = queued; queued = null; send(next, r); }
     }
   }
-  return { send, say };
+  // A reader's input the page itself cannot read: say why, fade the result, and draw no answer still on its way.
+  const refuse = (text) => { current++; queued = null; say(text, "error"); root.dataset.stale = ""; };
+  return { send, say, refuse };
 }
 
 // A state opened from the address is drawn only once Python has recomputed it (a second or more while
