@@ -9,8 +9,6 @@ without scripts.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from c9.base import units
 from c9.base.errors import InputError
 from c9.core.models import model
@@ -65,11 +63,11 @@ def _part(leaves: dict, spec: tuple) -> dict:
     }
 
 
-def stages() -> tuple[list[dict], int, str, dict, bool]:
+def stages() -> tuple[list[dict], int, str, dict, str]:
     """Every stage on the anchor model at the memory bar's default state, in step order; the step's
-    total (bytes and text), the memory bar's parameters, and whether a shown last digit was moved.
-    GB at two decimals throughout (lesson 1's table), adding up as shown (units.apportion): the parts
-    to their stage's value, the stages to the step's total."""
+    total (bytes and text), the memory bar's parameters, and the shares' total as shown ("100%").
+    GB at two decimals or more, at the fewest at which the parts add up to their stage's value and the
+    stages to the step's total, as shown (units.sum_decimals)."""
     p = memory_bar.normalise(None)
     tree = memory_bar.ledger(p)
     leaves = {leaf.key: leaf for leaf in tree.leaves()}
@@ -79,23 +77,23 @@ def stages() -> tuple[list[dict], int, str, dict, bool]:
     ]
     for r in rows:
         r["bytes"] = sum(x["bytes"] for x in r["parts"])
-    shown, total, adjusted = units.apportion([r["bytes"] for r in rows], "GB", 2)
-    for r, value in zip(rows, shown):
-        parts, _, moved = units.apportion([x["bytes"] for x in r["parts"]], "GB", 2, value)
-        adjusted |= moved
-        for x, v in zip(r["parts"], parts):
-            x["text"] = f"{v:,.2f} GB"
-        r["text"] = r["gb_text"] = f"{value:,.2f} GB"
+    d = units.sum_decimals(
+        [[x["bytes"] for x in r["parts"]] for r in rows] + [[r["bytes"] for r in rows]], "GB", 2
+    )
+    for r in rows:
+        for x in r["parts"]:
+            x["text"] = units.size(x["bytes"], "GB", d)
+        r["text"] = r["gb_text"] = units.size(r["bytes"], "GB", d)
         if (
             r["key"] == "forward"
         ):  # activations are quoted in GiB across the chapter: both, as the memory bar does
             r["text"] += f"（{units.activation_quote(r['bytes'])}）"
-    # each stage's share of the step in whole percent, the shown shares adding up to the table's 100%
-    # (units.apportion's rule; at one decimal they would need a moved digit: 9.0 + 28.2 + 9.0 + 53.9 = 100.1)
-    pct, _, _ = units.apportion([Fraction(100 * r["bytes"], tree.bytes) for r in rows], "B", 0)
-    for r, value in zip(rows, pct):
-        r["share"] = f"{value:f}%"
-    return rows, tree.bytes, f"{total:,.2f} GB", p, adjusted
+    # each stage's share of the step, in whole percent where the shown shares add up to the table's 100%
+    # (at one decimal they would not: 9.0 + 28.2 + 9.0 + 53.9 = 100.1)
+    shares, whole = units.shares_adding_up([r["bytes"] for r in rows], 0)
+    for r, text in zip(rows, shares):
+        r["share"] = text
+    return rows, tree.bytes, units.size(tree.bytes, "GB", d), p, whole
 
 
 def view(params: dict | None = None) -> dict:
@@ -104,7 +102,7 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, DEFAULTS)
     if p["stage"] not in KEYS:
         raise InputError(f"训练一步里没有这个环节：{shown(p['stage'])}")
-    rows, total, total_text, bar, adjusted = stages()
+    rows, total, total_text, bar, whole = stages()
     chosen = next(r for r in rows if r["key"] == p["stage"])
     m = model(bar["model"])
     # no space after a full-width bracket: "主权重（FP32）111.13 GB"
@@ -129,7 +127,7 @@ def view(params: dict | None = None) -> dict:
         "total_bytes": total,
         "total_text": total_text,
         "summary": summary,
-        "adjusted": adjusted,
+        "total_share": whole,
         "setting": setting,
         "model_label": m.label,
     }
