@@ -1,19 +1,17 @@
-"""Lesson 5's opening: the stages of one training step, each chosen to see what it leaves in memory.
+"""Lesson 5's opening: the stages of one training step, each with what it leaves in memory.
 
 The figures are the memory bar's own ledger (:func:`c9.views.memory_bar.ledger` at its default state: the
 anchor model, BF16 mixed precision + AdamW, s = 4,096, b = 1, every activation stored), grouped by the
-stage of the step that creates each part. ``view({"stage": key})`` returns the chosen stage's figure,
-its parts and what it holds; the build writes every stage into the page, so the table reads whole
-without scripts.
+stage of the step that creates each part. Drawn once by the build (api.BUILD_ONLY): a table of the four
+stages, the forward one marked as the part lesson 1's ledger lacks, and what each holds. (It once had a
+button per stage that revealed a sentence the table already showed; the buttons gave their room back.)
 """
 
 from __future__ import annotations
 
 from c9.base import units
-from c9.base.errors import InputError
 from c9.core.models import model
 from c9.views import memory_bar
-from c9.views.params import shown, with_defaults
 
 WIDGET = "step-stages"
 
@@ -48,7 +46,7 @@ STAGES = [
     ),
 ]
 KEYS = [s[0] for s in STAGES]
-DEFAULTS = {"stage": "forward"}
+NEW = "forward"  # the stage lesson 1's ledger (the table just above the widget) does not have
 
 
 def _part(leaves: dict, spec: tuple) -> dict:
@@ -96,47 +94,14 @@ def stages() -> tuple[list[dict], int, str, dict, str]:
     return rows, tree.bytes, units.size(tree.bytes, "GB", d), p, whole
 
 
-def view(params: dict | None = None) -> dict:
-    """The chosen stage (params: stage, one of KEYS) with its size on the anchor and what it holds.
-    Raises InputError (Chinese message) for an unknown stage."""
-    p = with_defaults(params, DEFAULTS)
-    if p["stage"] not in KEYS:
-        raise InputError(f"训练一步里没有这个环节：{shown(p['stage'])}")
+def page_context() -> dict:
     rows, total, total_text, bar, whole = stages()
-    chosen = next(r for r in rows if r["key"] == p["stage"])
-    m = model(bar["model"])
-    # no space after a full-width bracket: "主权重（FP32）111.13 GB"
-    parts = "，".join(
-        f"{x['label']}{'' if x['label'].endswith('）') else ' '}{x['text']}（{x['formula']}）"
-        for x in chosen["parts"]
-    )
-    how = (
-        f"其中{parts}。"
-        if len(chosen["parts"]) > 1
-        else f"按 {chosen['parts'][0]['formula']} 算，Ψ = {units.number(m.param_total)}。"
-    )
-    setting = f"s = {units.number(bar['s'])}、b = {bar['b']}"
-    summary = (
-        f"{chosen['label']}：在{m.label} 上（{setting}，BF16 混合精度 + AdamW）"
-        f"占 {chosen['text']}，是训练一步合计 {total_text} 的 {chosen['share']}。{how}{chosen['holds']}"
-    )
     return {
-        "params": p,
-        "stage": chosen,
         "stages": rows,
+        "new": NEW,
         "total_bytes": total,
         "total_text": total_text,
-        "summary": summary,
         "total_share": whole,
-        "setting": setting,
-        "model_label": m.label,
+        "setting": f"s = {units.number(bar['s'])}、b = {bar['b']}",
+        "model_label": model(bar["model"]).label,
     }
-
-
-def page_context() -> dict:
-    return {"view": view()}
-
-
-def neighbours(context: dict) -> list[dict]:
-    """For the build's answer cache (c9/views/nearby.py): step-stages.js sends {stage} for each button."""
-    return [{"stage": s["key"]} for s in context["view"]["stages"]]
