@@ -88,7 +88,8 @@ def quantize(values: list, scheme: str, label: str, where) -> Stored:
     f32 = "0（下溢）" if h == 0 else units.sci(h, 9)
     more = f"；这样的数共 {len(moved):,} 个" if len(moved) > 1 else ""
     note = (
-        f"两次舍入：{where(i, j)}的 {typed_text(v)} 先存成 FP32 是 {f32}，{label}还原为 {units.sci(d, 6)}；"
+        f"两次舍入：{where(i, j)}的 {typed_text(v)} 先存成 FP32 是 {f32}，{label}{' ' if label[-1].isascii() else ''}"
+        f"还原为 {units.sci(d, 6)}；"
         f"若直接量化精确值，会还原为 {units.sci(e, 6)}{more}。"
     )
     return Stored(q, rel, flushed, note)
