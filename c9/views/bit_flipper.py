@@ -4,9 +4,9 @@ The reader flips a bit, types a code (hex or binary) in one format, or types a d
 value is stored by the seed's 数字口径: first as FP32 (exactly rounded once), then rounded to each
 narrower format by that format's own tie rule (:func:`c9.core.formats.encode_via_float32`), as PyTorch
 and ml_dtypes store a float64. Where one rounding of the exact value would give another code, the row
-says so (:func:`double_rounding_note`). A code typed or flipped in one row is a value every other format
-here can take exactly through FP32, so the other rows round it once. The same view serves FP32/FP16/BF16 (lessons 2–3), FP8 E4M3/E5M2 (lesson 4)
-and E2M1/E8M0 (the FP4 branch); ``overflow`` chooses what a value past the largest finite one becomes
+says so (:func:`double_rounding_note`). A code typed or flipped in one row is a value FP32 holds
+exactly, so the other rows round it once. The same view serves FP32/FP16/BF16 (lessons 2–3), FP8
+E4M3/E5M2 (lesson 4) and E2M1/E8M0 (the FP4 branch); ``overflow`` chooses what a value past the largest finite one becomes
 ("default": E4M3FN NaN, E5M2/FP16 ±∞; "saturate": ±max, OFP8 §5.3). Python computes everything (value, exact power-of-two form, class,
 neighbours, spacing, the interval that rounds here); JavaScript only draws the bits and the text.
 """
@@ -20,7 +20,6 @@ from fractions import Fraction
 from c9.base import units
 from c9.base.errors import InputError
 from c9.base.typed import parse as parse_number
-from c9.base.typed import quote
 from c9.core import formats as F
 from c9.views.params import ascii_text, shown, with_defaults
 
@@ -422,7 +421,7 @@ def double_rounding_note(fmt: F.Format, text, two: F.TwoRoundings, what: str = "
     the value typed (``text``, named by ``what``), its FP32 value, the code stored, the code one rounding
     gives. Chinese, for the row (and for the repeated update's w₀ and Δ)."""
     name = short_name(fmt)
-    typed_text = quote(ascii_text(str(text)))
+    typed_text = ascii_text(str(text)).strip()  # the exact value as typed (at most 60 characters)
     f32 = exact_short(FP32, F.encode(FP32, two.float32))
     stored = f"{exact_short(fmt, two.code)}（{_hex(fmt, two.code)}）"
     direct = f"{exact_short(fmt, two.direct)}（{_hex(fmt, two.direct)}）"

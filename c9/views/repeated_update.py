@@ -6,7 +6,7 @@ format and once in an FP32 master copy, each sum rounded once to nearest, ties t
 The typed w₀ and Δ are stored by the seed's rule: as FP32 first, then in the 16-bit format
 (:func:`c9.core.formats.as_float32`); where one rounding of the exact value would give another 16-bit
 value, the summary says so. The sums need no such care: a sum of two 16-bit values formed in FP32 and
-then rounded to FP16 or BF16 equals the sum rounded once (24 ≥ 2 × 11 + 2 bits).
+then rounded to FP16 or BF16 equals the sum rounded once (FP32 has 24 ≥ 2 × 11 + 1 bits: Figueroa 1995).
 """
 
 from __future__ import annotations

@@ -142,6 +142,7 @@ def test_typed_decimals_next_to_a_tie_through_the_worker(lesson, data):
         via, once = lib_code(r["format"], f32_oracle(x)), nearest_code(r["format"], x)
         assert r["code"] == via, (r["format"], text)
         assert (r["double"] is not None) == (via != once), (r["format"], text)
+        assert r["double"] is None or f"输入的 {text} 先存成 FP32" in r["double"]  # the value as typed, whole
 
 
 # ------------------------------------------------------------------ the other widgets that take typed numbers
