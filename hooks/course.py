@@ -135,6 +135,7 @@ def _widget(name: str, **options) -> Markup:
         .render(
             **context,
             fmt=build_numbers.units.number,
+            link=lambda path: get_relative_url(path, _state["page"].url),  # a page of the site, from this one
             models=facts["models"],
             anchor=facts["models"][facts["anchor"]],
         )
