@@ -47,6 +47,7 @@ STAGES = [
 ]
 KEYS = [s[0] for s in STAGES]
 NEW = "forward"  # the stage lesson 1's ledger (the table just above the widget) does not have
+NEW_NOTE = "（上面那本账里没有）"  # said to screen readers, which do not see the row's tint
 
 
 def _part(leaves: dict, spec: tuple) -> dict:
@@ -99,6 +100,7 @@ def page_context() -> dict:
     return {
         "stages": rows,
         "new": NEW,
+        "new_note": NEW_NOTE,
         "total_bytes": total,
         "total_text": total_text,
         "total_share": whole,
