@@ -1,4 +1,4 @@
-"""Every sum the site prints reads true (issue 21, item 4): c9.base.units.sum_decimals and the helpers on it.
+"""Every sum the site prints reads true: c9.base.units.sum_decimals and the helpers on it.
 
 The rule: a total is the true total rounded; equal quantities read equal; the parts as shown add up to the
 total as shown; where the three cannot hold at the decimals asked for, more decimals. The oracle here is
@@ -128,7 +128,7 @@ def test_shares_are_the_true_shares_and_add_up_to_the_shown_whole_where_they_can
 
 
 def test_the_issues_examples():
-    """Issue 21, item 4, as the memory bar once printed them, and the rows of the chapter's tables."""
+    """The sums the memory bar once printed wrong, and the rows of the chapter's tables."""
     # Qwen3-8B at s = 4,096: 131.1 GB + 117.2 GB = 248.3 GB, but the true total is 248.22 GB
     states, act = 16 * 8_190_735_360, 117_172_076_544
     assert units.adding_up([states, act], "GB") == (["131.05 GB", "117.17 GB"], "248.22 GB")

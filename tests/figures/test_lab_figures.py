@@ -43,7 +43,7 @@ def test_figures_are_unique_and_consistent(data):
 def test_the_memory_prose_and_table_say_the_same_thing(data):
     """The QA tester's lab page: the prose put the logits inside the 10.89 MiB saved for backward while the
     table listed them beside it, and quoted the ledger as 56.3 MiB beside 56.29 MiB. Every figure the memory
-    prose quotes is the table's own cell; the parts it names add up as shown. Issue 21: the table moved a last
+    prose quotes is the table's own cell; the parts it names add up as shown. The table once moved a last
     digit so its rows would add up (28.15 MiB for 28.1426…); now every MiB figure is at the lab's one precision,
     four decimals, where each value rounded on its own adds up."""
     figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}

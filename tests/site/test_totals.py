@@ -1,4 +1,4 @@
-"""Every total on the built pages agrees with what it totals, and equal things read equal (issue 21, item 4).
+"""Every total on the built pages agrees with what it totals, and equal things read equal.
 
 Over the built HTML: every line of arithmetic "a + b (+ …) = c" in sizes or shares, and every table with a
 total row or a total column. Each must add up as shown (exactly, as decimals), at one precision; where its

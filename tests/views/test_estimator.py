@@ -125,7 +125,7 @@ def test_the_eq1_table_is_the_bars_eq1_and_both_tables_add_up_as_shown(key, mode
     exact = sum(r["bytes"] for r in memory_tables.eq1_rows(models.model(key), 1024, 2, mode))
     assert exact == v["activation_bytes"]  # the table is eq. 1 as the bar draws it
     # and adds up as shown, or the note under the tables says what its rows, each rounded on its own, make
-    # (issue 21: rows are no longer moved a last digit to make the total)
+    # (rows are never moved a last digit to make the total)
     note = v["detail"]["act_note"]
 
     def adds_up_or_says_so(rows, total, name):

@@ -207,7 +207,7 @@ def _num(t: str) -> Decimal:
     ],
 )
 def test_every_sum_the_bar_prints_is_true_and_equal_segments_read_equal(params):
-    """Issue 21: Qwen3-8B printed 131.1 GB + 117.2 GB = 248.3 GB (the true total is 248.22 GB), our model at
+    """Qwen3-8B once printed 131.1 GB + 117.2 GB = 248.3 GB (the true total is 248.22 GB), our model at
     s = 4,096 0.1 GB + 1.5 GB = 1.6 GB beside a share of 1.93% (1.544 GB), and equal rows different values
     (Llama-3.1-70B's three 4Ψ rows 282.3, 282.2, 282.2 GB). Every value is its own exact value rounded, at
     one precision for the widget; the printed sum adds up as shown; a group's rows add up to the group's

@@ -36,7 +36,7 @@ def half_up(n_bytes: int, digits: int) -> str:
 
 
 def test_shown_figures_add_up_and_are_each_the_true_value_rounded():
-    """Issue 21: the table moved a last digit so its rows would add up (174.49 GB for 174.483…); at two
+    """The table once moved a last digit so its rows would add up (174.49 GB for 174.483…); at two
     decimals half-up rows make 618.98 against a total of 618.99, so the table shows three."""
     v = step_stages.page_context()
     shown = [Decimal(s["gb_text"].removesuffix(" GB")) for s in v["stages"]]
