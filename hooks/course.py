@@ -141,10 +141,10 @@ def _widget(name: str, **options) -> Markup:
         )
     )
     # One line: a raw HTML block must not contain blank lines, and may sit indented in a tab or list.
-    # Line breaks inside a <textarea> are content: keep them as character references.
+    # Line breaks inside a <textarea> or <pre> are content: keep them as character references.
     html = re.sub(
-        r"(<textarea\b[^>]*>)(.*?)(</textarea>)",
-        lambda m: m.group(1) + m.group(2).replace("\n", "&#10;") + m.group(3),
+        r"(<(textarea|pre)\b[^>]*>)(.*?)(</\2>)",
+        lambda m: m.group(1) + m.group(3).replace("\n", "&#10;") + m.group(4),
         html,
         flags=re.S,
     )

@@ -1,0 +1,99 @@
+import { python, PythonStopped } from "../worker.js";
+
+// ---- 动手写: the reader's function, run in the Python worker and checked against the chapter's ----
+// The reader's code is kept per exercise in localStorage (this browser only). A run gets LIMIT_MS once
+// Python is up; past it the worker is stopped and restarted (worker.js: askWithin), so a loop that never
+// ends costs the reader a few seconds and no other widget.
+const LIMIT_MS = 5000;
+
+const storage = {
+  read(key) {
+    try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch { return {}; }
+  },
+  write(key, value) {
+    try { localStorage.setItem(key, JSON.stringify(value)); } catch { /* private mode: nothing kept */ }
+  },
+};
+
+export default function mount(root) {
+  const id = root.dataset.exercise;
+  const key = `c9:exercise:${id}`;
+  const attempts = Number(root.dataset.attempts) || 3;
+  const code = root.querySelector(".c9-exercise-code");
+  const run = root.querySelector(".c9-exercise-run");
+  const reset = root.querySelector(".c9-exercise-reset");
+  const summary = root.querySelector(".c9-exercise-summary");
+  const caseList = root.querySelector(".c9-exercise-case");
+  const hint = root.querySelector(".c9-exercise-hint");
+  const solution = root.querySelector(".c9-exercise-solution");
+  const stub = code.defaultValue;
+  const saved = storage.read(key);
+  if (typeof saved.code === "string") code.value = saved.code;
+  let failures = Number(saved.failures) || 0;
+  let solved = Boolean(saved.solved);
+  const keep = () => storage.write(key, { code: code.value, failures, solved });
+
+  const showSolution = () => { solution.hidden = !(solved || failures >= attempts); };
+  showSolution();
+  run.hidden = reset.hidden = false;
+  summary.textContent = "写好后按「运行并核对」：代码在本页的 Python 里运行，和本章的编码器逐个情形比对。";
+
+  const say = (text, v = null) => {
+    summary.textContent = text;
+    caseList.hidden = !(v && v.case);
+    if (v && v.case) {
+      root.querySelector(".c9-exercise-in").textContent = v.case.input;
+      root.querySelector(".c9-exercise-got").textContent = v.case.got || "（出错，没有返回值）";
+      root.querySelector(".c9-exercise-want").textContent = v.case.want;
+    }
+    hint.textContent = (v && v.hint) ? `提示：${v.hint}` : "";
+    hint.hidden = !hint.textContent;
+  };
+
+  let runs = 0; // finished runs, for tests (data-runs)
+  const check = async () => {
+    run.disabled = true;
+    root.setAttribute("aria-busy", "true");
+    say(python.state === "ready" ? "正在运行……" : "正在启动 Python（第一次要几秒）……");
+    try {
+      // Boot first (an empty answer is quick), so that the time limit counts the reader's code only.
+      if (python.state !== "ready") await python.ask({ widget: "exercise", params: { id, code: "" } });
+      say("正在运行……");
+      const out = await python.askWithin({ widget: "exercise", params: { id, code: code.value } }, LIMIT_MS);
+      if (!out.ok) { say(out.error); return; }
+      const v = out.view;
+      if (v.passed) solved = true; else failures += 1;
+      keep();
+      const opened = !v.passed && failures === attempts ? "已经试了 " + attempts + " 次，参考答案已在下面展开。" : "";
+      say(v.summary + opened, v);
+      showSolution();
+      if (opened) solution.open = true;
+    } catch (err) {
+      if (err instanceof PythonStopped) {
+        say(`代码运行超过 ${LIMIT_MS / 1000} 秒，已被停下（可能是死循环）。Python 已重新启动，页面上的其他组件照常可用。`);
+      } else {
+        say("Python 没能启动，这里暂时无法核对；参考答案不受影响。");
+      }
+    } finally {
+      root.dataset.runs = String(++runs);
+      run.disabled = false;
+      root.removeAttribute("aria-busy");
+    }
+  };
+
+  const onInput = () => keep();
+  const onReset = () => {
+    code.value = stub;
+    keep();
+    say("已恢复初始代码。");
+    code.focus();
+  };
+  run.addEventListener("click", check);
+  reset.addEventListener("click", onReset);
+  code.addEventListener("input", onInput);
+  return () => {
+    run.removeEventListener("click", check);
+    reset.removeEventListener("click", onReset);
+    code.removeEventListener("input", onInput);
+  };
+}
