@@ -39,7 +39,7 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, fonts, modules, reading_time, search_text, sections  # noqa: E402
+from hooks import answers, codemirror, fonts, modules, reading_time, search_text, sections  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -206,6 +206,7 @@ def on_post_build(config):
     vendor = site / "vendor"
     for src, dst in VENDOR:
         _copy(NODE_MODULES / src, vendor / dst)
+    codemirror.publish(NODE_MODULES, vendor)  # the exercises' editor (hooks/codemirror.py)
     # Only what the worker can load (hooks/modules.py: the views' imports, not the build's figures).
     with zipfile.ZipFile(site / "assets" / "course-py.zip", "w", zipfile.ZIP_DEFLATED) as z:
         for path in modules.browser_files():

@@ -6,6 +6,48 @@ import { python, PythonStopped } from "../worker.js";
 // ends costs the reader a few seconds and no other widget.
 const LIMIT_MS = 5000;
 
+// CodeMirror 6, self-hosted (hooks/codemirror.py). Tab indents inside it, as in any code editor; Escape
+// then Tab leaves it (CodeMirror's own tab-focus mode). If it cannot load, the labelled <textarea> stays.
+const CM = "../../../vendor/codemirror/";
+async function codeEditor(textarea, onChange) {
+  const [{ EditorState }, view, commands, language, { python: pythonLanguage }] = await Promise.all(
+    ["codemirror-state", "codemirror-view", "codemirror-commands", "codemirror-language", "codemirror-lang-python"]
+      .map((name) => import(`${CM}${name}.js`)),
+  );
+  const { EditorView, keymap, lineNumbers } = view;
+  const editor = new EditorView({
+    state: EditorState.create({
+      doc: textarea.value,
+      extensions: [
+        lineNumbers(),
+        commands.history(),
+        language.indentOnInput(),
+        language.syntaxHighlighting(language.defaultHighlightStyle, { fallback: true }),
+        keymap.of([...commands.defaultKeymap, ...commands.historyKeymap, commands.indentWithTab]),
+        EditorState.tabSize.of(4),
+        language.indentUnit.of("    "),
+        pythonLanguage(),
+        EditorView.contentAttributes.of({
+          "aria-label": textarea.labels[0]?.textContent || "代码",
+          "aria-describedby": textarea.getAttribute("aria-describedby") || "",
+          autocapitalize: "off", spellcheck: "false",
+        }),
+        EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
+      ],
+    }),
+  });
+  textarea.after(editor.dom);
+  textarea.hidden = true;
+  // The label points at the textarea: a click on it focuses the editor instead.
+  textarea.labels[0]?.addEventListener("click", (e) => { e.preventDefault(); editor.focus(); });
+  return {
+    get value() { return editor.state.doc.toString(); },
+    set value(text) { editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } }); },
+    focus: () => editor.focus(),
+    destroy: () => editor.destroy(),
+  };
+}
+
 const storage = {
   read(key) {
     try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch { return {}; }
@@ -19,14 +61,15 @@ export default function mount(root) {
   const id = root.dataset.exercise;
   const key = `c9:exercise:${id}`;
   const attempts = Number(root.dataset.attempts) || 3;
-  const code = root.querySelector(".c9-exercise-code");
+  const area = root.querySelector(".c9-exercise-code");
+  let code = area; // the textarea until CodeMirror has loaded, then an object with the same value/focus
   const run = root.querySelector(".c9-exercise-run");
   const reset = root.querySelector(".c9-exercise-reset");
   const summary = root.querySelector(".c9-exercise-summary");
   const caseList = root.querySelector(".c9-exercise-case");
   const hint = root.querySelector(".c9-exercise-hint");
   const solution = root.querySelector(".c9-exercise-solution");
-  const stub = code.defaultValue;
+  const stub = area.defaultValue;
   const saved = storage.read(key);
   if (typeof saved.code === "string") code.value = saved.code;
   let failures = Number(saved.failures) || 0;
@@ -82,6 +125,17 @@ export default function mount(root) {
   };
 
   const onInput = () => keep();
+  const keys = root.querySelector(".c9-exercise-keys");
+  let closed = false;
+  codeEditor(area, () => keep()).then((editor) => {
+    if (closed) { editor.destroy(); return; }
+    code = editor;
+    keys.textContent = "编辑框里 Tab 键用来缩进；要离开编辑框，先按 Esc 再按 Tab。代码只保存在这台设备的浏览器里。";
+    root.dataset.editor = "codemirror";
+  }, (err) => {
+    console.warn("C9: the code editor did not load; the plain text box stays", err);
+    root.dataset.editor = "textarea";
+  });
   const onReset = () => {
     code.value = stub;
     keep();
@@ -90,10 +144,12 @@ export default function mount(root) {
   };
   run.addEventListener("click", check);
   reset.addEventListener("click", onReset);
-  code.addEventListener("input", onInput);
+  area.addEventListener("input", onInput);
   return () => {
+    closed = true;
+    if (code !== area) code.destroy();
     run.removeEventListener("click", check);
     reset.removeEventListener("click", onReset);
-    code.removeEventListener("input", onInput);
+    area.removeEventListener("input", onInput);
   };
 }

@@ -21,11 +21,21 @@ def _exercise(page, url):
     w = page.locator(f'[data-exercise="{EX.id}"]')
     w.scroll_into_view_if_needed()
     expect(w.locator(".c9-exercise-run")).to_be_visible()
+    expect(w).to_have_attribute("data-editor", "codemirror")
+    expect(w.locator("textarea")).to_be_hidden()
     return w
 
 
+def _stored(page) -> str:
+    return page.evaluate(f"JSON.parse(localStorage.getItem('c9:exercise:{EX.id}')).code")
+
+
 def _run(w, code: str, runs: int, ms: int = PYTHON_TIMEOUT):
-    w.locator("textarea").fill(code)
+    # as a reader pastes: the whole text replaced in the editor (typing key by key would auto-indent)
+    w.locator(".cm-content").click()
+    w.page.keyboard.press("Control+A")
+    w.page.keyboard.insert_text(code)
+    assert _stored(w.page) == code
     w.locator(".c9-exercise-run").click()
     expect(w).to_have_attribute("data-runs", str(runs), timeout=ms)
 
@@ -53,12 +63,18 @@ def test_a_wrong_then_a_right_answer_then_a_loop_that_never_ends(browser, site_s
         # kept across a reload; the reset button brings the stub back
         page.reload()
         w = _exercise(page, site_server.url + "lesson-4/")
-        assert w.locator("textarea").input_value() == EX.solution
+        expect(w.locator(".cm-content")).to_contain_text("return sign | min(code, 0x7E)")
         expect(w.locator(".c9-exercise-solution")).to_be_visible()  # solved stays solved
         w.locator(".c9-exercise-reset").click()
-        assert w.locator("textarea").input_value() == EX.stub
-        # Tab leaves the editor for the run button
-        w.locator("textarea").focus()
+        assert _stored(page) == EX.stub
+        expect(w.locator(".cm-content")).not_to_contain_text("min(code")
+        # the editor is labelled; Tab indents in it, Escape then Tab leaves it for the run button
+        content = w.locator(".cm-content")
+        expect(content).to_have_attribute("aria-label", "你的代码（Python，函数名保持 encode_e4m3）")
+        content.click()
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.classList.contains('cm-content')")
+        page.keyboard.press("Escape")
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.classList.contains('c9-exercise-run')")
 
