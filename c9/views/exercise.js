@@ -10,19 +10,30 @@ const LIMIT_MS = 5000;
 // then Tab leaves it (CodeMirror's own tab-focus mode). If it cannot load, the labelled <textarea> stays.
 const CM = "../../../vendor/codemirror/";
 async function codeEditor(textarea, onChange) {
-  const [{ EditorState }, view, commands, language, { python: pythonLanguage }] = await Promise.all(
-    ["codemirror-state", "codemirror-view", "codemirror-commands", "codemirror-language", "codemirror-lang-python"]
-      .map((name) => import(`${CM}${name}.js`)),
+  const [{ EditorState }, view, commands, language, { python: pythonLanguage }, { tags }] = await Promise.all(
+    ["codemirror-state", "codemirror-view", "codemirror-commands", "codemirror-language", "codemirror-lang-python",
+      "lezer-highlight"].map((name) => import(`${CM}${name}.js`)),
   );
+  // Material's own code colours, which it sets for both palettes (CodeMirror's default style is for light only).
+  const hl = (name) => `var(--md-code-hl-${name}-color)`;
+  const highlight = language.HighlightStyle.define([
+    { tag: tags.keyword, color: hl("keyword") },
+    { tag: [tags.number, tags.bool, tags.null], color: hl("number") },
+    { tag: tags.string, color: hl("string") },
+    { tag: tags.comment, color: hl("comment"), fontStyle: "italic" },
+    { tag: [tags.function(tags.variableName), tags.definition(tags.variableName)], color: hl("function") },
+    { tag: [tags.operator, tags.punctuation], color: hl("operator") },
+  ]);
   const { EditorView, keymap, lineNumbers } = view;
   const editor = new EditorView({
     state: EditorState.create({
       doc: textarea.value,
       extensions: [
         lineNumbers(),
+        EditorView.lineWrapping, // a phone shows a long comment whole, not behind a sideways scroll
         commands.history(),
         language.indentOnInput(),
-        language.syntaxHighlighting(language.defaultHighlightStyle, { fallback: true }),
+        language.syntaxHighlighting(highlight),
         keymap.of([...commands.defaultKeymap, ...commands.historyKeymap, commands.indentWithTab]),
         EditorState.tabSize.of(4),
         language.indentUnit.of("    "),

@@ -41,7 +41,7 @@ def test_each_known_wrong_answer_fails_with_its_own_hint(ex, mistake):
     assert out.tried == first
 
 
-def test_the_library_names_the_mistakes_the_issue_asks_for():
+def test_the_library_names_the_typical_mistakes():
     keys = {ex.id: {m.key for m in ex.mistakes} for ex in E.EXERCISES.values()}
     assert {"truncate", "half_up"} <= keys["bf16-round"]
     assert {"ieee_240", "half_up", "truncate", "no_subnormals"} <= keys["e4m3-encode"]
