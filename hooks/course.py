@@ -39,7 +39,7 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, fonts, modules, reading_time, search_text, sections  # noqa: E402
+from hooks import answers, codemirror, fonts, modules, reading_time, search_text, sections  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -141,10 +141,10 @@ def _widget(name: str, **options) -> Markup:
         )
     )
     # One line: a raw HTML block must not contain blank lines, and may sit indented in a tab or list.
-    # Line breaks inside a <textarea> are content: keep them as character references.
+    # Line breaks inside a <textarea> or <pre> are content: keep them as character references.
     html = re.sub(
-        r"(<textarea\b[^>]*>)(.*?)(</textarea>)",
-        lambda m: m.group(1) + m.group(2).replace("\n", "&#10;") + m.group(3),
+        r"(<(textarea|pre)\b[^>]*>)(.*?)(</\2>)",
+        lambda m: m.group(1) + m.group(3).replace("\n", "&#10;") + m.group(4),
         html,
         flags=re.S,
     )
@@ -206,6 +206,7 @@ def on_post_build(config):
     vendor = site / "vendor"
     for src, dst in VENDOR:
         _copy(NODE_MODULES / src, vendor / dst)
+    codemirror.publish(NODE_MODULES, vendor)  # the exercises' editor (hooks/codemirror.py)
     # Only what the worker can load (hooks/modules.py: the views' imports, not the build's figures).
     with zipfile.ZipFile(site / "assets" / "course-py.zip", "w", zipfile.ZIP_DEFLATED) as z:
         for path in modules.browser_files():

@@ -4,6 +4,8 @@
 // `onAhead`.
 
 export class PythonUnavailable extends Error {}
+// A request that ran past its time limit: the worker was stopped and the next request starts a new one.
+export class PythonStopped extends PythonUnavailable {}
 
 export const python = {
   worker: null, nextId: 1, waiting: new Map(), state: "idle", bootMs: null,
@@ -44,6 +46,23 @@ export const python = {
   // The worker answers ahead around a state the page answered from its cache (no request reached Python).
   around(request) {
     if (this.worker && this.state !== "failed" && this.aheadWanted()) this.worker.postMessage({ around: request });
+  },
+  // The reader's own code (widget exercise) may loop forever: past `ms` the worker is terminated, every
+  // request still waiting fails with PythonStopped, and the next request boots a fresh worker.
+  askWithin(request, ms) {
+    const answer = this.ask(request);
+    let timer;
+    const limit = new Promise((_, reject) => {
+      timer = setTimeout(() => { this.stop(); reject(new PythonStopped(`over ${ms} ms`)); }, ms);
+    });
+    return Promise.race([answer, limit]).finally(() => clearTimeout(timer));
+  },
+  stop() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.state = "idle";
+    for (const { reject } of this.waiting.values()) reject(new PythonStopped("stopped"));
+    this.waiting.clear();
   },
   ask(request) {
     this.start();

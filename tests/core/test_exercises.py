@@ -1,0 +1,156 @@
+"""The exercises' checker (c9/core/exercises.py), as mutation tests: for every exercise the reference
+solution passes, and every wrong answer in its library fails, on the case where it first differs, with
+its own hint. The oracle for the right answers is independent of the chapter's codec: struct's
+float32 packing for BF16 (round to nearest even, as the hardware does) and the OCP table of E4M3FN
+values built here from the spec's formula; the ledger's 16 bytes come from ZeRO's 2 + 2 + 12."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+
+from c9.core import exercises as E
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize("ex", E.EXERCISES.values(), ids=lambda e: e.id)
+def test_the_reference_solution_passes_every_case(ex):
+    out = E.check(ex, ex.solution)
+    assert out.passed, (out.case, out.message)
+    assert out.tried == out.total == len(ex.cases) > 0
+
+
+MISTAKES = [(ex, m) for ex in E.EXERCISES.values() for m in ex.mistakes]
+
+
+@pytest.mark.parametrize("ex,mistake", MISTAKES, ids=[f"{e.id}-{m.key}" for e, m in MISTAKES])
+def test_each_known_wrong_answer_fails_with_its_own_hint(ex, mistake):
+    out = E.check(ex, mistake.source)
+    assert not out.passed
+    assert out.mistake == mistake.key and out.hint == mistake.hint
+    # the hints are distinct, so "its own hint" means something
+    assert [m.hint for m in ex.mistakes].count(mistake.hint) == 1
+    # the case named is the first one that differs, with the reader's and the right answer
+    assert out.case["got"] != out.case["want"]
+    right = E.load(ex.solution, ex.function)
+    wrong = E.load(mistake.source, ex.function)
+    first = next(i for i, (_, x) in enumerate(ex.cases) if not ex.same(wrong(x), right(x)))
+    assert out.tried == first
+
+
+def test_the_library_names_the_typical_mistakes():
+    keys = {ex.id: {m.key for m in ex.mistakes} for ex in E.EXERCISES.values()}
+    assert {"truncate", "half_up"} <= keys["bf16-round"]
+    assert {"ieee_240", "half_up", "truncate", "no_subnormals"} <= keys["e4m3-encode"]
+    assert {"fp32_gradient", "both_gradients", "no_master"} <= keys["ledger-bytes"]
+
+
+# ---- the right answers against oracles of their own -------------------------------------------------
+
+
+def _bf16_by_struct(bits: int) -> int:
+    """BF16 of an FP32 pattern, by float64 arithmetic: round the value to 8 significant bits, ties to even."""
+    x = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if x != x:
+        return -1  # NaN: any NaN code
+    if math.isinf(x) or x == 0:
+        return bits >> 16
+    m, e = math.frexp(abs(x))
+    q = round(m * 256) if e - 8 >= -133 else round(abs(x) * 2.0**133)  # below 2^-126 the step is 2^-133
+    y = math.ldexp(q, e - 8) if e - 8 >= -133 else math.ldexp(q, -133)
+    y = math.copysign(y, x)
+    if abs(y) >= 2.0**128:
+        return (bits >> 16 & 0x8000) | 0x7F80
+    return struct.unpack("<I", struct.pack("<f", y))[0] >> 16
+
+
+def test_bf16_cases_agree_with_an_oracle_of_float_arithmetic():
+    ex = E.BF16
+    for _, bits in ex.cases:
+        want = _bf16_by_struct(bits)
+        got = ex.right(bits)
+        if want == -1:
+            assert (got >> 7) & 0xFF == 0xFF and got & 0x7F, hex(bits)
+        else:
+            assert got == want, hex(bits)
+    labels = {label for label, _ in ex.cases}
+    assert {"恰好一半的平局", "次正规数", "溢出", "负零", "NaN"} <= labels
+
+
+def _e4m3_values() -> list[float]:
+    """OCP OFP8 §5.1: E4M3FN positive values, from the formula (bias 7, 3 mantissa bits, 1111.111 NaN)."""
+    out = []
+    for code in range(0x7F):
+        e, m = code >> 3, code & 7
+        out.append(m * 2.0**-9 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+    return out
+
+
+def test_e4m3_cases_cover_every_code_and_tie_and_agree_with_the_spec_table():
+    ex = E.E4M3
+    values = _e4m3_values()
+    assert max(values) == 448
+    xs = [x for _, x in ex.cases]
+    for v in values[1:]:  # every finite code's value, both signs
+        assert v in xs and -v in xs
+    for a, b in zip(values, values[1:]):
+        assert (a + b) / 2 in xs  # every tie
+    for x in xs:
+        if x != x:
+            continue
+        a = abs(x)
+        best = min(range(len(values)), key=lambda c: (abs(values[c] - a), c & 1))  # nearest, ties to even
+        want = 0x7E if a >= 448 else best
+        want |= 0x80 if math.copysign(1, x) < 0 else 0
+        assert ex.right(x) == want, x
+
+
+@pytest.mark.parametrize("n", [1, 1000, 7_000_000_000])
+def test_the_ledger_answer_is_zeros_sixteen_bytes(n):
+    assert E.LEDGER.right(n) == (2 + 2 + 12) * n
+
+
+# ---- the reader's code failing ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source,line",
+    [
+        ("def encode_e4m3(x):\n    y = 1\n    return y / 0\n", 3),
+        ("import math\ndef encode_e4m3(x):\n    return undefined_name\n", 3),
+        ("def encode_e4m3(x)\n    return 0\n", 1),
+        ("def encode_e4m3(x):\n    return encode_e4m3(x)\n", 2),
+        ("raise ValueError('boom')\n", 1),
+    ],
+)
+def test_a_failing_run_is_a_chinese_message_with_the_line(source, line):
+    out = E.check(E.E4M3, source)
+    assert not out.passed
+    assert f"第 {line} 行" in out.message
+    for english in ("Error", "Traceback", "boom", "line", "File"):
+        assert english not in out.message
+
+
+def test_a_missing_function_and_a_wrong_type_are_named():
+    assert "没有找到函数 encode_e4m3" in E.check(E.E4M3, "def f(x):\n    return 0\n").message
+    out = E.check(E.E4M3, "def encode_e4m3(x):\n    return 1.5\n")
+    assert "整数" in out.message and not out.passed
+    out = E.check(E.BF16, "def bf16_from_fp32_bits(bits):\n    return bits\n")
+    assert "0 到 65535" in out.message
+
+
+def test_any_nan_code_is_a_nan_and_nothing_else_is():
+    src = E.E4M3.solution.replace("return 0x7F  #", "return 0xFF  #")
+    assert E.check(E.E4M3, src).passed
+    src = E.E4M3.solution.replace("return 0x7F  #", "return 0x7E  #")
+    out = E.check(E.E4M3, src)
+    assert not out.passed and out.case["label"] == "NaN"
+
+
+def test_an_unknown_wrong_answer_gets_the_cases_hint_not_a_far_mistakes():
+    # returns 0 everywhere: no library entry is near it, so the hint is the case's own
+    out = E.check(E.E4M3, "def encode_e4m3(x):\n    return 0\n")
+    assert out.mistake == "" and out.hint == E.E4M3.case_hints["每个码字的值"]
