@@ -17,7 +17,7 @@ from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core.activations import MODES, activation_memory
 from c9.core.items import Item
-from c9.core.ledger import RECIPES, model_states
+from c9.core.ledger import RECIPES, fp8_activations, model_states
 from c9.core.models import (
     CONFIG_MAX,
     LAB,
@@ -67,6 +67,12 @@ COLORS = {
     "master_weights": var("master"),
     "adam_m": var("adam-m"),
     "adam_v": var("adam-v"),
+    "gradients_fp32": var("grads-fp32"),
+    "adam_m_bf16": var("adam-m"),
+    "adam_v_bf16": var("adam-v"),
+    "fp8_weights": var("fp8-copy"),
+    "fp8_transpose": var("fp8-transpose"),
+    "mx_scales": var("mx-scales"),
     "act_linear": var("activations"),
     "act_scores": var("scores"),
 }
@@ -96,7 +102,9 @@ def ledger(p: dict, m: Model | None = None) -> Item:
     (by default the one ``p`` chooses)."""
     m = m or resolve(p["model"], p["config"])
     s2_layers = m.full_attention_layers if p["s2_full_only"] else None
-    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers)
+    r = p["recipe"]
+    note = RECIPES[r].get("act_note", "")
+    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers, fp8_activations(r), note)
     return Item.group("step", "训练一步", [model_states(m.param_total, p["recipe"]), act])
 
 
