@@ -69,6 +69,7 @@ RECIPES: dict[str, dict] = {
         # cached in E5M6, whose storage the report does not state, so it stays at 2 bytes here.
         "fp8_act": 6,
         "act_note": "线性层的输入缓存为 FP8（QKV、MLP 两个线性层）；注意力输出投影的输入用 E5M6，报告没写怎么存，仍按 2 字节计",
+        "cite": [("DeepSeek-AI，DeepSeek-V3 技术报告 §3.3.3", "https://arxiv.org/abs/2412.19437")],
         "source": f"{DS3} §3.3: FP8 GEMMs; §3.3.3: AdamW moments in BF16, master weights and gradients in FP32, Linear inputs cached in FP8 (attention output projection's in E5M6)",
     },
     "te_fp8_delayed": {
@@ -91,6 +92,12 @@ RECIPES: dict[str, dict] = {
         # the four Linear inputs of eq. 1 (h + h + h + 4h), cached as FP8 (its transpose on Hopper)
         "fp8_act": 7,
         "act_note": "四个线性层的输入缓存为 FP8（Hopper 上存它的转置）",
+        "cite": [
+            ("Transformer Engine 维护者的答复：#1261（FP8 副本和转置）", TE_1261),
+            ("#257（两份权重、amax 历史）", TE_257),
+            ("#1429（权重、梯度、优化器状态留在高精度）", TE_1429),
+            ("#1764（线性层输入存 FP8）", TE_1764),
+        ],
         "source": f"Transformer Engine maintainers: {TE_1261} (FP8 copy plus its transpose for the TN-only FP8 GEMM), {TE_257} (high-precision and FP8 weight copies; 1024-entry amax history per FP8 tensor), {TE_1429} (weights, gradients, optimizer state stay high precision), {TE_1764} (Linear inputs cached in FP8)",
     },
     "te_mxfp8": {
@@ -107,6 +114,10 @@ RECIPES: dict[str, dict] = {
         ],
         "fp8_act": 7,
         "act_note": "四个线性层的输入缓存为 FP8",
+        "cite": [
+            ("Transformer Engine 维护者的答复：#1880（MXFP8 按行、按列两份，每参数 2 字节）", TE_1880),
+            ("#1429", TE_1429),
+        ],
         "source": f"Transformer Engine maintainers: {TE_1880} (MXFP8 needs 2 bytes/param: 1x32 and 32x1 scaling), {TE_257}, {TE_1429}; OCP MX v1.0 (one 8-bit E8M0 scale per 32 elements)",
     },
 }
