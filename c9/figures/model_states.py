@@ -153,7 +153,7 @@ def fp8_figures(m, mixed_bytes: int) -> list[dict]:
                 f"fp8_act_{name}",
                 v["activation_bytes"],
                 units.size(v["activation_bytes"], "GB"),
-                "激活 = L × sbh(34 − 线性层输入个数 + 5as/h)：存成 FP8 的线性层输入每个省 1 字节",
+                "激活 = L × sbh(34 − k + 5as/h)，k 是存成 FP8 的线性层输入个数，每个省 1 字节",
                 s=s,
                 b=b,
             )
