@@ -69,7 +69,10 @@ CONVENTIONS: dict[str, dict] = {
             ("m", "Adam m（FP32）", 4),
             ("v", "Adam v（FP32）", 4),
         ],
-        "who": "Tazi 等，The Ultra-Scale Playbook（Hugging Face，2025）「Memory usage in Transformers」",
+        # The Playbook's text adds the FP32 gradients as what some libraries keep; its own memory widget
+        # (memory.js, paramGradsOpt: 2 + 2 bytes, then k = 8 for Adam plus 4 with mixed precision) counts 16.
+        "who": "Tazi 等，The Ultra-Scale Playbook（Hugging Face，2025）「Memory usage in Transformers」正文说有的库这样存；"
+        "它自己的显存小工具不记 FP32 梯度，按 2 + 2 + 12 = 16 字节算",
         "why": "为了在 FP32 里累加梯度（梯度累积、跨卡求和），另存一份 FP32 梯度",
     },
     "fp32": {

@@ -443,3 +443,14 @@ def test_lessons123_numbers_in_reader_notation():
     assert e.value.message_zh == "每次的增量 Δ 的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间，收到的是「1e-40」"
     labels = {c["label"] for c in ledger_chart.CONVENTIONS.values()}
     assert "FP32 + AdamW（16 字节）" in labels and not any("纯 FP32" in x for x in labels)
+
+
+@pytest.mark.timeout(30)
+def test_playbook_widget_formula_counts_16_bytes_and_the_row_says_so():
+    """The Playbook's memory widget (memory.js, paramGradsOpt): parameters and gradients 2 bytes each with
+    mixed precision, optimizer k = 8 (Adam) plus 4 for the FP32 copy. Its published default, k = 8, mixed."""
+    k, mixed = 8, True
+    per = (2 if mixed else 4) * 2 + (k + (4 if mixed else 0))
+    assert per == 16 == sum(b for _, _, b in ledger_chart.CONVENTIONS["zero"]["parts"])
+    assert sum(b for _, _, b in ledger_chart.CONVENTIONS["playbook"]["parts"]) == 20
+    assert "16 字节" in ledger_chart.CONVENTIONS["playbook"]["who"]
