@@ -49,6 +49,9 @@ ROLES: dict[str, tuple[str, str]] = {
     "adam-m": _both("#8e6cc1"),
     "adam-v": _both("#b79be0"),
     "adam": _both("#8e6cc1"),  # m and v as one part
+    "fp8-copy": _both("#2a9d5b"),  # an FP8 recipe's FP8 weight copy
+    "fp8-transpose": _both("#1d7a6f"),  # ... and its transposed (column-wise) copy
+    "mx-scales": _both("#7a5c2e"),  # MXFP8's E8M0 block scales
     "activations": _both("#e08a1e"),
     "scores": _both("#c8372d"),
     "logits": _both("#7a5c2e"),

@@ -41,7 +41,15 @@ def per_layer(s: int, b: int, h: int, a: int) -> int:
 
 
 def activation_memory(
-    s: int, b: int, h: int, a: int, L: int, mode: str = "store_all", s2_layers: int | None = None
+    s: int,
+    b: int,
+    h: int,
+    a: int,
+    L: int,
+    mode: str = "store_all",
+    s2_layers: int | None = None,
+    fp8: int = 0,
+    fp8_note: str = "",
 ) -> Item:
     """Activation memory of L layers, in bytes, as a tree: ``activations`` → ``act_linear``, ``act_scores``.
 
@@ -52,6 +60,10 @@ def activation_memory(
             keeps only its 16-bit input, 2·s·b·h; Korthikanti et al. table 2).
         s2_layers: how many layers carry the 5·a·s²·b score term (default: all L). Set it to the number
             of full-attention layers when the rest use linear attention; those are approximated by 34·s·b·h.
+        fp8: how many activations per s·b·h of a layer an FP8 recipe caches in 1 byte instead of 2 (the
+            Linear inputs of eq. 1: QKV h, output projection h, MLP h and 4h; c9.core.ledger.fp8_activations).
+            Each saves one byte: the linear term becomes (34 − fp8)·s·b·h. Full recomputation keeps its 16-bit
+            layer inputs. ``fp8_note`` says which ones, for the item's note.
 
     Raises:
         ValueError: a non-positive or non-integer size, ``s2_layers`` outside 0…L.
@@ -65,6 +77,9 @@ def activation_memory(
     n_s2 = L if s2_layers is None else s2_layers
     if not isinstance(n_s2, int) or not 0 <= n_s2 <= L:
         raise ValueError(f"s2_layers must be an integer in 0…{L}, got {s2_layers!r}")
+
+    if not isinstance(fp8, int) or isinstance(fp8, bool) or not 0 <= fp8 <= 7:
+        raise ValueError(f"fp8 must be an integer in 0…7 (eq. 1's Linear inputs), got {fp8!r}")
 
     if mode == "full_recompute":
         linear = Item(
@@ -86,11 +101,12 @@ def activation_memory(
     else:
         linear = Item(
             "act_linear",
-            "激活·线性项",
-            L * linear_term(s, b, h),
-            "L × 34sbh",
+            "激活·线性项" + ("（部分 FP8）" if fp8 else ""),
+            L * (linear_term(s, b, h) - fp8 * s * b * h),
+            f"L × (34 − {fp8})sbh" if fp8 else "L × 34sbh",
             SOURCE,
-            "矩阵乘的输入、GeLU、dropout 掩码、LayerNorm 的输入：和 s 成正比",
+            "矩阵乘的输入、GeLU、dropout 掩码、LayerNorm 的输入：和 s 成正比"
+            + (f"；{fp8_note}，每个数省 1 字节" if fp8 else ""),
         )
         if mode == "store_all":
             scores = Item(
@@ -106,7 +122,8 @@ def activation_memory(
             scores = Item(
                 "act_scores", "激活·注意力分数", 0, f"0（{how}）", SOURCE + "; §5", f"{how}，不占显存"
             )
-    formula = {"store_all": "L × sbh(34 + 5as/h)", "full_recompute": "L × 2sbh"}.get(mode, "L × 34sbh")
+    c = f"(34 − {fp8})" if fp8 else "34"
+    formula = {"store_all": f"L × sbh({c} + 5as/h)", "full_recompute": "L × 2sbh"}.get(mode, f"L × {c}sbh")
     if mode == "store_all" and n_s2 != L:
-        formula = f"L × 34sbh + {n_s2} × 5as²b"
+        formula = f"L × {c}sbh + {n_s2} × 5as²b"
     return Item.group("activations", "激活", [linear, scores], formula, SOURCE)

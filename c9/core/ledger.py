@@ -1,12 +1,27 @@
 """Model states: the bytes a training step keeps per parameter, by recipe.
 
 Sources: Micikevicius et al. 2017 §3.1 (FP32 master weights); ZeRO, Rajbhandari et al. 2020 §3.1
-(mixed precision + Adam: 2Ψ + 2Ψ + KΨ bytes with K = 12, i.e. 16 bytes per parameter).
+(mixed precision + Adam: 2Ψ + 2Ψ + KΨ bytes with K = 12, i.e. 16 bytes per parameter). The FP8 recipes
+cite DeepSeek-V3's technical report §3.3 and Transformer Engine's maintainers, row by row.
+
+A recipe may also carry ``open`` (copies its source names without a byte count: listed, never guessed, and
+left out of the total) and ``fp8_act`` (how many of eq. 1's activations per s·b·h of a layer the recipe
+caches in 1-byte FP8 instead of 16 bits: c9.core.activations reads it).
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from c9.core.items import Item
+
+DS3 = "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv:2412.19437)"
+TE_1261 = "https://github.com/NVIDIA/TransformerEngine/issues/1261"
+TE_257 = "https://github.com/NVIDIA/TransformerEngine/issues/257"
+TE_1429 = "https://github.com/NVIDIA/TransformerEngine/issues/1429"
+TE_1764 = "https://github.com/NVIDIA/TransformerEngine/issues/1764"
+TE_1880 = "https://github.com/NVIDIA/TransformerEngine/issues/1880"
 
 # Each recipe is data: (key, label, bytes per parameter, what it is). A new recipe is one new row.
 RECIPES: dict[str, dict] = {
@@ -36,12 +51,92 @@ RECIPES: dict[str, dict] = {
         "parts": [("weights", "权重（BF16）", 2, "推理时只需要这一份")],
         "source": "2 bytes per BF16 number",
     },
+    "deepseek_v3_fp8": {
+        "label": "DeepSeek-V3 的 FP8 训练",
+        "parts": [
+            ("master_weights", "主权重（FP32）", 4, "优化器手里的那一份，更新落在这里"),
+            ("gradients_fp32", "权重梯度（FP32）", 4, "为跨微批次累加而留在 FP32"),
+            ("adam_m_bf16", "Adam m（BF16）", 2, "一阶矩改用 BF16 存"),
+            ("adam_v_bf16", "Adam v（BF16）", 2, "二阶矩改用 BF16 存"),
+        ],
+        "open": [
+            (
+                "FP8 权重（矩阵乘用）",
+                "每 128×128 块一个缩放因子；报告没写这份副本常驻多少字节、是否另存转置或 BF16 副本，不计入合计",
+            ),
+        ],
+        # QKV, the MLP's first and second linear inputs (h + h + 4h); the output projection's input is
+        # cached in E5M6, whose storage the report does not state, so it stays at 2 bytes here.
+        "fp8_act": 6,
+        "act_note": "线性层的输入缓存为 FP8（QKV、MLP 两个线性层）；注意力输出投影的输入用 E5M6，报告没写怎么存，仍按 2 字节计",
+        "cite": [("DeepSeek-AI，DeepSeek-V3 技术报告 §3.3.3", "https://arxiv.org/abs/2412.19437")],
+        "source": f"{DS3} §3.3: FP8 GEMMs; §3.3.3: AdamW moments in BF16, master weights and gradients in FP32, Linear inputs cached in FP8 (attention output projection's in E5M6)",
+    },
+    "te_fp8_delayed": {
+        "label": "Transformer Engine FP8（延迟缩放，Hopper）",
+        "parts": [
+            ("weights", "权重（BF16）", 2, "默认仍留着高精度权重，每次矩阵乘前现转 FP8"),
+            ("fp8_weights", "FP8 权重", 1, "前向矩阵乘用的 FP8 副本"),
+            ("fp8_transpose", "FP8 权重转置", 1, "Hopper 的 FP8 矩阵乘只收 TN 排布，反向要一份转置"),
+            ("gradients", "梯度（BF16）", 2, "梯度仍是高精度"),
+            ("master_weights", "主权重（FP32）", 4, "更新落在这份 32 位副本上"),
+            ("adam_m", "Adam m（FP32）", 4, "梯度的一阶矩"),
+            ("adam_v", "Adam v（FP32）", 4, "梯度的二阶矩"),
+        ],
+        "open": [
+            (
+                "amax 历史",
+                "延迟缩放给每个 FP8 张量留一份 1024 项的历史：按张量个数算，不按参数个数，这里不计",
+            ),
+        ],
+        # the four Linear inputs of eq. 1 (h + h + h + 4h), cached as FP8 (its transpose on Hopper)
+        "fp8_act": 7,
+        "act_note": "四个线性层的输入缓存为 FP8（Hopper 上存它的转置）",
+        "cite": [
+            ("Transformer Engine 维护者的答复：议题 1261（FP8 副本和转置）", TE_1261),
+            ("议题 257（两份权重、amax 历史）", TE_257),
+            ("议题 1429（权重、梯度、优化器状态留在高精度）", TE_1429),
+            ("议题 1764（线性层输入存 FP8）", TE_1764),
+        ],
+        "source": f"Transformer Engine maintainers: {TE_1261} (FP8 copy plus its transpose for the TN-only FP8 GEMM), {TE_257} (high-precision and FP8 weight copies; 1024-entry amax history per FP8 tensor), {TE_1429} (weights, gradients, optimizer state stay high precision), {TE_1764} (Linear inputs cached in FP8)",
+    },
+    "te_mxfp8": {
+        "label": "Transformer Engine MXFP8（块缩放，Blackwell）",
+        "parts": [
+            ("weights", "权重（BF16）", 2, "默认仍留着高精度权重"),
+            ("fp8_weights", "MXFP8 权重（按行）", 1, "前向用，每 1×32 块一个缩放因子"),
+            ("fp8_transpose", "MXFP8 权重（按列）", 1, "反向用，每 32×1 块一个缩放因子"),
+            ("mx_scales", "E8M0 缩放因子", Fraction(2, 32), "两份各每 32 个数 1 字节"),
+            ("gradients", "梯度（BF16）", 2, "梯度仍是高精度"),
+            ("master_weights", "主权重（FP32）", 4, "更新落在这份 32 位副本上"),
+            ("adam_m", "Adam m（FP32）", 4, "梯度的一阶矩"),
+            ("adam_v", "Adam v（FP32）", 4, "梯度的二阶矩"),
+        ],
+        "fp8_act": 7,
+        "act_note": "四个线性层的输入缓存为 FP8",
+        "cite": [
+            ("Transformer Engine 维护者的答复：议题 1880（MXFP8 按行、按列两份，每参数 2 字节）", TE_1880),
+            ("议题 1429", TE_1429),
+        ],
+        "source": f"Transformer Engine maintainers: {TE_1880} (MXFP8 needs 2 bytes/param: 1x32 and 32x1 scaling), {TE_257}, {TE_1429}; OCP MX v1.0 (one 8-bit E8M0 scale per 32 elements)",
+    },
 }
 
 
-def bytes_per_parameter(recipe: str) -> int:
-    """Bytes per parameter of ``recipe``. Raises KeyError naming the known recipes."""
+def bytes_per_parameter(recipe: str) -> int | Fraction:
+    """Bytes per parameter of ``recipe`` (a Fraction where scales add a share of a byte), the open rows
+    left out. Raises KeyError naming the known recipes."""
     return sum(p[2] for p in _recipe(recipe)["parts"])
+
+
+def open_rows(recipe: str) -> list[tuple[str, str]]:
+    """The copies ``recipe``'s source names without a byte count: (label, why it is not counted)."""
+    return list(_recipe(recipe).get("open", []))
+
+
+def fp8_activations(recipe: str) -> int:
+    """How many activations per s·b·h of one layer (eq. 1's terms) ``recipe`` caches in FP8 (0: none)."""
+    return _recipe(recipe).get("fp8_act", 0)
 
 
 def model_states(param_total: int, recipe: str = "bf16_mixed_adamw") -> Item:
@@ -55,11 +150,17 @@ def model_states(param_total: int, recipe: str = "bf16_mixed_adamw") -> Item:
         raise ValueError(f"param_total must be a non-negative integer, got {param_total!r}")
     r = _recipe(recipe)
     parts = [
-        Item(key, label, k * param_total, f"{k} B × Ψ", r["source"], note)
+        # a share of a byte (the MX scales) rounds up: a scale is a whole byte for a part-filled block
+        Item(key, label, math.ceil(k * param_total), f"{_per(k)} B × Ψ", r["source"], note)
         for key, label, k, note in r["parts"]
     ]
     per = sum(p[2] for p in r["parts"])
-    return Item.group("model_states", "模型状态", parts, f"{per} B × Ψ", r["source"])
+    return Item.group("model_states", "模型状态", parts, f"{_per(per)} B × Ψ", r["source"])
+
+
+def _per(k: int | Fraction) -> str:
+    k = Fraction(k)
+    return str(k.numerator) if k.denominator == 1 else f"{k.numerator}/{k.denominator}"
 
 
 def _recipe(recipe: str) -> dict:

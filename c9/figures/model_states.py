@@ -82,4 +82,96 @@ def figures() -> list[dict]:
             Ψ=m.param_total,
         )
     )
+    figs += fp8_figures(m, states.bytes)
+    return figs
+
+
+def fp8_figures(m, mixed_bytes: int) -> list[dict]:
+    """Lesson 4's task "does FP8 training halve a step's memory?": each FP8 recipe's bytes per parameter and
+    model states against BF16 mixed precision, and the memory bar's default step (lesson 5's s and b) with
+    the Linear inputs cached in FP8."""
+    from c9.views.ledger import per_text
+    from c9.views.memory_bar import DEFAULTS, view
+
+    figs = []
+    for key, name in (("deepseek_v3_fp8", "ds3"), ("te_fp8_delayed", "te"), ("te_mxfp8", "mx")):
+        per = bytes_per_parameter(key)
+        states = model_states(m.param_total, key).bytes
+        figs.append(
+            figure(
+                f"fp8_{name}_per",
+                per,
+                per_text(per),
+                "每参数字节数：这一配方的来源给了字节数的各行之和",
+            )
+        )
+        figs.append(
+            figure(
+                f"fp8_{name}_anchor",
+                states,
+                units.size(states, "GB"),
+                f"模型状态 = {per_text(per)} B × Ψ",
+                Ψ=m.param_total,
+            )
+        )
+        figs.append(
+            figure(
+                f"fp8_{name}_share",
+                Fraction(states, mixed_bytes),
+                units.percent(states, mixed_bytes),
+                "FP8 配方的模型状态 ÷ BF16 混合精度的模型状态",
+                Ψ=m.param_total,
+            )
+        )
+    base = view()
+    s, b = DEFAULTS["s"], DEFAULTS["b"]
+    figs.append(figure("fp8_s", s, units.number(s), "显存条默认的序列长度 s"))
+    figs.append(
+        figure(
+            "fp8_act_bf16",
+            base["activation_bytes"],
+            units.size(base["activation_bytes"], "GB"),
+            "激活 = L × sbh(34 + 5as/h)",
+            s=s,
+            b=b,
+        )
+    )
+    flash = view({"mode": "flash"})
+    flash_te = view({"mode": "flash", "recipe": "te_fp8_delayed"})
+    figs.append(
+        figure(
+            "fp8_act_te_flash_share",
+            Fraction(flash_te["activation_bytes"], flash["activation_bytes"]),
+            units.percent(flash_te["activation_bytes"], flash["activation_bytes"]),
+            "不存分数表时（FlashAttention）：(34 − 7) sbh ÷ 34 sbh",
+        )
+    )
+    for key, name in (("te_fp8_delayed", "te"), ("deepseek_v3_fp8", "ds3")):
+        v = view({"recipe": key})
+        figs.append(
+            figure(
+                f"fp8_act_{name}",
+                v["activation_bytes"],
+                units.size(v["activation_bytes"], "GB"),
+                "激活 = L × sbh(34 − k + 5as/h)，k 是存成 FP8 的线性层输入个数，每个省 1 字节",
+                s=s,
+                b=b,
+            )
+        )
+        figs.append(
+            figure(
+                f"fp8_act_{name}_share",
+                Fraction(v["activation_bytes"], base["activation_bytes"]),
+                units.percent(v["activation_bytes"], base["activation_bytes"]),
+                "FP8 配方的激活 ÷ BF16 的激活",
+            )
+        )
+        figs.append(
+            figure(
+                f"fp8_step_{name}_share",
+                Fraction(v["total_bytes"], base["total_bytes"]),
+                units.percent(v["total_bytes"], base["total_bytes"]),
+                "FP8 配方训练一步的显存 ÷ BF16 混合精度训练一步的显存",
+            )
+        )
     return figs

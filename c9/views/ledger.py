@@ -13,7 +13,7 @@ from fractions import Fraction
 from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.base.palette import var
-from c9.core.ledger import RECIPES, model_states
+from c9.core.ledger import RECIPES, bytes_per_parameter, model_states, open_rows
 from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
 
@@ -24,7 +24,11 @@ CHART_RECIPES = [
     ("fp32_adamw", "FP32 + AdamW"),
     ("bf16_mixed_adamw", "BF16 混合精度 + AdamW"),
     ("bf16_weights_only", "只算 BF16 权重"),
+    ("deepseek_v3_fp8", "DeepSeek-V3 FP8"),
+    ("te_fp8_delayed", "TE FP8（Hopper）"),
+    ("te_mxfp8", "TE MXFP8（Blackwell）"),
 ]
+FP8_RECIPES = ["deepseek_v3_fp8", "te_fp8_delayed", "te_mxfp8"]
 MODELS = ["qwen3.8-27b", "qwen3-8b"]
 LOG10_MIN, LOG10_MAX, LOG10_STEP = 8.0, 12.0, 0.05
 DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
@@ -65,7 +69,10 @@ CONVENTIONS: dict[str, dict] = {
             ("m", "Adam m（FP32）", 4),
             ("v", "Adam v（FP32）", 4),
         ],
-        "who": "Tazi 等，The Ultra-Scale Playbook（Hugging Face，2025）「Memory usage in Transformers」",
+        # The Playbook's text adds the FP32 gradients as what some libraries keep; its own memory widget
+        # (memory.js, paramGradsOpt: 2 + 2 bytes, then k = 8 for Adam plus 4 with mixed precision) counts 16.
+        "who": "Tazi 等，The Ultra-Scale Playbook（Hugging Face，2025）「Memory usage in Transformers」正文说有的库这样存；"
+        "它自己的显存小工具不记 FP32 梯度，按 2 + 2 + 12 = 16 字节算",
         "why": "为了在 FP32 里累加梯度（梯度累积、跨卡求和），另存一份 FP32 梯度",
     },
     "fp32": {
@@ -90,7 +97,35 @@ LABEL_COLORS = {
     "梯度（FP32）": var("grads-fp32"),
     "Adam m（FP32）": var("adam-m"),
     "Adam v（FP32）": var("adam-v"),
+    "权重梯度（FP32）": var("grads-fp32"),
+    "Adam m（BF16）": var("adam-m"),
+    "Adam v（BF16）": var("adam-v"),
+    "FP8 权重": var("fp8-copy"),
+    "FP8 权重转置": var("fp8-transpose"),
+    "MXFP8 权重（按行）": var("fp8-copy"),
+    "MXFP8 权重（按列）": var("fp8-transpose"),
+    "E8M0 缩放因子": var("mx-scales"),
 }
+
+
+def per_text(k) -> str:
+    """Bytes per parameter as the tables print it: 16, or 18.0625 where scales add a share of a byte."""
+    k = Fraction(k)
+    return str(k.numerator) if k.denominator == 1 else units.number(k, 4)
+
+
+def fp8_notes() -> list[dict]:
+    """Each FP8 recipe with its sources and the copies its source leaves without a byte count."""
+    return [
+        {
+            "key": key,
+            "label": RECIPES[key]["label"],
+            "per": per_text(bytes_per_parameter(key)),
+            "open": [{"label": a, "why": b} for a, b in open_rows(key)],
+            "cite": [{"text": t, "url": u} for t, u in RECIPES[key]["cite"]],
+        }
+        for key in FP8_RECIPES
+    ]
 
 
 def conventions_table(param_total: int) -> list[dict]:
@@ -168,7 +203,7 @@ def view(params: dict | None = None) -> dict:
                 "label": RECIPES[key]["label"],
                 "short": short,
                 "bytes": tree.bytes,
-                "bytes_per_param": tree.bytes // n if n else 0,
+                "bytes_per_param": per_text(bytes_per_parameter(key)),
                 "text": units.size(tree.bytes, "GB"),
                 "cards": units.number(Fraction(tree.bytes, card), 1),
                 "fits": tree.bytes <= card,
@@ -177,7 +212,8 @@ def view(params: dict | None = None) -> dict:
         )
     conv = conventions_table(n)
     chosen = next(c for c in conv if c["key"] == p["convention"])
-    fp32, mixed, weights = bars
+    fp32, mixed, weights = (next(b for b in bars if b["key"] == k) for k, _ in CHART_RECIPES[:3])
+    least_fp8 = min((b for b in bars if b["key"] in FP8_RECIPES), key=lambda b: b["bytes"])
     summary = (
         f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']}，"
         f"一张 {card_gb} 卡{'装得下' if weights['fits'] else '已经装不下'}；"
@@ -189,6 +225,8 @@ def view(params: dict | None = None) -> dict:
             else f"是 {card_gb} 单卡的 {mixed['cards']} 倍"
         )
         + "，还没算激活。"
+        f"FP8 训练的几种配方里最省的是「{least_fp8['label']}」，{least_fp8['text']}（{least_fp8['bytes_per_param']} 字节/参数，"
+        f"只计来源给了字节数的几份），是 BF16 混合精度的 {units.percent(least_fp8['bytes'], mixed['bytes'])}，远不到一半。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
     )
     return {
@@ -234,7 +272,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
         "data": data,
         "layout": {
             "barmode": "stack",
-            "height": 360,
+            "height": 480,
             "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
             "xaxis": {
                 "title": {"text": "GB（10⁹ 字节）"},
@@ -294,6 +332,7 @@ def page_context(**options) -> dict:
         hi=LOG10_MAX,
         step=LOG10_STEP,
         conventions=CONVENTIONS,
+        fp8_notes=fp8_notes(),
         card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 

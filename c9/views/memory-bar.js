@@ -28,6 +28,7 @@ export default function mount(root) {
   const syncControls = (p) => {
     form.elements.model.value = p.model;
     form.elements.card.value = p.card;
+    form.elements.recipe.value = p.recipe;
     for (const sl of sliders) { sl.box.value = p[sl.name]; sl.range.value = nearestStop(sl.stops, p[sl.name]); label(sl); }
     for (const r of form.elements.mode) r.checked = r.value === p.mode;
     form.elements.s2_full_only.checked = p.s2_full_only;
@@ -42,6 +43,7 @@ export default function mount(root) {
       const n = v.params[sl.name];
       if (Number(sl.box.value) === n && sl.box.value !== String(n)) sl.box.value = n;
     }
+    form.elements.recipe.value = v.params.recipe; // the lab's model trained in FP32, whatever was chosen
     summary.textContent = v.summary;
     cards.textContent = v.cards;
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
@@ -80,6 +82,7 @@ export default function mount(root) {
     b: sliders[1].box.value.trim(),
     mode: form.elements.mode.value,
     card: form.elements.card.value,
+    recipe: form.elements.recipe.value,
     s2_full_only: form.elements.s2_full_only.checked,
   });
   const { send, say, refuse } = liveView("memory-bar", root, draw);
@@ -139,7 +142,7 @@ export default function mount(root) {
   // and a pasted config while it is short (url-state.js leaves a long one out); older links without the "mb."
   // still open. Python checks the values; a bad one gets the same Chinese message as a bad typed value,
   // and the default state stays.
-  const url = urlState(root, "mb", { model: "model", config: "config", s: "s", b: "b", mode: "mode", card: "card", s2: "s2_full_only" },
+  const url = urlState(root, "mb", { model: "model", config: "config", s: "s", b: "b", mode: "mode", card: "card", s2: "s2_full_only", recipe: "recipe" },
     { legacy: ["model", "s", "b", "mode", "s2"] });
   url.restore(send, params());
 

@@ -17,7 +17,7 @@ from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core.activations import MODES, activation_memory
 from c9.core.items import Item
-from c9.core.ledger import RECIPES, model_states
+from c9.core.ledger import RECIPES, fp8_activations, model_states, open_rows
 from c9.core.models import (
     CONFIG_MAX,
     LAB,
@@ -61,12 +61,21 @@ DEFAULTS = {
     "recipe": "bf16_mixed_adamw",
 }
 
+#: The recipes of a training step the select offers (c9.core.ledger.RECIPES keys): all but weights only.
+TRAINING_RECIPES = ["bf16_mixed_adamw", "fp32_adamw", "deepseek_v3_fp8", "te_fp8_delayed", "te_mxfp8"]
+
 COLORS = {
     "weights": var("weights"),
     "gradients": var("grads"),
     "master_weights": var("master"),
     "adam_m": var("adam-m"),
     "adam_v": var("adam-v"),
+    "gradients_fp32": var("grads-fp32"),
+    "adam_m_bf16": var("adam-m"),
+    "adam_v_bf16": var("adam-v"),
+    "fp8_weights": var("fp8-copy"),
+    "fp8_transpose": var("fp8-transpose"),
+    "mx_scales": var("mx-scales"),
     "act_linear": var("activations"),
     "act_scores": var("scores"),
 }
@@ -80,7 +89,7 @@ def normalise(params: dict | None) -> dict:
     card(p["card"])
     if p["model"] == LAB and not p["config"].strip():
         p["recipe"] = model(LAB).measured.recipe  # the lab trained its reference run in FP32
-    if not isinstance(p["recipe"], str) or p["recipe"] not in RECIPES:
+    if not isinstance(p["recipe"], str) or p["recipe"] not in TRAINING_RECIPES:
         raise InputError(f"没有这种训练配方：{shown(p['recipe'])}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
     p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
@@ -96,7 +105,9 @@ def ledger(p: dict, m: Model | None = None) -> Item:
     (by default the one ``p`` chooses)."""
     m = m or resolve(p["model"], p["config"])
     s2_layers = m.full_attention_layers if p["s2_full_only"] else None
-    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers)
+    r = p["recipe"]
+    note = RECIPES[r].get("act_note", "")
+    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers, fp8_activations(r), note)
     return Item.group("step", "训练一步", [model_states(m.param_total, p["recipe"]), act])
 
 
@@ -122,7 +133,7 @@ def view(params: dict | None = None) -> dict:
     params keys: model (a key of anchor-model.json, or "lab"), config (a pasted Hugging Face config.json as
     text; when not blank it is the model shown), s (1…1,048,576 tokens), b (1…1,024), mode (store_all |
     selective | flash | full_recompute), card (a key of anchor-model.json's cards), s2_full_only (bool),
-    recipe (c9.core.ledger.RECIPES). Raises InputError (Chinese message) on any bad value.
+    recipe (one of TRAINING_RECIPES). Raises InputError (Chinese message) on any bad value.
     """
     p = normalise(params)
     m = resolve(p["model"], p["config"])
@@ -196,6 +207,15 @@ def view(params: dict | None = None) -> dict:
             f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(meas_total, 'MiB', 2)}），比上面的推演多 "
             f"{diff_t}{'' if units.adds_up(printed[1], unit, d) else _missed(printed[1], unit, d)}"
             "（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。"
+        )
+    unsized = open_rows(p["recipe"])
+    if unsized:  # a copy the recipe's source names without its bytes: said, not guessed
+        summary += (
+            f"「{RECIPES[p['recipe']]['label']}」的来源还提到"
+            + "、".join(label for label, _ in unsized)
+            + "，但没给出字节数，条里没有计入（"
+            + "；".join(why for _, why in unsized)
+            + "）。"
         )
     acts = memory_tables.activation_tables(m, p["s"], p["b"], p["mode"])
     params = memory_tables.param_table(m)
@@ -356,8 +376,17 @@ def page_context() -> dict:
     from c9.views.nearby import model_menu
 
     shown_cards = [{k: c[k] for k in ("key", "label", "url")} for c in cards()]  # what the page shows of each
+    v = view()
+    shown = {s["key"] for s in v["segments"]}
+    other_rows = {}  # every other recipe's parts, as hidden rows memory-bar.js shows when the recipe changes
+    for r in TRAINING_RECIPES:
+        for key, label, _, _ in RECIPES[r]["parts"]:
+            if key not in shown:
+                other_rows.setdefault(key, label)
     return dict(
-        view=view(),
+        view=v,
+        recipes={k: RECIPES[k]["label"] for k in TRAINING_RECIPES},
+        other_rows=list(other_rows.items()),
         stops=S_STOPS,
         b_stops=B_STOPS,
         modes=MODES,
@@ -379,6 +408,7 @@ def _base(p: dict) -> dict:
         "mode": p["mode"],
         "card": p["card"],
         "s2_full_only": p["s2_full_only"],
+        "recipe": p["recipe"],
     }
 
 
@@ -397,6 +427,7 @@ def neighbours(context: dict) -> list[dict]:
         mode=list(context["modes"]),
         card=[c["key"] for c in context["cards"]],
         s2_full_only=[not p["s2_full_only"]],
+        recipe=list(context["recipes"]),
     )
 
 
@@ -419,6 +450,7 @@ def nearby(view: dict) -> list[dict]:
         mode=list(MODES),
         s2_full_only=[not p["s2_full_only"]],
         card=[c["key"] for c in cards()],
+        recipe=TRAINING_RECIPES,
     )
     # choosing a model in the select drops a pasted config (memory-bar.js)
     return out + [

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
 from c9.base import units
-from c9.core.ledger import RECIPES, bytes_per_parameter, model_states
+from c9.core.ledger import RECIPES, bytes_per_parameter, model_states, open_rows
 from c9.core.models import FACTS_FILE, anchor, card_bytes, model, model_keys
 
 
@@ -79,3 +80,39 @@ def test_presets_match_their_sources():
         assert m["full_attention_layers"] + m["linear_attention_layers"] == m["num_hidden_layers"]
         assert m["source"], key
     assert set(RECIPES) >= {"bf16_mixed_adamw", "fp32_adamw"}
+
+
+# ---- FP8 recipes (issue 23, item 1): each row against the sentence of its source --------------------------
+
+
+@pytest.mark.timeout(30)
+def test_deepseek_v3_fp8_is_12_counted_bytes_and_an_open_fp8_copy():
+    # §3.3.3: master weights and gradients stay FP32 (4 + 4), AdamW's m and v are BF16 (2 + 2); the FP8
+    # working copy of the weights has no byte count in the report, so it is listed, not added.
+    assert bytes_per_parameter("deepseek_v3_fp8") == 4 + 4 + 2 + 2 == 12
+    assert [label for label, _ in open_rows("deepseek_v3_fp8")] == ["FP8 权重（矩阵乘用）"]
+    for psi in (1_557_611_200, 27_781_427_952):
+        assert model_states(psi, "deepseek_v3_fp8").bytes == 12 * psi
+    assert "§3.3" in RECIPES["deepseek_v3_fp8"]["source"]
+
+
+@pytest.mark.timeout(30)
+def test_transformer_engine_recipes_keep_every_copy_their_maintainers_name():
+    # #1261/#257/#1429 (Hopper, delayed scaling): the BF16 weights, an FP8 copy, its transpose, BF16 grads,
+    # and the mixed-precision optimizer (FP32 master, m, v).
+    assert bytes_per_parameter("te_fp8_delayed") == 2 + 1 + 1 + 2 + 4 + 4 + 4 == 18
+    # #1880 (Blackwell, MXFP8): row- and column-wise data, 2 B, plus one E8M0 byte per 32 values in each.
+    assert bytes_per_parameter("te_mxfp8") == Fraction(18) + Fraction(2, 32) == Fraction(289, 16)
+    for psi in (32 * 1000, 27_781_427_952):
+        assert model_states(psi, "te_mxfp8").bytes == 18 * psi + -(-2 * psi // 32)
+    assert [label for label, _ in open_rows("te_fp8_delayed")] == ["amax 历史"]
+    assert open_rows("bf16_mixed_adamw") == []
+    for key in ("te_fp8_delayed", "te_mxfp8"):
+        assert "github.com/NVIDIA/TransformerEngine/issues/" in RECIPES[key]["source"]
+
+
+@pytest.mark.timeout(30)
+def test_no_fp8_recipe_halves_the_mixed_precision_states():
+    half = Fraction(bytes_per_parameter("bf16_mixed_adamw"), 2)
+    for key in ("deepseek_v3_fp8", "te_fp8_delayed", "te_mxfp8"):
+        assert bytes_per_parameter(key) > half

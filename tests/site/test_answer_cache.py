@@ -219,6 +219,7 @@ AHEAD_STATES = [
             "s2_full_only": False,
             "card": "h100-80gb",
             "config": "",
+            "recipe": "bf16_mixed_adamw",
         },
     ),
     (
@@ -231,6 +232,7 @@ AHEAD_STATES = [
             "s2_full_only": True,
             "card": "rtx-4090-24gb",
             "config": "",
+            "recipe": "te_fp8_delayed",
         },
     ),
     (
@@ -269,6 +271,7 @@ def test_memory_bar_answers_ahead_the_next_slider_stops_first():
         "s2_full_only": False,
         "card": "h100-80gb",
         "config": "",
+        "recipe": "bf16_mixed_adamw",
     }
     first = [
         json.loads(k)["params"] for k in api.nearby(canonical({"widget": "memory-bar", "params": p}))[:5]

@@ -218,3 +218,23 @@ def test_formula_timeline_and_tasks_work_in_the_page(browser, site_server):
 
     watch.assert_clean()
     ctx.close()
+
+
+@pytest.mark.timeout(300)
+def test_memory_bar_recipe_select_shows_an_fp8_recipes_rows(browser, site_server):
+    """Choosing Transformer Engine's FP8 recipe: its FP8 weight copy and transpose appear as rows, each
+    Ψ bytes, and the activations shrink by the Linear inputs cached in FP8 (L · 7sbh bytes)."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(site_server.url + "lesson-5/")
+    widget = page.locator('[data-widget="memory-bar"]')
+    expect(widget.locator('tr[data-key="fp8_weights"]')).to_be_hidden()
+    widget.locator('select[name="recipe"]').select_option("te_fp8_delayed")
+    expected = python_view(recipe="te_fp8_delayed")
+    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
+    for key in ("fp8_weights", "fp8_transpose"):
+        expect(widget.locator(f'tr[data-key="{key}"]')).to_be_visible()
+    base = python_view()
+    assert base["activation_bytes"] - expected["activation_bytes"] == 64 * 7 * 4096 * 5120
+    assert expected["states_bytes"] == 18 * 27_781_427_952
+    ctx.close()

@@ -7,6 +7,7 @@ import json
 import math
 import random
 import time
+from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
@@ -44,13 +45,32 @@ def oracle_value(fmt: str, code: int) -> float:
 
 def test_ledger_default_is_the_anchor_at_16_bytes_against_the_card():
     v = ledger_chart.view()
-    fp32, mixed, weights = v["bars"]
+    fp32, mixed, weights = v["bars"][:3]
     assert fp32["bytes"] == mixed["bytes"] == 16 * PSI  # mixed precision does not shrink model states
     assert weights["bytes"] == 2 * PSI and weights["fits"] and not mixed["fits"]
     assert "444.5 GB" in v["summary"] and "55.6 GB" in v["summary"] and "5.6 倍" in v["summary"]
     assert [p["bytes"] for p in mixed["parts"]] == [2 * PSI, 2 * PSI, 4 * PSI, 4 * PSI, 4 * PSI]
     fig = go.Figure(v["figure"])
     assert fig.layout.shapes[0].x0 == 80  # the card, in GB
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("model, psi", [("qwen3-8b", QWEN3_8B), ("qwen3.8-27b", PSI)])
+def test_ledger_fp8_bars_and_their_open_rows(model, psi):
+    """The FP8 recipes' bars: DeepSeek-V3 4 + 4 + 2 + 2 = 12 B (its FP8 copy open), TE 18 B on Hopper and
+    18 + 2/32 B with MXFP8; the summary quotes the least of them against BF16 mixed precision's 16 B."""
+    v = ask("ledger", model=model)["view"]
+    bars = {b["key"]: b for b in v["bars"]}
+    assert bars["deepseek_v3_fp8"]["bytes"] == 12 * psi
+    assert bars["te_fp8_delayed"]["bytes"] == 18 * psi
+    assert bars["te_mxfp8"]["bytes"] == 18 * psi + -(-psi // 16)
+    assert bars["te_mxfp8"]["bytes_per_param"] == "18.0625"
+    share = Fraction(12, 16)
+    assert f"是 BF16 混合精度的 {float(share):.1%}" in v["summary"]
+    html = ledger_chart.page_context()
+    notes = {r["key"]: r for r in html["fp8_notes"]}
+    assert [o["label"] for o in notes["deepseek_v3_fp8"]["open"]] == ["FP8 权重（矩阵乘用）"]
+    assert all(r["cite"] for r in notes.values())
 
 
 @pytest.mark.parametrize("key, per", [("zero", 16), ("hf", 18), ("playbook", 20), ("fp32", 16)])
@@ -423,3 +443,14 @@ def test_lessons123_numbers_in_reader_notation():
     assert e.value.message_zh == "每次的增量 Δ 的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间，收到的是「1e-40」"
     labels = {c["label"] for c in ledger_chart.CONVENTIONS.values()}
     assert "FP32 + AdamW（16 字节）" in labels and not any("纯 FP32" in x for x in labels)
+
+
+@pytest.mark.timeout(30)
+def test_playbook_widget_formula_counts_16_bytes_and_the_row_says_so():
+    """The Playbook's memory widget (memory.js, paramGradsOpt): parameters and gradients 2 bytes each with
+    mixed precision, optimizer k = 8 (Adam) plus 4 for the FP32 copy. Its published default, k = 8, mixed."""
+    k, mixed = 8, True
+    per = (2 if mixed else 4) * 2 + (k + (4 if mixed else 0))
+    assert per == 16 == sum(b for _, _, b in ledger_chart.CONVENTIONS["zero"]["parts"])
+    assert sum(b for _, _, b in ledger_chart.CONVENTIONS["playbook"]["parts"]) == 20
+    assert "16 字节" in ledger_chart.CONVENTIONS["playbook"]["who"]

@@ -353,3 +353,19 @@ def test_the_estimators_answers_total_the_true_values(params):
         assert _num(tot) == _exact(sum(exact), u, digits)
         made = _num(lin) + _num(sc)
         assert (made == _num(tot)) != (f"（两项各自四舍五入，加起来是 {made:,} {u}）" in s)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("key,L,h,a", [("qwen3-8b", 36, 4096, 32), ("qwen3.8-27b", 64, 5120, 24)])
+def test_fp8_recipes_cache_linear_inputs_in_one_byte(key, L, h, a):
+    """Eq. 1 with the Linear inputs an FP8 recipe caches in FP8 (one byte saved each): Transformer Engine
+    all four (QKV h, output projection h, MLP h and 4h: 7·sbh), DeepSeek-V3 all but the E5M6 one (6·sbh)."""
+    s, b = 4096, 2
+    bf16 = memory_bar.view({"model": key, "s": s, "b": b})
+    assert bf16["activation_bytes"] == L * (34 * s * b * h + 5 * a * s * s * b)
+    for recipe, saved, per in (("te_fp8_delayed", 7, 18), ("deepseek_v3_fp8", 6, 12)):
+        v = memory_bar.view({"model": key, "s": s, "b": b, "recipe": recipe})
+        assert v["activation_bytes"] == L * ((34 - saved) * s * b * h + 5 * a * s * s * b)
+        assert v["states_bytes"] == per * bf16["states_bytes"] // 16
+    flash = memory_bar.view({"model": key, "s": s, "b": b, "mode": "flash", "recipe": "te_fp8_delayed"})
+    assert flash["activation_bytes"] == L * 27 * s * b * h
