@@ -382,8 +382,8 @@ class QuantResult:
     - ``abs_error`` = |dequantized − v|, ``rel_error`` = abs_error / |v| (0 where v = 0), floats.
     - ``bits_per_element``: nominal (tensor scale amortised away); ``bits_actual``: this tensor's
       total bits (elements + every tile scale + tensor scale) / element count.
-    - ``clipped``: grid like ``scales``, True where the tile's largest |v| was clipped to the element
-      format's maximum (saturated); ``clipped_share``: clipped tiles / tiles. ``mx_rule``: the MX
+    - ``clipped``: grid like ``scales``, True where saturation cut the tile's largest |v| to the
+      element format's maximum (it would have rounded above it); ``clipped_share``: clipped tiles / tiles. ``mx_rule``: the MX
       scale rule used (None for the other schemes).
     """
 
@@ -464,20 +464,20 @@ def _rule_max_over_amax(bf, amaxes, ef, sf):
 #: the element format's largest exponent (E4M3 8, E5M2 15, E2M1 2), m its mantissa bits.
 MX_RULES = {
     "floor": (
-        "OCP 规则（向下取 2 的幂）",
+        "OCP，向下取 2 的幂",
         "OCP MX v1.0 §6.3; torchao FLOOR: e = floor(log2 amax) − emax",
     ),
     "rceil": (
-        "RCEIL（向上取 2 的幂）",
+        "RCEIL，向上取 2 的幂",
         "torchao RCEIL (_to_mx_rceil, after cuBLAS's block quantisation and PTX cvt.rp.satfinite.ue8m0x2.f32): "
         "e = ceil(log2 FP32(amax / elem_max))",
     ),
     "ceil": (
-        "CEIL（指数进一）",
+        "CEIL，非 2 的幂时指数进一",
         "torchao CEIL: e = floor(log2 amax) + [amax's mantissa ≠ 0] − emax",
     ),
     "even": (
-        "EVEN（先舍入 amax）",
+        "EVEN，先把 amax 舍入到元素的位数",
         "torchao EVEN: amax's FP32 bits + 2^(22 − m), mantissa cleared, then as FLOOR; "
         "i.e. e = floor(log2 amax) + [amax / 2^floor(log2 amax) ≥ 2 − 2^−(m+1)] − emax",
     ),
@@ -536,16 +536,21 @@ def _rule_mx_pow2(bf, amaxes, ef, sf, mx_rule="floor"):
 
 
 def _clipped(amaxes, per_tile, ef) -> list:
-    """Per tile: whether its largest |v| lies past the element format's largest value once scaled
-    (amax · s or amax / factor > elem_max), so that it is stored clipped to elem_max (saturated)."""
+    """Per tile: whether saturation cut its largest |v|: the scaled amax (amax · s or amax / factor)
+    rounds, to nearest even on the element grid continued past its top binade, above elem_max, so
+    the stored elem_max is smaller than rounding alone would give. A scaled amax just past elem_max
+    (E4M3: up to 464; E2M1: below 7) rounds to elem_max anyway and is not counted."""
     top = Fraction(ef.max)
+    ulp = Fraction(2) ** (ef.emax - ef.mantissa_bits)  # spacing at the top binade
+    mid = top + ulp / 2
+    tie_up = (top / ulp).numerator % 2 == 1  # elem_max odd: a tie at mid rounds up, past it
     out = []
     for amax, (op, fac, _, _) in zip(amaxes, per_tile):
         if amax == 0 or not fac:
             out.append(False)
             continue
         x = Fraction(amax) * Fraction(fac) if op == "mul" else Fraction(amax) / Fraction(fac)
-        out.append(x > top)
+        out.append(x > mid or (x == mid and tie_up))
     return out
 
 

@@ -43,6 +43,7 @@ export default function mount(root) {
     c[4].textContent = v.median_rel_text;
     c[5].textContent = `${thousands(v.coarse)} / ${thousands(v.total)}`;
     c[6].textContent = thousands(v.flushed);
+    c[7].textContent = `${thousands(v.clipped_blocks)} / ${thousands(v.n_scales)}`;
     redrawChart(chartOf(v.scheme), v.figure);
     if (v.abs_figure) redrawChart(absChart, v.abs_figure);
   };
@@ -54,6 +55,7 @@ export default function mount(root) {
     token: form.elements.token.checked,
     text: form.elements.text.value,
     preset: form.elements.preset.value,
+    rule: form.elements.rule.value,
   });
   const live = liveView("block-lab", root, draw, {
     // One request per scheme the preset shows (an unknown preset: all, and Python names the error).
@@ -84,7 +86,7 @@ export default function mount(root) {
   });
   form.elements.seed.addEventListener("change", recompute);
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
-  urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset"]).restore(send, params());
+  urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset", "rule"]).restore(send, params());
 
   // The heatmaps need Plotly's cartesian bundle.
   return drawCharts(root, [[absChart, () => absFigure], ...SCHEMES.map((s) => [chartOf(s), () => views.find((v) => v.scheme === s).figure])], "cartesian");

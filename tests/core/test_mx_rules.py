@@ -97,6 +97,14 @@ def test_exponent_matches_torchao_definition(name, rule):
         assert any(B.mx_exponent(a, ef, rule) != torchao_exponent(a, name, "floor") for a in amaxes), rule
 
 
+def _saturation_cut(x: Fraction, name) -> bool:
+    """Oracle: x rounded to nearest, ties to even, on the element grid continued past its top (spacing
+    2^(emax − mantissa bits), from ml_dtypes' finfo) lands above the element max."""
+    fi = ml_dtypes.finfo(ELEMENTS[name][0])
+    ulp = Fraction(2) ** (_max_pow2(name) - int(fi.nmant))
+    return round(x / ulp) * ulp > Fraction(float(fi.max))  # round() of a Fraction: ties to even
+
+
 def _fmt(name, k, rows=1):
     return B.BlockFormat(f"test_{name}_{rows}x{k}", name, (rows, k), "float8_e8m0fnu", "mx_pow2")
 
@@ -106,7 +114,7 @@ def _fmt(name, k, rows=1):
 @pytest.mark.parametrize("tile", [(1, 8), (1, 32), (2, 16), (1, 64)])
 def test_quantize_scales_elements_and_clipped(name, rule, tile):
     """Whole tensors: each block's scale code is torchao's, each element is ml_dtypes' saturating
-    cast of v / X, and a block is marked clipped exactly when amax / X passes the element max."""
+    cast of v / X, and a block is marked clipped exactly when saturation cut amax / X."""
     rng = random.Random(hash((name, rule, tile)) & 0xFFFF)
     n_rows, n_cols = 4, 128
     t = [
@@ -125,7 +133,7 @@ def test_quantize_scales_elements_and_clipped(name, rule, tile):
             e = torchao_exponent(amax, name, rule)
             assert q.scale_codes[bi][bj] == e + 127
             x = math.ldexp(1.0, e)
-            want = Fraction(amax) / Fraction(x) > top
+            want = _saturation_cut(Fraction(amax) / Fraction(x), name)
             assert q.clipped[bi][bj] is want
             n_clipped += want
             for i in range(r0, r0 + tile[0]):
@@ -138,31 +146,44 @@ def test_quantize_scales_elements_and_clipped(name, rule, tile):
 
 def test_clipped_share_e4m3_480():
     """The issue's example: amax 480 with E4M3 elements is stored as 448 under OCP's floor rule,
-    kept under RCEIL; a tensor of four blocks with amax 480, 448, 300, 500 has 2 of 4 clipped by floor
-    (480 / 1 and 500 / 1 pass 448) and none under RCEIL."""
-    t = [0.5] * 128
-    for k, amax in enumerate((480.0, 448.0, 300.0, 500.0)):
+    kept under RCEIL; a tensor of five blocks with amax 480, 448, 300, 500, 460 has 2 of 5 clipped by
+    floor (480 and 500 pass 464, half way to 480; 460 rounds to 448 anyway) and none under RCEIL."""
+    t = [0.5] * 160
+    for k, amax in enumerate((480.0, 448.0, 300.0, 500.0, 460.0)):
         t[32 * k + 5] = amax
     floor = B.quantize(t, "mxfp8_e4m3")
     rceil = B.quantize(t, "mxfp8_e4m3", mx_rule="rceil")
-    assert floor.clipped == [[True, False, False, True]] and floor.clipped_share == 0.5
+    assert floor.clipped == [[True, False, False, True, False]] and floor.clipped_share == 2 / 5
     assert floor.dequantized[5] == 448.0 and floor.dequantized[101] == 448.0
-    assert rceil.clipped == [[False] * 4] and rceil.clipped_share == 0.0
+    assert rceil.clipped == [[False] * 5] and rceil.clipped_share == 0.0
     assert rceil.dequantized[5] == 480.0 and rceil.dequantized[101] == 512.0  # 250 · 2 rounds to 256 · 2
     assert floor.mx_rule == "floor" and rceil.mx_rule == "rceil"
 
 
 def test_e2m1_clipped_share_over_mantissas():
-    """E2M1 under the floor rule: amax / X lies in [4, 8) and passes 6 when amax's significand passes
-    1.5; over amax = (1 + i/64) · 2^k, i = 0 … 63, that is the 31 of 64 with i > 32."""
+    """E2M1 under the floor rule: amax / X = 4 · (amax's significand) lies in [4, 8); saturation cuts it
+    from 7 up (half way to 8; the tie rounds to 8, 6 being odd): over amax = (1 + i/64) · 2^k,
+    i = 0 … 63, the 16 with i ≥ 48. EVEN carries exactly there (significand ≥ 2 − 1/4): none."""
     t = []
     for i in range(64):
         block = [0.25] * 32
         block[7] = (1 + i / 64) * 2.0 ** (i % 5)
         t += block
     q = B.quantize(t, "mxfp4")
-    assert sum(q.clipped[0]) == 31 and q.clipped_share == 31 / 64
+    assert sum(q.clipped[0]) == 16 and q.clipped_share == 16 / 64
+    assert q.clipped[0].index(True) == 48
     assert B.quantize(t, "mxfp4", mx_rule="rceil").clipped_share == 0.0
+    assert B.quantize(t, "mxfp4", mx_rule="even").clipped_share == 0.0
+
+
+def test_per_tensor_and_nvfp4_scales_do_not_count_as_clipped():
+    """A scale rounded to FP32 or E4M3 can leave amax · s a hair past the element max; rounding takes
+    it to the max anyway, so no block is counted (NVFP4: amax / (b·t) ≤ 6 / (1 − 2⁻⁴) < 7)."""
+    rng = random.Random(5)
+    t = [[rng.uniform(-300, 300) for _ in range(64)] for _ in range(8)]
+    for scheme in ("per_tensor_e4m3", "deepseek_1x128", "nvfp4"):
+        q = B.quantize(t, scheme)
+        assert q.clipped_share == 0.0 and not any(map(any, q.clipped)), scheme
 
 
 def test_unknown_rule_refused():
