@@ -12,6 +12,7 @@ export default function mount(root) {
   const views = JSON.parse(root.dataset.defaults);
   const presets = JSON.parse(root.dataset.presets);
   const SCHEMES = presets.all;
+  const MX = new Set(JSON.parse(root.dataset.mxSchemes));
   const absChart = root.querySelector(".c9-bl-abs .c9-chart");
   let absFigure = views[0].abs_figure;
   const panels = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-panel[data-scheme="${s}"]`)]));
@@ -59,7 +60,12 @@ export default function mount(root) {
   });
   const live = liveView("block-lab", root, draw, {
     // One request per scheme the preset shows (an unknown preset: all, and Python names the error).
-    parts: (p) => (presets[p.preset] || SCHEMES).map((scheme) => ({ ...p, scheme })),
+    // The MX rule goes with the MX schemes only: it does not move the others (nor their cached answers).
+    parts: (p) => (presets[p.preset] || SCHEMES).map((scheme) => {
+      const q = { ...p, scheme };
+      if (!MX.has(scheme)) delete q.rule;
+      return q;
+    }),
     progress: (done, total) => `已算完 ${done} / ${total} 种缩放……`,
     ok: (total, ms) => `Python 已把这个张量按 ${total} 种缩放各量化了一次（共 ${ms} ms）。`,
     kept: "热力图和表格停在构建时算好的默认张量",

@@ -60,6 +60,9 @@ DEFAULTS = {
 }
 #: The MX scale rules the reader can choose (c9.core.blockscale.MX_RULES: OCP's floor and torchao's others).
 RULES = tuple(B.MX_RULES)
+#: The schemes the rule moves; the page sends the rule with these only, so that the other schemes' answers
+#: (and the build's answer cache) do not repeat once per rule.
+MX_SCHEMES = tuple(s for s in SCHEMES if B.get_block_format(s).scale_rule == "mx_pow2")
 
 #: Error bins (upper edges of relative error): the table counts the numbers past 6.25%.
 BIN_EDGES = (0.0, 0.001, 0.01, 0.03, 0.0625, 0.125, 0.5, math.inf)
@@ -503,7 +506,7 @@ def view(params: dict | None = None) -> dict:
     p = normalise(params)
     t, cols = tensor_for(p)
     v = scheme_view(t, p["scheme"], typed_in=p["source"] == "typed", rule=p["rule"])
-    v["params"] = p
+    v["params"] = p if p["scheme"] in MX_SCHEMES else {k: x for k, x in p.items() if k != "rule"}
     v["tensor_note"] = describe_tensor(p, cols)
     v["shown"] = preset_schemes(p["preset"])
     if p["preset"] != "all":  # say which part of the model the config scales this way
@@ -558,6 +561,7 @@ def page_context() -> dict:
         max_channels=MAX_CHANNELS,
         defaults=DEFAULTS,
         rules=[{"value": k, "label": v[0]} for k, v in B.MX_RULES.items()],
+        mx_json=json.dumps(list(MX_SCHEMES)),
     )
 
 
@@ -578,5 +582,17 @@ def neighbours(context: dict) -> list[dict]:
         token=[not d["token"]],
         source=["typed"],
         preset=list(PRESETS),
+        rule=list(RULES),
     )[1:]
-    return [{**s, "scheme": scheme} for s in states for scheme in preset_schemes(s["preset"])]
+    default = [{**base, "scheme": scheme} for scheme in preset_schemes(base["preset"])]
+    out = []
+    for s in states:
+        for scheme in preset_schemes(s["preset"]):
+            req = {**s, "scheme": scheme}
+            if scheme not in MX_SCHEMES:  # as block-lab.js sends it: no rule
+                req.pop("rule")
+                if s["rule"] != base["rule"] and {**req, "rule": base["rule"]} in default + out:
+                    continue  # the rule does not move this scheme: the answer is one the page has
+            if req not in out:
+                out.append(req)
+    return out
