@@ -334,7 +334,8 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "ruined": ruined,
         "right_blocks": len(right),
         "right_ruined": right_ruined,
-        "clipped": q.clipped,
+        # (row, column) of each block whose maximum saturation cut: few, so the answers stay small
+        "clipped": [[i, j] for i, row in enumerate(q.clipped) for j, c in enumerate(row) if c],
         "clipped_blocks": sum(c for row in q.clipped for c in row),
         "clipped_share": q.clipped_share,
         "mx_rule": q.mx_rule,
@@ -582,8 +583,9 @@ def neighbours(context: dict) -> list[dict]:
         token=[not d["token"]],
         source=["typed"],
         preset=list(PRESETS),
-        rule=list(RULES),
-    )[1:]
+    )[
+        1:
+    ]  # not the MX rules: four rules × two MX schemes would pass the cache's size budget; Python answers them
     default = [{**base, "scheme": scheme} for scheme in preset_schemes(base["preset"])]
     out = []
     for s in states:
