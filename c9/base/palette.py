@@ -40,6 +40,8 @@ ROLES: dict[str, tuple[str, str]] = {
     "low-precision": _both("#c8372d"),  # a weight stored and updated in 16 bits
     "copy": ("#b06d00", "#e08a1e"),  # the 16-bit copy made from an FP32 master
     "exact": _both("#888888"),
+    "stochastic": _both("#2a9d5b"),  # the mean of the stochastic-rounding runs (its band: "stochastic-band")
+    "kahan": _both("#8e6cc1"),  # the 16-bit weight kept by compensated (Kahan) summation
     # Model states and activations: the ledger's bars, the memory bar's segments.
     "weights": _both("#1f4e8c"),
     "weights-fp32": _both("#16365f"),
@@ -115,6 +117,7 @@ GROUNDS = (
     ("infinity-ground", "infinity", 0.5),
     ("lost-band", "lost", 0.15),
     ("subnormal-band", "subnormal", 0.15),
+    ("stochastic-band", "stochastic", 0.2),
     ("ok-ground", "ok", 0.1),
     ("ok-key", "ok", 0.2),
     ("error-key", "error", 0.2),

@@ -16,6 +16,9 @@ rules cover the schemes of chapter C9 (``amax`` = max |v| over the block, exact)
   of amax (never a float log2), clamped to E8M0's 2^-127 … 2^127; element ``q = E(v / X)`` with
   saturation to the element max (§6.3, "clamped to the element format's max normal");
   dequantised ``q · X``. An all-zero block gets X = 2^-127 (code 0x00), elements 0.
+  The exponent can be chosen by another rule (``quantize(…, mx_rule=…)``, :data:`MX_RULES`): the
+  four of torchao's ``ScaleCalculationMode`` (pytorch/ao, torchao/prototype/mx_formats/config.py and
+  mx_tensor.py, ``to_mx`` and ``_to_mx_rceil``); "floor" is OCP's rule and the default.
 - ``"two_level"`` - NVIDIA NVFP4 (NVIDIA, "Pretraining Large Language Models with NVFP4",
   arXiv:2509.25149, §2; NVIDIA technical blog "Introducing NVFP4", 2025): FP32 tensor scale
   ``t = FP32(amax_tensor / (448 · 6))``, per-16 block scale ``b = E4M3(amax_block / (6 · t))``
@@ -55,6 +58,8 @@ __all__ = [
     "QuantResult",
     "bits_per_element",
     "check_tensor",
+    "MX_RULES",
+    "mx_exponent",
 ]
 
 SCALE_RULES = ("max_over_amax", "mx_pow2", "two_level")
@@ -377,6 +382,9 @@ class QuantResult:
     - ``abs_error`` = |dequantized − v|, ``rel_error`` = abs_error / |v| (0 where v = 0), floats.
     - ``bits_per_element``: nominal (tensor scale amortised away); ``bits_actual``: this tensor's
       total bits (elements + every tile scale + tensor scale) / element count.
+    - ``clipped``: grid like ``scales``, True where saturation cut the tile's largest |v| to the
+      element format's maximum (it would have rounded above it); ``clipped_share``: clipped tiles / tiles. ``mx_rule``: the MX
+      scale rule used (None for the other schemes).
     """
 
     scheme: str
@@ -394,6 +402,9 @@ class QuantResult:
     max_abs_error: float = 0.0
     max_rel_error: float = 0.0
     notes: list = field(default_factory=list)
+    clipped: list = field(default_factory=list)
+    clipped_share: float = 0.0
+    mx_rule: str | None = None
 
     def as_dict(self) -> dict:
         """Plain JSON-ready dict (lists, numbers, strings)."""
@@ -447,15 +458,100 @@ def _rule_max_over_amax(bf, amaxes, ef, sf):
     return out, None
 
 
-def _rule_mx_pow2(bf, amaxes, ef, sf):
-    emax_elem = ef.emax
-    lo_e, hi_e = -sf.bias, sf.max_code - sf.bias  # E8M0: -127 … 127
+#: The MX scale rules, as torchao's ScaleCalculationMode defines them (pytorch/ao,
+#: torchao/prototype/mx_formats/mx_tensor.py: ``to_mx``, ``_to_mx_rceil``): name → (Chinese label,
+#: source). Each gives the unbiased E8M0 exponent e of X = 2^e from the block's amax > 0; emax is
+#: the element format's largest exponent (E4M3 8, E5M2 15, E2M1 2), m its mantissa bits.
+MX_RULES = {
+    "floor": (
+        "OCP，向下取 2 的幂",
+        "OCP MX v1.0 §6.3; torchao FLOOR: e = floor(log2 amax) − emax",
+    ),
+    "rceil": (
+        "RCEIL，向上取 2 的幂",
+        "torchao RCEIL (_to_mx_rceil, after cuBLAS's block quantisation and PTX cvt.rp.satfinite.ue8m0x2.f32): "
+        "e = ceil(log2 FP32(amax / elem_max))",
+    ),
+    "ceil": (
+        "CEIL，非 2 的幂时指数进一",
+        "torchao CEIL: e = floor(log2 amax) + [amax's mantissa ≠ 0] − emax",
+    ),
+    "even": (
+        "EVEN，先把 amax 舍入到元素的位数",
+        "torchao EVEN: amax's FP32 bits + 2^(22 − m), mantissa cleared, then as FLOOR; "
+        "i.e. e = floor(log2 amax) + [amax / 2^floor(log2 amax) ≥ 2 − 2^−(m+1)] − emax",
+    ),
+}
+_E8M0_LO, _E8M0_HI = -127, 127
+_FP32 = F.get_format("float32")
+
+
+def _is_pow2(v) -> bool:
+    if type(v) is float:
+        return math.frexp(v)[0] == 0.5
+    fr = Fraction(v)
+    n, d = fr.numerator, fr.denominator
+    return n & (n - 1) == 0 and d & (d - 1) == 0
+
+
+def mx_exponent(amax, ef, rule: str = "floor") -> int:
+    """The unbiased E8M0 exponent of an MX block's scale X = 2^e, for the block's amax (≥ 0, exact)
+    and element format ``ef``, by ``rule`` (a key of :data:`MX_RULES`), clamped to E8M0's −127 … 127.
+
+    torchao applies these to FP32 bit fields; here they act on the exact amax, which agrees for any
+    FP32 amax (the widgets store typed numbers as FP32 first). Two of torchao's corners are not
+    copied: its FLOOR/CEIL/EVEN clamp allows 128 (code 0xFF, NaN), out of reach for a finite FP32
+    amax; its RCEIL takes ``torch.log2`` in FP32, which can miss a quotient just above a power of two.
+    An all-zero block gets −127 (code 0x00) under every rule."""
+    if amax == 0:
+        return _E8M0_LO
+    fl = _floor_log2(amax)
+    if rule == "floor":
+        e = fl - ef.emax
+    elif rule == "ceil":
+        e = fl + (not _is_pow2(amax)) - ef.emax
+    elif rule == "even":
+        # carry into the exponent when amax rounds (half up) to 2^(fl+1) at m + 1 significant bits
+        r = Fraction(amax) / Fraction(2) ** fl
+        e = fl + (r >= 2 - Fraction(1, 2 ** (ef.mantissa_bits + 1))) - ef.emax
+    elif rule == "rceil":
+        d = F.decode(_FP32, _ratio_code(_FP32, amax, ef.max))  # descale = FP32(amax / elem_max)
+        e = _E8M0_LO if d == 0 else _floor_log2(d) + (not _is_pow2(d))
+    else:
+        raise F.UnknownFormatError(
+            f"unknown MX scale rule {rule!r}; known: {', '.join(MX_RULES)}",
+            f"没有这种 MX 缩放规则：{rule!r}",
+            "unknown_format",
+        )
+    return min(max(e, _E8M0_LO), _E8M0_HI)
+
+
+def _rule_mx_pow2(bf, amaxes, ef, sf, mx_rule="floor"):
     out = []
     for amax in amaxes:
-        e = lo_e if amax == 0 else min(max(_floor_log2(amax) - emax_elem, lo_e), hi_e)
+        e = mx_exponent(amax, ef, mx_rule)
         x = math.ldexp(1.0, e)
         out.append(("div", x, x, e + sf.bias))
     return out, None
+
+
+def _clipped(amaxes, per_tile, ef) -> list:
+    """Per tile: whether saturation cut its largest |v|: the scaled amax (amax · s or amax / factor)
+    rounds, to nearest even on the element grid continued past its top binade, above elem_max, so
+    the stored elem_max is smaller than rounding alone would give. A scaled amax just past elem_max
+    (E4M3: up to 464; E2M1: below 7) rounds to elem_max anyway and is not counted."""
+    top = Fraction(ef.max)
+    ulp = Fraction(2) ** (ef.emax - ef.mantissa_bits)  # spacing at the top binade
+    mid = top + ulp / 2
+    tie_up = (top / ulp).numerator % 2 == 1  # elem_max odd: a tie at mid rounds up, past it
+    out = []
+    for amax, (op, fac, _, _) in zip(amaxes, per_tile):
+        if amax == 0 or not fac:
+            out.append(False)
+            continue
+        x = Fraction(amax) * Fraction(fac) if op == "mul" else Fraction(amax) / Fraction(fac)
+        out.append(x > mid or (x == mid and tie_up))
+    return out
 
 
 def _rule_two_level(bf, amaxes, ef, sf):
@@ -576,16 +672,19 @@ def _split(flat: list, n: int) -> list:
     return [flat[i : i + n] for i in range(0, len(flat), n)]
 
 
-def quantize(tensor, scheme) -> QuantResult:
+def quantize(tensor, scheme, mx_rule: str = "floor") -> QuantResult:
     """Quantise ``tensor`` (1-D list or 2-D list of rows) with block format ``scheme`` (a name from
     :func:`block_format_names`, an alias such as "MXFP4", "NVFP4", "1x128", or a BlockFormat).
 
     Returns a :class:`QuantResult` (dequantised tensor, codes, scales, per-element error, bits per
     element including scales). Raises CodecInputError for an empty tensor, ragged rows, a
-    non-numeric or non-finite entry; UnknownFormatError for an unknown scheme.
+    non-numeric or non-finite entry; UnknownFormatError for an unknown scheme or ``mx_rule``.
+    ``mx_rule`` (a key of :data:`MX_RULES`) chooses the MX schemes' scale exponent; others ignore it.
     Specs: see the module docstring (OCP MX v1.0 §6.3; DeepSeek-V3 §3.3.1; NVIDIA NVFP4).
     """
     bf = get_block_format(scheme)
+    if mx_rule not in MX_RULES:
+        mx_exponent(1, F.get_format("float8_e4m3fn"), mx_rule)  # raises, naming the rule
     rows, was_1d, all_float = _check_tensor(tensor, check_range=False)
     if not all_float:
         rows, all_float = _as_floats(rows)
@@ -603,7 +702,12 @@ def quantize(tensor, scheme) -> QuantResult:
     amaxes = _amaxes(absrows, tiles)
     if all_float and max(amaxes) > _FP32_MAX:  # range left to us by _check_tensor
         check_tensor(tensor)  # raises the error naming the entry
-    per_tile, t = _RULES[bf.scale_rule](bf, amaxes, ef, sf)
+    if bf.scale_rule == "mx_pow2":
+        per_tile, t = _rule_mx_pow2(bf, amaxes, ef, sf, mx_rule)
+    else:
+        per_tile, t = _RULES[bf.scale_rule](bf, amaxes, ef, sf)
+    clipped_flat = _clipped(amaxes, per_tile, ef)
+    clipped = [clipped_flat[k : k + nc_t] for k in range(0, len(clipped_flat), nc_t)]
     scales = [[0.0] * nc_t for _ in range(nr_t)]
     scodes = [[0] * nc_t for _ in range(nr_t)]
     for k, (_, _, sval, scode) in enumerate(per_tile):
@@ -654,6 +758,9 @@ def quantize(tensor, scheme) -> QuantResult:
         total_bits / n,
         mabs,
         mrel,
+        clipped=clipped,
+        clipped_share=sum(clipped_flat) / len(clipped_flat),
+        mx_rule=mx_rule if bf.scale_rule == "mx_pow2" else None,
     )
 
 

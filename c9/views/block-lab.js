@@ -12,6 +12,7 @@ export default function mount(root) {
   const views = JSON.parse(root.dataset.defaults);
   const presets = JSON.parse(root.dataset.presets);
   const SCHEMES = presets.all;
+  const MX = new Set(JSON.parse(root.dataset.mxSchemes));
   const absChart = root.querySelector(".c9-bl-abs .c9-chart");
   let absFigure = views[0].abs_figure;
   const panels = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-panel[data-scheme="${s}"]`)]));
@@ -43,6 +44,7 @@ export default function mount(root) {
     c[4].textContent = v.median_rel_text;
     c[5].textContent = `${thousands(v.coarse)} / ${thousands(v.total)}`;
     c[6].textContent = thousands(v.flushed);
+    c[7].textContent = `${thousands(v.clipped_blocks)} / ${thousands(v.n_scales)}`;
     redrawChart(chartOf(v.scheme), v.figure);
     if (v.abs_figure) redrawChart(absChart, v.abs_figure);
   };
@@ -54,10 +56,16 @@ export default function mount(root) {
     token: form.elements.token.checked,
     text: form.elements.text.value,
     preset: form.elements.preset.value,
+    rule: form.elements.rule.value,
   });
   const live = liveView("block-lab", root, draw, {
     // One request per scheme the preset shows (an unknown preset: all, and Python names the error).
-    parts: (p) => (presets[p.preset] || SCHEMES).map((scheme) => ({ ...p, scheme })),
+    // The MX rule goes with the MX schemes only: it does not move the others (nor their cached answers).
+    parts: (p) => (presets[p.preset] || SCHEMES).map((scheme) => {
+      const q = { ...p, scheme };
+      if (!MX.has(scheme)) delete q.rule;
+      return q;
+    }),
     progress: (done, total) => `已算完 ${done} / ${total} 种缩放……`,
     ok: (total, ms) => `Python 已把这个张量按 ${total} 种缩放各量化了一次（共 ${ms} ms）。`,
     kept: "热力图和表格停在构建时算好的默认张量",
@@ -84,7 +92,7 @@ export default function mount(root) {
   });
   form.elements.seed.addEventListener("change", recompute);
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
-  urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset"]).restore(send, params());
+  urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset", "rule"]).restore(send, params());
 
   // The heatmaps need Plotly's cartesian bundle.
   return drawCharts(root, [[absChart, () => absFigure], ...SCHEMES.map((s) => [chartOf(s), () => views.find((v) => v.scheme === s).figure])], "cartesian");

@@ -56,7 +56,13 @@ DEFAULTS = {
     "text": DEFAULT_TYPED,
     "scheme": "per_tensor_e4m3",
     "preset": "all",
+    "rule": "floor",
 }
+#: The MX scale rules the reader can choose (c9.core.blockscale.MX_RULES: OCP's floor and torchao's others).
+RULES = tuple(B.MX_RULES)
+#: The schemes the rule moves; the page sends the rule with these only, so that the other schemes' answers
+#: (and the build's answer cache) do not repeat once per rule.
+MX_SCHEMES = tuple(s for s in SCHEMES if B.get_block_format(s).scale_rule == "mx_pow2")
 
 #: Error bins (upper edges of relative error): the table counts the numbers past 6.25%.
 BIN_EDGES = (0.0, 0.001, 0.01, 0.03, 0.0625, 0.125, 0.5, math.inf)
@@ -188,6 +194,8 @@ def normalise(params: dict | None) -> dict:
         raise InputError("「加一个离群 token」只能是开或关")
     if p["preset"] not in PRESETS:
         raise InputError(f"没有这个配方：{typed.shown(p['preset'])}")
+    if p["rule"] not in RULES:
+        raise InputError(f"没有这种 MX 缩放规则：{typed.shown(p['rule'])}")
     return p
 
 
@@ -235,17 +243,32 @@ def _cell_name(i: int, j: int) -> str:
     return f"第 {i + 1} 行第 {j + 1} 列"
 
 
-def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False) -> dict:
+def clipped_text(q: B.QuantResult) -> str:
+    """The sentence on the blocks whose largest number saturation cut to the element format's maximum
+    (c9.core.blockscale.QuantResult.clipped), with the MX rule; "" for another scheme that cut none."""
+    flat = [c for row in q.clipped for c in row]
+    n = sum(flat)
+    top = units.sci(B.get_block_format(q.scheme).element_format.max, 6)
+    rule = f"（缩放规则：{B.MX_RULES[q.mx_rule][0]}）" if q.mx_rule else ""
+    if not n:
+        return f"没有哪个块的最大值被截断{rule}。" if q.mx_rule else ""
+    if len(flat) == 1:
+        return f"这个块的最大值被截断到元素上限 {top} 倍缩放因子{rule}。"
+    share = units.error_percent(n / len(flat))
+    return f"{len(flat):,} 个块里有 {n:,} 个的最大值被截断到元素上限 {top}，占 {share}{rule}。"
+
+
+def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, rule: str = "floor") -> dict:
     """One scheme on one tensor: summary numbers, the per-block mean errors and their chart. A typed
     tensor (``typed_in``) is stored as FP32 first, by the seed's rule (:mod:`c9.views.fp32_first`), and its
-    errors are measured against the numbers as typed."""
+    errors are measured against the numbers as typed. ``rule``: the MX scale rule (MX schemes only)."""
     double = None
     try:
         if typed_in:
-            held = fp32_first.quantize(tensor, scheme, SCHEME_LABELS[scheme], _cell_name)
+            held = fp32_first.quantize(tensor, scheme, SCHEME_LABELS[scheme], _cell_name, rule)
             q, rel, double = held.q, held.rel, held.note
         else:
-            q = B.quantize(tensor, scheme)
+            q = B.quantize(tensor, scheme, rule)
             rel = q.rel_error
     except CodecInputError as e:
         raise InputError(e.message_zh) from None
@@ -284,6 +307,7 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False) 
         f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
         f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
     )
+    summary += clipped_text(q)
     if typed_in and held.flushed:
         summary += f"其中 {held.flushed:,} 个数太小，先存成 FP32 时就已是 0。"
     summary += double or ""
@@ -310,8 +334,13 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False) 
         "ruined": ruined,
         "right_blocks": len(right),
         "right_ruined": right_ruined,
+        # (row, column) of each block whose maximum saturation cut: few, so the answers stay small
+        "clipped": [[i, j] for i, row in enumerate(q.clipped) for j, c in enumerate(row) if c],
+        "clipped_blocks": sum(c for row in q.clipped for c in row),
+        "clipped_share": q.clipped_share,
+        "mx_rule": q.mx_rule,
         "summary": summary,
-        "figure": _figure(means, redges, cedges, label),
+        "figure": _figure(means, redges, cedges, label, q.clipped),
     }
 
 
@@ -364,11 +393,19 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
     }
 
 
-def _figure(means, redges, cedges, title: str) -> dict:
+def _figure(means, redges, cedges, title: str, clipped=None) -> dict:
     """One cell per scaling block, spanning the block's rows and channels (Plotly reads x and y one
-    longer than z as cell edges); colour = log10 of the block's mean relative error."""
+    longer than z as cell edges); colour = log10 of the block's mean relative error. The hover of a
+    block whose largest number was clipped says so."""
     z = [[None if v is None else _log(v) for v in row] for row in means]
-    text = [["—" if v is None else units.error_percent(v) for v in row] for row in means]
+    clipped = clipped or [[False] * len(row) for row in means]
+    text = [
+        [
+            ("—" if v is None else units.error_percent(v)) + ("；最大值被截断" if c else "")
+            for v, c in zip(row, crow)
+        ]
+        for row, crow in zip(means, clipped)
+    ]
     return {
         "data": [
             {
@@ -465,12 +502,12 @@ def view(params: dict | None = None) -> dict:
 
     params: source ("generated" | "typed"), seed (0 … 10⁹), channels (0 … 8), magnitude (100, 1000,
     10000), token (bool), text (the typed tensor), scheme (one of SCHEMES), preset (one of PRESETS:
-    which schemes the page shows). The first scheme of the preset also carries the |x| map.
+    which schemes the page shows), rule (one of RULES: the MX schemes' scale rule). The first scheme of the preset also carries the |x| map.
     Raises InputError (Chinese message) on bad input."""
     p = normalise(params)
     t, cols = tensor_for(p)
-    v = scheme_view(t, p["scheme"], typed_in=p["source"] == "typed")
-    v["params"] = p
+    v = scheme_view(t, p["scheme"], typed_in=p["source"] == "typed", rule=p["rule"])
+    v["params"] = p if p["scheme"] in MX_SCHEMES else {k: x for k, x in p.items() if k != "rule"}
     v["tensor_note"] = describe_tensor(p, cols)
     v["shown"] = preset_schemes(p["preset"])
     if p["preset"] != "all":  # say which part of the model the config scales this way
@@ -524,6 +561,8 @@ def page_context() -> dict:
         magnitudes=MAGNITUDES,
         max_channels=MAX_CHANNELS,
         defaults=DEFAULTS,
+        rules=[{"value": k, "label": v[0]} for k, v in B.MX_RULES.items()],
+        mx_json=json.dumps(list(MX_SCHEMES)),
     )
 
 
@@ -534,7 +573,7 @@ def neighbours(context: dict) -> list[dict]:
     from c9.views.nearby import around, one_step
 
     d = context["defaults"]
-    base = {k: d[k] for k in ("source", "channels", "magnitude", "token", "text", "preset")} | {
+    base = {k: d[k] for k in ("source", "channels", "magnitude", "token", "text", "preset", "rule")} | {
         "seed": str(d["seed"])
     }
     states = one_step(
@@ -544,5 +583,18 @@ def neighbours(context: dict) -> list[dict]:
         token=[not d["token"]],
         source=["typed"],
         preset=list(PRESETS),
-    )[1:]
-    return [{**s, "scheme": scheme} for s in states for scheme in preset_schemes(s["preset"])]
+    )[
+        1:
+    ]  # not the MX rules: four rules × two MX schemes would pass the cache's size budget; Python answers them
+    default = [{**base, "scheme": scheme} for scheme in preset_schemes(base["preset"])]
+    out = []
+    for s in states:
+        for scheme in preset_schemes(s["preset"]):
+            req = {**s, "scheme": scheme}
+            if scheme not in MX_SCHEMES:  # as block-lab.js sends it: no rule
+                req.pop("rule")
+                if s["rule"] != base["rule"] and {**req, "rule": base["rule"]} in default + out:
+                    continue  # the rule does not move this scheme: the answer is one the page has
+            if req not in out:
+                out.append(req)
+    return out

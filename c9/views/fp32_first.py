@@ -59,13 +59,14 @@ class Stored:
     note: str | None
 
 
-def quantize(values: list, scheme: str, label: str, where) -> Stored:
+def quantize(values: list, scheme: str, label: str, where, mx_rule: str = "floor") -> Stored:
     """``values`` (exact typed numbers, 1-D or 2-D) stored as FP32 and quantised by ``scheme``. A number
     that became 0 lost 100% of itself, one typed as 0 nothing. The note says where quantising the exact
     numbers would give another element code (the first such number, and how many); ``label`` names the
-    scheme and ``where(i, j)`` a number in it ("第 3 个数", "第 2 行第 1 列")."""
+    scheme and ``where(i, j)`` a number in it ("第 3 个数", "第 2 行第 1 列"); ``mx_rule`` is the MX
+    scale rule (c9.core.blockscale.MX_RULES)."""
     held = stored(values)
-    q = B.quantize(held, scheme)
+    q = B.quantize(held, scheme, mx_rule)
     cells = list(zip(_cells(values), _cells(held), _cells(q.dequantized), _cells(q.rel_error)))
     rel = [_against(v, h, d, r) for (_, _, v), (_, _, h), (_, _, d), (_, _, r) in cells]
     if values and isinstance(values[0], list):
@@ -74,7 +75,7 @@ def quantize(values: list, scheme: str, label: str, where) -> Stored:
     flushed = sum(1 for (_, _, v), (_, _, h), _, _ in cells if v != 0 and h == 0)
     if all(v == h for (_, _, v), (_, _, h), _, _ in cells):
         return Stored(q, rel, flushed, None)  # every number is an FP32 value already: one rounding either way
-    direct = B.quantize(values, scheme)
+    direct = B.quantize(values, scheme, mx_rule)
     moved = [
         (i, j, v, h, d, e)
         for ((i, j, v), (_, _, h), (_, _, d), _), (_, _, c), (_, _, c1), (_, _, e) in zip(

@@ -24,7 +24,8 @@ export default function mount(root) {
       tr.append(th);
       for (const e of [r.mx, r.nv]) {
         tr.append(codeCell(e),
-          td(e.dequantized_text + (e.zeroed ? " ⚠ 变成 0" : ""), e.zeroed ? "c9-mn-zeroed" : ""),
+          td(e.dequantized_text + (e.zeroed ? " ⚠ 变成 0" : "") + (e.clipped ? " ⚠ 截断到上限" : ""),
+            e.zeroed || e.clipped ? "c9-mn-zeroed" : ""),
           td(e.rel_text));
       }
       return tr;
@@ -33,11 +34,11 @@ export default function mount(root) {
     foot2.textContent = `名义 ${v.nv.bits_nominal}（4 + 8/16，FP32 张量缩放摊到整张量）；这一块单独算 ${significant(v.nv.bits_actual)}`;
   };
   const { send } = liveView("mx-nv", root, draw);
-  const go = () => send({ text: form.elements.text.value });
+  const go = () => send({ text: form.elements.text.value, rule: form.elements.rule.value });
   let timer = null;
   const onInput = () => { clearTimeout(timer); timer = setTimeout(go, 250); };
   form.addEventListener("input", onInput);
   form.addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(timer); go(); });
-  urlState(root, "mn", ["text"]).restore(send, {});
+  urlState(root, "mn", ["text", "rule"]).restore(send, {});
   return () => clearTimeout(timer);
 }

@@ -21,6 +21,7 @@ WIDGET = "mx-nv"
 MAX_VALUES = 16
 DEFAULT_TEXT = "0.3, -1.2, 2.7, 0.05"
 SCHEMES = ("mxfp4", "nvfp4")
+RULES = tuple(B.MX_RULES)  # MXFP4's scale rule: OCP's floor (the default) or one of torchao's
 
 
 def parse_block(text) -> list:
@@ -45,10 +46,11 @@ def _eq(x) -> str:
     return "=" if units.sci(x, 6) == units.sci(x, 25) else "≈"
 
 
-def scheme_rows(vals: list, scheme: str) -> dict:
-    """One scheme on the typed block ``vals`` (exact numbers), stored as FP32 first (the seed's rule)."""
+def scheme_rows(vals: list, scheme: str, rule: str = "floor") -> dict:
+    """One scheme on the typed block ``vals`` (exact numbers), stored as FP32 first (the seed's rule);
+    ``rule``: MXFP4's scale rule (c9.core.blockscale.MX_RULES)."""
     bf = B.get_block_format(scheme)
-    held = fp32_first.quantize(vals, scheme, bf.title_zh, lambda i, j: f"第 {j + 1} 个数")
+    held = fp32_first.quantize(vals, scheme, bf.title_zh, lambda i, j: f"第 {j + 1} 个数", rule)
     q = held.q
     e2m1 = F.get_format("float4_e2m1fn")
     elems = []
@@ -64,6 +66,7 @@ def scheme_rows(vals: list, scheme: str) -> dict:
                 "rel_error": r,
                 "rel_text": units.error_percent(r) if v != 0 else "—",
                 "zeroed": v != 0 and d == 0,
+                "clipped": False,
             }
         )
     scale, scode = q.scales[0][0], q.scale_codes[0][0]
@@ -77,6 +80,12 @@ def scheme_rows(vals: list, scheme: str) -> dict:
             f"张量缩放 t {_eq(q.tensor_scale)} {units.sci(q.tensor_scale, 6)}（FP32）"
         )
         rule = "元素 = E2M1(v / (b·t))，还原 = 元素 × b × t"
+    clipped = bool(q.clipped[0][0])
+    if clipped:  # the block's largest |v| (first one) is the number saturation cut
+        amax = max(abs(v) for v in held_values(vals))
+        next(e for v, e in zip(held_values(vals), elems) if abs(v) == amax)["clipped"] = True
+    if q.mx_rule:
+        rule += f"（缩放规则：{B.MX_RULES[q.mx_rule][0]}）"
     zeroed = sum(e["zeroed"] for e in elems)
     nonzero = [e["rel_error"] for v, e in zip(vals, elems) if v != 0]
     return {
@@ -96,14 +105,24 @@ def scheme_rows(vals: list, scheme: str) -> dict:
         "block_size": bf.block_size,
         "flushed": held.flushed,
         "double": held.note,
+        "clipped": clipped,
+        "mx_rule": q.mx_rule,
     }
 
 
+def held_values(vals: list) -> list:
+    """The typed numbers as FP32 holds them (the values the schemes quantise)."""
+    return fp32_first.stored(vals)
+
+
 def view(params: dict | None = None) -> dict:
-    """params: {"text": "0.3, -1.2, 2.7, 0.05"}. Raises InputError (Chinese) on bad input."""
-    p = with_defaults(params, {"text": DEFAULT_TEXT})
+    """params: {"text": "0.3, -1.2, 2.7, 0.05", "rule": "floor"} (rule: MXFP4's scale rule, one of RULES).
+    Raises InputError (Chinese) on bad input."""
+    p = with_defaults(params, {"text": DEFAULT_TEXT, "rule": "floor"})
+    if p["rule"] not in RULES:
+        raise InputError(f"没有这种 MX 缩放规则：{typed.shown(p['rule'])}")
     vals = parse_block(p["text"])
-    mx, nv = (scheme_rows(vals, s) for s in SCHEMES)
+    mx, nv = (scheme_rows(vals, s, p["rule"]) for s in SCHEMES)
     # the typed value's text from its exact value: 1e-330 reads "1×10⁻³³⁰", though as a float it is 0
     rows = [
         {"value": float(v), "value_text": units.sci(v, 6), "mx": a, "nv": b}
@@ -114,7 +133,8 @@ def view(params: dict | None = None) -> dict:
 
     def part(s):
         z = f"，{s['zeroed']} 个非零数变成了 0" if s["zeroed"] else "，没有非零数变成 0"
-        return f"{s['label']} 最大相对误差 {s['max_rel_text']}{z}"
+        c = "，块里最大的数被截断到上限" if s["clipped"] else "，最大的数没有被截断"
+        return f"{s['label']} 最大相对误差 {s['max_rel_text']}{z}{c}"
 
     summary = (
         f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
@@ -124,7 +144,7 @@ def view(params: dict | None = None) -> dict:
         summary += f"其中 {flushed} 个数太小，先存成 FP32 时就已是 0。"
     summary += "".join(s["double"] for s in (mx, nv) if s["double"])
     return {
-        "params": {"text": p["text"]},
+        "params": {"text": p["text"], "rule": p["rule"]},
         "values": vals,
         "rows": rows,
         "mx": {k: v for k, v in mx.items() if k != "elements"},
@@ -134,4 +154,9 @@ def view(params: dict | None = None) -> dict:
 
 
 def page_context() -> dict:
-    return dict(view=view(), max_values=MAX_VALUES, list_rule=typed.LIST_RULE)
+    return dict(
+        view=view(),
+        max_values=MAX_VALUES,
+        list_rule=typed.LIST_RULE,
+        rules=[{"value": k, "label": v[0]} for k, v in B.MX_RULES.items()],
+    )

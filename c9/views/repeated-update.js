@@ -14,20 +14,28 @@ export default function mount(root) {
     view = v;
     if (restoring) showControls(form, v.params);
     summary.textContent = v.summary;
-    v.table.forEach((r, i) => { const row = body.rows[i]; if (row) { row.cells[0].textContent = r.label; row.cells[1].textContent = r.text; } });
+    // one row per line: a fifth (stochastic rounding or Kahan) comes and goes with the chosen method
+    body.replaceChildren(...v.table.map((r) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th"); th.scope = "row"; th.textContent = r.label;
+      const td = document.createElement("td"); td.textContent = r.text;
+      tr.append(th, td);
+      return tr;
+    }));
     redrawChart(chart, v.figure);
   };
   const { send, refuse } = liveView("repeated-update", root, draw);
   const params = () => ({
     fmt: form.elements.fmt.value, w0: form.elements.w0.value, delta: form.elements.delta.value, steps: form.elements.steps.value,
+    method: form.elements.method.value, seed: form.elements.seed.value,
   });
   const go = () => {
-    const bad = unreadableNumber(form.elements.steps, "步数");
+    const bad = unreadableNumber(form.elements.steps, "步数") || unreadableNumber(form.elements.seed, "随机种子");
     if (bad) refuse(bad); else send(params());
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });
   form.addEventListener("change", go);
 
-  urlState(root, "ru", ["fmt", "w0", "delta", "steps"]).restore(send, params());
+  urlState(root, "ru", ["fmt", "w0", "delta", "steps", "method", "seed"]).restore(send, params());
   return drawChart(root, chart, () => view.figure);
 }

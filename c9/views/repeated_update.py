@@ -17,17 +17,29 @@ from fractions import Fraction
 from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.base.palette import var
+from c9.core import accumulate
 from c9.core import formats as F
 from c9.views.bit_flipper import double_rounding_note, short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
 
 WIDGET = "repeated-update"
 
-DEFAULTS = {"fmt": "float16", "w0": "1", "delta": "1e-4", "steps": 1000}
+DEFAULTS = {"fmt": "float16", "w0": "1", "delta": "1e-4", "steps": 1000, "method": "nearest", "seed": 1}
+#: How the 16-bit line stores each sum: to nearest (as before), by stochastic rounding (RUNS seeded runs),
+#: or to nearest with a Kahan compensation kept in the same 16-bit format (c9.core.accumulate).
+METHODS = {"nearest": "就近舍入", "stochastic": "随机舍入", "kahan": "Kahan 补偿累加"}
+RUNS = 20
 LOW_FORMATS = ["float16", "bfloat16"]
 STEPS_MAX = 5000
 MAX_POINTS = 201  # points per line sent to the chart (the step function is sampled, ends kept)
-COLORS = {"exact": var("exact"), "master": var("fp32"), "low": var("low-precision"), "copy": var("copy")}
+COLORS = {
+    "exact": var("exact"),
+    "master": var("fp32"),
+    "low": var("low-precision"),
+    "copy": var("copy"),
+    "stochastic": var("stochastic"),
+    "kahan": var("kahan"),
+}
 
 
 def _add(fmt, a: float, b: float) -> float:
@@ -117,10 +129,104 @@ def _overflow_mark(idx: list[int], ys: list[float], fmt, color: str) -> dict | N
     }
 
 
+def _mean_sd(xs: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (n − 1) of the runs at one step; ∞ when a run overflowed."""
+    if not all(math.isfinite(x) for x in xs):
+        return math.fsum(xs) if len(
+            {math.copysign(1, x) for x in xs if math.isinf(x)}
+        ) == 1 else math.nan, math.nan
+    m = math.fsum(xs) / len(xs)
+    return m, math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+def _stochastic(fmt, r, steps: int, seed: int, idx: list[int], name: str) -> dict:
+    """RUNS seeded runs of stochastic rounding from the 16-bit w₀ with the FP32 Δ: the mean line, a band of
+    ± one standard deviation, and the sentence comparing the mean with its expected value w₀ + kΔ."""
+    runs = accumulate.stochastic_runs(fmt, r["low"][0], r["master_delta"], steps, RUNS, seed)
+    stats = {i: _mean_sd([run[i] for run in runs]) for i in idx}
+    expect = Fraction(r["low"][0]) + steps * Fraction(r["master_delta"])  # E[SR(x)] = x at every step
+    mean, sd = stats[steps]
+    if math.isfinite(mean):
+        se = sd / math.sqrt(RUNS)
+        gap = f"，相差 {abs(mean - float(expect)) / se:.2g} 个标准误" if se > 0 else ""
+        text = (
+            f"随机舍入（{RUNS} 次，种子 {seed}）：第 {steps:,} 步的平均值 {_t(mean)}，标准差 {_t(float(f'{sd:.3g}'))}；"
+            f"每一步的期望都不偏，期望值 {_t(float(expect))}（{name} 的 w₀ 加 {steps:,} 个 FP32 的 Δ）{gap}。"
+        )
+    else:
+        text = f"随机舍入（{RUNS} 次，种子 {seed}）：有的运行超出了 {name} 的范围，变成了无穷大。"
+    band_lo = [None if not math.isfinite(stats[i][1]) else stats[i][0] - stats[i][1] for i in idx]
+    band_hi = [None if not math.isfinite(stats[i][1]) else stats[i][0] + stats[i][1] for i in idx]
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": idx,
+            "y": band_lo,
+            "line": {"width": 0, "color": COLORS["stochastic"]},
+            "showlegend": False,
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "随机舍入：± 一个标准差",
+            "x": idx,
+            "y": band_hi,
+            "fill": "tonexty",
+            "fillcolor": var("stochastic-band"),
+            "line": {"width": 0, "color": COLORS["stochastic"]},
+            "hoverinfo": "skip",
+        },
+    ]
+    line = ("stochastic", f"随机舍入 {RUNS} 次的平均", [stats[i][0] for i in idx], "solid")
+    row = {"label": f"随机舍入 {RUNS} 次的平均（标准差）", "text": f"{_t(mean)}（{_t(float(f'{sd:.3g}'))}）"}
+    return {
+        "traces": traces,
+        "line": line,
+        "text": text,
+        "row": row,
+        "final": mean,
+        "sd": sd,
+        "expect": float(expect),
+    }
+
+
+def _kahan(fmt, r, steps: int, idx: list[int], name: str) -> dict:
+    """Kahan summation in the 16-bit format from the 16-bit w₀ with the FP32 Δ, against the FP32 master."""
+    ws, cs = accumulate.kahan_run(fmt, r["low"][0], r["master_delta"], steps)
+    m = r["master"][-1]
+    end = ws[-1]
+    held = end - cs[-1]  # w − c: the compensated sum (c is minus what w could not hold)
+    if math.isfinite(held) and math.isfinite(m) and m != 0:
+        gap = f"，与 FP32 主权重相差 {units.error_percent(abs(held - m) / abs(m))}"
+    else:
+        gap = ""
+    text = (
+        f"Kahan 补偿累加（w 和补偿量 c 都存成 {name}，运算在 FP32 里）：w 到了 {_t(end)}，"
+        f"c 记着 w 还没装下的 {_t(-cs[-1])}，两者合起来是 {_t(held)}{gap}。"
+    )
+    line = ("kahan", f"Kahan 补偿累加（{name}）", [ws[i] for i in idx], "solid")
+    row = {"label": f"Kahan 补偿累加（{name}）", "text": _t(end)}
+    return {
+        "traces": [],
+        "line": line,
+        "text": text,
+        "row": row,
+        "final": end,
+        "compensation": cs[-1],
+        "compensated": held,
+    }
+
+
 def view(params: dict | None = None) -> dict:
-    """params: fmt ("float16" | "bfloat16"), w0 and delta (decimal texts), steps (1…5,000).
+    """params: fmt ("float16" | "bfloat16"), w0 and delta (decimal texts), steps (1…5,000), method (a key of
+    METHODS: how a third line stores each sum besides round-to-nearest), seed (stochastic rounding's, 0…10⁶).
     Raises InputError (Chinese)."""
     p = with_defaults(params, DEFAULTS)
+    if p["method"] not in METHODS:
+        raise InputError(f"没有这种舍入方式：{typed.shown(p['method'])}")
+    seed = integer(p["seed"], "随机种子", 0, 10**6)
     fmt = sixteen_bit_format(p["fmt"], LOW_FORMATS)
     w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
     delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)
@@ -167,6 +273,13 @@ def view(params: dict | None = None) -> dict:
         f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
         f"由主权重转成的 {name} 副本是 {copy_end}。"
     )
+    extra = None
+    if p["method"] == "stochastic":
+        extra = _stochastic(fmt, r, steps, seed, idx, name)
+    elif p["method"] == "kahan":
+        extra = _kahan(fmt, r, steps, idx, name)
+    if extra:
+        summary += extra["text"]
     for what, text, x in (("初值 w₀", p["w0"], w0), ("增量 Δ", p["delta"], delta)):
         two = F.two_roundings(fmt, x)
         if two.differ:
@@ -177,14 +290,15 @@ def view(params: dict | None = None) -> dict:
         ("master", "FP32 主权重", [master[i] for i in idx], "solid"),
         ("copy", f"主权重的 {name} 副本", [copy[i] for i in idx], "dash"),
         ("low", f"直接在 {name} 里更新", [low[i] for i in idx], "solid"),
-    ]
+    ] + ([extra["line"]] if extra else [])
     marks = [m for m in (_overflow_mark(idx, ys, fmt, COLORS[key]) for key, _, ys, _ in lines) if m]
     if len(marks) == 2 and (marks[0]["x"], marks[0]["y"]) == (marks[1]["x"], marks[1]["y"]):
         marks = [
             {**marks[1], "text": marks[1]["text"].replace("起）", f"起，两条 {name} 线）")}
         ]  # one label, not two on top of each other
     figure = {
-        "data": [
+        "data": (extra["traces"] if extra else [])
+        + [
             {
                 "type": "scatter",
                 "mode": "lines",
@@ -196,7 +310,7 @@ def view(params: dict | None = None) -> dict:
                     "color": COLORS[key],
                     "dash": dash,
                     "width": 3 if key == "low" else 2,
-                    "shape": "hv" if key in ("low", "copy") else "linear",
+                    "shape": "hv" if key in ("low", "copy", "kahan") else "linear",
                 },
                 "hovertemplate": f"{label}：第 %{{x}} 步，%{{text}}<extra></extra>",
             }
@@ -225,9 +339,22 @@ def view(params: dict | None = None) -> dict:
         {"label": "FP32 主权重", "text": _t(master[-1])},
         {"label": f"主权重的 {name} 副本", "text": copy_end},
         {"label": f"直接在 {name} 里更新", "text": _t(low[-1])},
-    ]
+    ] + ([extra["row"]] if extra else [])
+    method = {"method": p["method"]}
+    if extra:
+        method |= {
+            k: extra[k] for k in ("final", "sd", "expect", "compensation", "compensated") if k in extra
+        }
     return {
-        "params": {"fmt": fmt, "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": steps},
+        "params": {
+            "fmt": fmt,
+            "w0": str(p["w0"]),
+            "delta": str(p["delta"]),
+            "steps": steps,
+            "method": p["method"],
+            "seed": seed,
+        },
+        "method": json_ready(method),
         "format_short": name,
         # ±∞ is not JSON: a final value that overflowed is null here and "∞" in the table and summary
         "final": {
@@ -246,12 +373,19 @@ def view(params: dict | None = None) -> dict:
     }
 
 
+def json_ready(d: dict) -> dict:
+    """±∞ and NaN (an overflowed run) as None: JSON has neither; the text says ∞."""
+    return {k: (None if isinstance(x, float) and not math.isfinite(x) else x) for k, x in d.items()}
+
+
 def page_context(**options) -> dict:
     import zlib
 
     v = view(options or None)
     return dict(
         view=v,
+        methods=METHODS,
+        runs=RUNS,
         tie_rule=F.get_format(v["params"]["fmt"]).tie_rule_zh,
         low_formats={f: short_name(f) for f in LOW_FORMATS},
         steps_max=STEPS_MAX,
@@ -265,5 +399,12 @@ def neighbours(context: dict) -> list[dict]:
     from c9.views.nearby import one_step
 
     p = context["view"]["params"]
-    base = {"fmt": p["fmt"], "w0": str(p["w0"]), "delta": str(p["delta"]), "steps": str(p["steps"])}
-    return one_step(base, fmt=list(context["low_formats"]))
+    base = {
+        "fmt": p["fmt"],
+        "w0": str(p["w0"]),
+        "delta": str(p["delta"]),
+        "steps": str(p["steps"]),
+        "method": p["method"],
+        "seed": str(p["seed"]),
+    }
+    return one_step(base, fmt=list(context["low_formats"]), method=list(METHODS))
