@@ -32,7 +32,9 @@ def oracle(n: int | Fraction, unit: str, digits: int) -> Decimal:
 
 def holds(parts: list[int], unit: str, digits: int) -> bool:
     """The rule, by the oracle: the parts rounded on their own add up to the true total rounded."""
-    return sum(oracle(p, unit, digits) for p in parts) == oracle(sum(parts), unit, digits)
+    with localcontext() as ctx:
+        ctx.prec = 200  # 30 decimals of GiB and more: Decimal's default 28 digits would round the sum
+        return sum(oracle(p, unit, digits) for p in parts) == oracle(sum(parts), unit, digits)
 
 
 def value(text: str) -> Decimal:

@@ -82,7 +82,7 @@ def test_presets_match_their_sources():
     assert set(RECIPES) >= {"bf16_mixed_adamw", "fp32_adamw"}
 
 
-# ---- FP8 recipes (issue 23, item 1): each row against the sentence of its source --------------------------
+# ---- FP8 recipes: each row against the sentence of its source --------------------------
 
 
 @pytest.mark.timeout(30)
@@ -98,17 +98,17 @@ def test_deepseek_v3_fp8_is_12_counted_bytes_and_an_open_fp8_copy():
 
 @pytest.mark.timeout(30)
 def test_transformer_engine_recipes_keep_every_copy_their_maintainers_name():
-    # #1261/#257/#1429 (Hopper, delayed scaling): the BF16 weights, an FP8 copy, its transpose, BF16 grads,
+    # TransformerEngine#1261, TransformerEngine#257, TransformerEngine#1429 (Hopper, delayed scaling): the BF16 weights, an FP8 copy, its transpose, BF16 grads,
     # and the mixed-precision optimizer (FP32 master, m, v).
     assert bytes_per_parameter("te_fp8_delayed") == 2 + 1 + 1 + 2 + 4 + 4 + 4 == 18
-    # #1880 (Blackwell, MXFP8): row- and column-wise data, 2 B, plus one E8M0 byte per 32 values in each.
+    # TransformerEngine#1880 (Blackwell, MXFP8): row- and column-wise data, 2 B, plus one E8M0 byte per 32 values in each.
     assert bytes_per_parameter("te_mxfp8") == Fraction(18) + Fraction(2, 32) == Fraction(289, 16)
     for psi in (32 * 1000, 27_781_427_952):
         assert model_states(psi, "te_mxfp8").bytes == 18 * psi + -(-2 * psi // 32)
     assert [label for label, _ in open_rows("te_fp8_delayed")] == ["amax 历史"]
     assert open_rows("bf16_mixed_adamw") == []
     for key in ("te_fp8_delayed", "te_mxfp8"):
-        assert "github.com/NVIDIA/TransformerEngine/issues/" in RECIPES[key]["source"]
+        assert "github.com/NVIDIA/TransformerEngine/" in RECIPES[key]["source"]
 
 
 @pytest.mark.timeout(30)

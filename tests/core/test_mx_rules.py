@@ -145,7 +145,7 @@ def test_quantize_scales_elements_and_clipped(name, rule, tile):
 
 
 def test_clipped_share_e4m3_480():
-    """The issue's example: amax 480 with E4M3 elements is stored as 448 under OCP's floor rule,
+    """amax 480 with E4M3 elements is stored as 448 under OCP's floor rule,
     kept under RCEIL; a tensor of five blocks with amax 480, 448, 300, 500, 460 has 2 of 5 clipped by
     floor (480 and 500 pass 464, half way to 480; 460 rounds to 448 anyway) and none under RCEIL."""
     t = [0.5] * 160
