@@ -11,10 +11,11 @@ class has no default for must be in the config.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from c9.base import json_text, units
 from c9.base.errors import InputError
+from c9.base.json_text import described
 
 FAMILIES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
 
@@ -29,6 +30,14 @@ LIMITS = {
     "n_positions": 1 << 22,
     "experts": 1 << 12,
 }
+
+
+# The activation names transformers knows (5.24.0: activations.ACT2CLS); any other fails to build.
+ACTIVATIONS = frozenset(
+    "gelu gelu_10 gelu_accurate gelu_fast gelu_new gelu_python gelu_python_tanh gelu_pytorch_tanh "
+    "hardswish laplace leaky_relu linear mish prelu quick_gelu relu relu2 relu6 sigmoid silu sqrtsoftplus "
+    "swish tanh xielu".split()
+)
 
 
 @dataclass(frozen=True)
@@ -74,12 +83,9 @@ def _load(text_or_dict) -> dict:
         return text_or_dict
     if not isinstance(text_or_dict, str) or not text_or_dict.strip():
         raise InputError("没有配置：请粘贴一个 config.json 的内容")
-    try:
-        d = json.loads(text_or_dict)
-    except (ValueError, RecursionError):
-        raise InputError("这段文字不是合法的 JSON，请粘贴完整的 config.json") from None
+    d = json_text.loads(text_or_dict, "config.json")
     if not isinstance(d, dict):
-        raise InputError("config.json 应当是一个以 { 开头的对象")
+        raise InputError(f"config.json 应当是一个以 {{ 开头的对象，这里是{described(d)}")
     return d
 
 
@@ -90,18 +96,20 @@ class _Reader:
         self.d = d
 
     def int(self, key: str, default=None, *, limit: int | None = None, zero_ok: bool = False) -> int:
-        v = self.d.get(key, default)
+        v = raw = self.d.get(key, default)
         if v is None:
             raise InputError(f"配置里缺少「{key}」：算这个模型的大小要用到它")
         if isinstance(v, bool) or not isinstance(v, int):
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             else:
-                raise InputError(f"「{key}」应当是整数，这里是「{str(v)[:20]}」")
+                raise InputError(f"「{key}」应当是整数，这里是{described(v)}")
         if v < 0 or (v == 0 and not zero_ok):
-            raise InputError(f"「{key}」应当是正整数，这里是 {v}")
+            raise InputError(f"「{key}」应当是正整数，这里是{described(raw)}")
         if limit is not None and v > limit:
-            raise InputError(f"「{key}」= {v} 大得不合理（上限 {limit}）：请检查配置")
+            raise InputError(
+                f"「{key}」应当不超过 {units.number(limit)}，这里是{described(raw)}，大得不合理：请检查配置"
+            )
         return v
 
     def bool(self, key: str, default=None) -> bool:
@@ -109,7 +117,7 @@ class _Reader:
         if not isinstance(v, bool):
             if v is None:
                 raise InputError(f"配置里缺少「{key}」")
-            raise InputError(f"「{key}」应当是 true 或 false，这里是「{str(v)[:20]}」")
+            raise InputError(f"「{key}」应当是 true 或 false，这里是{described(v)}")
         return v
 
     def prob(self, key: str, default=0.0) -> float:
@@ -117,7 +125,7 @@ class _Reader:
         if v is None:
             v = 0.0
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1:
-            raise InputError(f"「{key}」应当是 0 到 1 之间的概率，这里是「{str(v)[:20]}」")
+            raise InputError(f"「{key}」应当是 0 到 1 之间的概率，这里是{described(v)}")
         return float(v)
 
     def str(self, key: str, default=None) -> str:
@@ -125,8 +133,26 @@ class _Reader:
         if not isinstance(v, str) or not v:
             if v is None:
                 raise InputError(f"配置里缺少「{key}」")
-            raise InputError(f"「{key}」应当是一段文字，这里是「{str(v)[:20]}」")
+            raise InputError(f"「{key}」应当是一段文字，这里是{described(v)}")
         return v
+
+    def activation(self, key: str, default=None) -> str:
+        v = self.str(key, default)
+        if v not in ACTIVATIONS:
+            raise InputError(
+                f"「{key}」应当是一个激活函数的名字（例如「silu」「gelu_new」），这里是{described(v)}"
+            )
+        return v
+
+
+def _alias(d: dict, key: str, alias: str) -> str:
+    """The key a count reads: ``key``, or its alias when only the alias is given (a configuration class's
+    attribute_map: MixtralConfig maps num_experts to num_local_experts)."""
+    if key not in d and alias in d:
+        return alias
+    if key in d and alias in d and d[key] != d[alias]:
+        raise InputError(f"「{key}」和它的别名「{alias}」给了不同的值：请只留一个")
+    return key
 
 
 def parse_config(text_or_dict) -> Architecture:
@@ -136,9 +162,11 @@ def parse_config(text_or_dict) -> Architecture:
     family = d.get("model_type")
     if family is None:
         raise InputError("配置里缺少「model_type」：无法判断是哪一类模型")
+    if not isinstance(family, str):
+        raise InputError(f"「model_type」应当是一段文字（模型类型的名字），这里是{described(family)}")
     if family not in FAMILIES:
         raise InputError(
-            f"不支持的模型类型「model_type」=「{str(family)[:30]}」：目前支持 {'、'.join(FAMILIES)}"
+            f"不支持的模型类型「model_type」={json_text.quoted(family, 30)}：目前支持 {'、'.join(FAMILIES)}"
         )
     name = d.get("_name_or_path") if isinstance(d.get("_name_or_path"), str) else ""
     return (_gpt2 if family == "gpt2" else _llama_like)(r, family, name[:80])
@@ -162,7 +190,7 @@ def _gpt2(r: _Reader, family: str, name: str) -> Architecture:
         intermediate=4 * h if inner is None else r.int("n_inner", limit=LIMITS["intermediate"]),
         V=r.int("vocab_size", limit=LIMITS["V"]),
         gated_mlp=False,
-        activation=r.str("activation_function", "gelu_new"),
+        activation=r.activation("activation_function", "gelu_new"),
         norm="layernorm",
         qk_norm=False,
         qkv_bias=True,
@@ -243,7 +271,7 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
     moe = {}
     if family == "mixtral":  # every layer is MoE; experts are SwiGLU MLPs of intermediate_size
         moe = dict(
-            experts=r.int("num_local_experts", limit=LIMITS["experts"]),
+            experts=r.int(_alias(r.d, "num_local_experts", "num_experts"), limit=LIMITS["experts"]),
             experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
             expert_intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]),
             moe_layers=L,
@@ -256,18 +284,23 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
         if not isinstance(only, list) or not all(
             isinstance(i, int) and not isinstance(i, bool) for i in only
         ):
-            raise InputError("「mlp_only_layers」应当是一列层号（整数）")
-        # Qwen3MoeDecoderLayer: MoE where the layer is not in mlp_only_layers and (i + 1) % step == 0.
-        n = sum(1 for i in range(L) if i not in only and E > 0 and (i + 1) % step == 0)
-        moe = dict(
-            experts=E,
-            experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
-            expert_intermediate=r.int("moe_intermediate_size", limit=LIMITS["intermediate"]),
-            moe_layers=n,
-            norm_topk_prob=r.bool("norm_topk_prob", False),
-        )  # Qwen3MoeConfig's default
-    if moe and moe["experts_per_token"] > max(moe["experts"], 1):
-        raise InputError(f"「num_experts_per_tok」= {moe['experts_per_token']} 比专家总数还多")
+            raise InputError(f"「mlp_only_layers」应当是一列层号（整数），这里是{described(only)}")
+        only = set(only)  # a set: the list may be long, and it is asked once per layer
+        # Qwen3MoeDecoderLayer: MoE where the layer is not in mlp_only_layers and (i + 1) % step == 0;
+        # with num_experts 0 every layer is the dense MLP and no MoE key is read.
+        n = sum(1 for i in range(L) if i not in only and (i + 1) % step == 0) if E else 0
+        if n:
+            moe = dict(
+                experts=E,
+                experts_per_token=r.int("num_experts_per_tok", limit=LIMITS["experts"]),
+                expert_intermediate=r.int("moe_intermediate_size", limit=LIMITS["intermediate"]),
+                moe_layers=n,
+                norm_topk_prob=r.bool("norm_topk_prob", False),
+            )  # Qwen3MoeConfig's default
+    if moe and moe["experts_per_token"] > moe["experts"]:
+        raise InputError(
+            f"「num_experts_per_tok」= {moe['experts_per_token']} 比专家总数 {moe['experts']} 还多"
+        )
     # Attention biases: qwen2 hard-codes bias=True on q, k, v (not o); mistral and mixtral none;
     # llama, qwen3, qwen3_moe follow attention_bias on all four.
     ab = {"qwen2": True, "mistral": False, "mixtral": False}.get(family)
@@ -282,7 +315,7 @@ def _llama_like(r: _Reader, family: str, name: str) -> Architecture:
         intermediate=r.int("intermediate_size", limit=LIMITS["intermediate"]),
         V=r.int("vocab_size", limit=LIMITS["V"]),
         gated_mlp=True,
-        activation=r.str("hidden_act"),
+        activation=r.activation("hidden_act"),
         norm="rmsnorm",
         qk_norm=family in ("qwen3", "qwen3_moe"),
         qkv_bias=bias,

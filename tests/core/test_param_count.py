@@ -245,10 +245,32 @@ SMALL = [
         "mlp_only_layers": [3],
         "vocab_size": 300,
     },
+    {  # MixtralConfig's alias: num_experts for num_local_experts
+        "model_type": "mixtral",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 40,
+        "vocab_size": 300,
+        "num_experts": 3,
+        "num_experts_per_tok": 2,
+    },
+    {  # no experts: every layer is Qwen3MoeMLP of intermediate_size, and no MoE key is needed
+        "model_type": "qwen3_moe",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_hidden_layers": 3,
+        "intermediate_size": 48,
+        "num_experts": 0,
+        "vocab_size": 300,
+    },
 ]
 
 
-@pytest.mark.parametrize("config", SMALL, ids=[c["model_type"] for c in SMALL])
+@pytest.mark.parametrize("config", SMALL, ids=[f"{c['model_type']}-{i}" for i, c in enumerate(SMALL)])
 def test_each_family_against_transformers(config):
     named = {n: p.numel() for n, p in _hf_model(config).named_parameters()}
     arch = parse_config(config)
