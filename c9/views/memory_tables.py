@@ -10,7 +10,7 @@ from html import escape
 
 from c9.base import units
 from c9.core import activations as eq1
-from c9.core.model_activations import EQ1_TERMS, HF, tensors
+from c9.core.model_activations import EQ1_TERMS, HF, tensors, unmodelled
 from c9.core.models import Model
 from c9.core.param_count import SOURCE, breakdown
 
@@ -47,13 +47,15 @@ def param_table(m: Model) -> dict | None:
         check = f"{m.published_what}是 {units.number(m.published)}，差 {units.number(total - m.published)}。"
     active = ""
     if bd["active"] != total:
-        active = f"每个词元只经过其中 {units.number(bd['active'])} 个（路由器和选中的 {m.arch.experts_per_token} 个专家）。"
+        shared = "、共享专家" if m.arch.shared_experts else ""
+        active = f"每个词元只经过其中 {units.number(bd['active'])} 个（路由器{shared}和选中的 {m.arch.experts_per_token} 个专家）。"
     return {
         "rows": rows,
         "total": units.number(total),
         "total_count": total,
         "check": check,
         "active": active,
+        "left_out": "".join(t + "。" for t in m.arch.left_out),
         "source": SOURCE,
     }
 
@@ -117,7 +119,7 @@ def _code_place(source: str) -> str:
 
 def own_rows(m: Model, s: int, b: int, mode: str) -> list[dict] | None:
     """The model's own tensors (c9/core/model_activations.py), or None where it has none to count."""
-    if m.arch is None or m.arch.family == "lab":
+    if m.arch is None or m.arch.family == "lab" or unmodelled(m.arch):
         return None
     return [
         {
@@ -217,7 +219,7 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             rows,
             ["合计", "", "", pt["total"]],
         )
-        out["params_note"] = _span(f"{pt['check']}{pt['active']}参数{pt['source']}。")
+        out["params_note"] = _span(f"{pt['check']}{pt['active']}{pt['left_out']}参数{pt['source']}。")
     else:
         out["params_note"] = _span(m.why_eq1_only + "。")
     head = ["张量", "形状", "每个元素", f"大小（{acts['unit']}）", "出处"]
