@@ -3,7 +3,7 @@
     python -m lab.activation_check          # writes lab/results/activation-check.json (< 1 min on 2 cores)
 
 For each family the site supports (GPT-2, Llama with grouped-query attention, Qwen3 with q/k norms and
-head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral and Qwen3-MoE), a tiny random-initialised model is built
+head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral, Qwen3-MoE and Phi-3 at two sizes), a tiny random-initialised model is built
 with Hugging Face transformers from a config dict of the family's real structure (the config keys of the
 family's config.json, small sizes), dropout as the family's config has it, in train mode. One forward
 with the loss runs under ``torch.autograd.graph.saved_tensors_hooks`` (lab/memory.SavedTensors):
@@ -138,6 +138,34 @@ FAMILIES: dict[str, dict] = {
         "resid_pdrop": 0.0,
         "embd_pdrop": 0.0,
         "attn_pdrop": 0.0,
+        "tie_word_embeddings": True,
+    },
+    # Phi-3: q, k, v in one qkv_proj and gate, up in one gate_up_proj (Phi3Attention, Phi3MLP); at two sizes:
+    # grouped-query attention, untied; and multi-head attention of six heads over three layers, tied.
+    "phi3": {
+        "model_type": "phi3",
+        **_DECODER,
+        "intermediate_size": 176,
+        "attention_dropout": 0.0,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "sliding_window": None,
+        "pad_token_id": 0,
+        "tie_word_embeddings": False,
+    },
+    "phi3_wide": {
+        "model_type": "phi3",
+        **_DECODER,
+        "hidden_size": 96,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 6,
+        "num_key_value_heads": 6,
+        "intermediate_size": 200,
+        "attention_dropout": 0.0,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "sliding_window": None,
+        "pad_token_id": 0,
         "tie_word_embeddings": True,
     },
     "qwen3_moe": {

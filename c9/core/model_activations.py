@@ -138,9 +138,9 @@ class Tensor:
 
 
 #: the families whose tensors this module lists, each checked against a measurement of its code
-#: (lab/activation_check.py); the others (latent attention, soft-capping, fused projections, a vision
+#: (lab/activation_check.py); the others (latent attention, soft-capping and four norms a layer, a vision
 #: model's language model) are counted by eq. 1 only, until their tensors are listed and measured too.
-MODELLED = frozenset({"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe"})
+MODELLED = frozenset({"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "phi3"})
 
 
 def unmodelled(arch: Architecture) -> str:
@@ -509,6 +509,22 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
                 HF + " scaled_dot_product_attention",
                 None,
                 "FP32；反向用它重算分数",
+            )
+        )
+    if flash and A.fused:
+        # Phi-3: q, k, v are slices of one qkv_proj output, and the fused kernel's output then comes back in
+        # a layout that the reshape for o_proj copies (measured: Llama's reshape is a view, Phi-3's a copy)
+        add(
+            Tensor(
+                "proj_in_copy",
+                "注意力输出的副本（o_proj 的输入）",
+                "s×b×a×d",
+                N * a * d,
+                act,
+                L,
+                HF + " Phi3Attention（reshape 复制了内核的输出）",
+                None,
+                "q、k、v 是 qkv_proj 同一块输出的切片，内核输出的内存排布因此需要重排一次",
             )
         )
     add(

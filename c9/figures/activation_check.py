@@ -31,6 +31,8 @@ FAMILY_LABELS = {
     "qwen3_tied": "Qwen3（输出层共享嵌入）",
     "mixtral": "Mixtral（混合专家）",
     "qwen3_moe": "Qwen3-MoE（混合专家）",
+    "phi3": "Phi-3（q、k、v 融合成一个矩阵，门控和上投影也是）",
+    "phi3_wide": "Phi-3（更宽、三层、多头注意力、共享嵌入）",
 }
 IMPL_LABELS = {
     "eager": "eager（写出分数表）",
@@ -124,6 +126,12 @@ def figures(data: dict | None = None) -> list[dict]:
             "预测与实测逐字节相同的组数（存给反向的字节和 logits 都相同）",
         ),
         figure("ac_within", sm["within"], units.number(sm["within"]), "相差不超过 5% 的组数"),
+        figure(
+            "ac_configs",
+            len(data["configs"]),
+            units.number(len(data["configs"])),
+            f"搭了小模型的配置个数（{SRC}: configs）",
+        ),
         figure(
             "ac_torch",
             v["torch"].split("+")[0],

@@ -77,6 +77,7 @@ ALLOWED = {
     "Llama",
     "Mistral",
     "Mixtral",
+    "Phi",
     "arXiv",
     "Chen",
     "Dao",

@@ -269,3 +269,21 @@ def test_source_links():
         models.source_link("vulkomilev/oumi configs/recipes/llama3_1/README.md, section 70B")["url"]
         == "https://github.com/vulkomilev/oumi/blob/HEAD/configs/recipes/llama3_1/README.md"
     )
+
+
+def test_pasted_families_count_their_own_tensors_only_where_measured():
+    pasted = {k: v["config"] for k, v in FACTS["pasted_configs"].items() if k != "about"}
+    phi3 = ask(config=json.dumps(pasted["phi-3-mini-4k-instruct"]), s=2048, b=1, mode="flash")["view"]
+    arch = parse_config(pasted["phi-3-mini-4k-instruct"])
+    assert phi3["own_activation_bytes"] == saved_bytes(tensors(arch, 2048, 1, "flash")) + logits_bytes(
+        tensors(arch, 2048, 1, "flash")
+    )
+    assert "注意力输出的副本" in phi3["detail"]["own"]  # the copy the fused kernel's output needs
+    for key in ("deepseek-v3", "gemma-2-9b", "gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
+        v = ask(config=json.dumps(pasted[key]))["view"]
+        assert v["own_activation_bytes"] is None and "激活只按式 1 估算" in v["detail"]["act_note"], key
+        assert v["parameter_total"] == param_total(parse_config(pasted[key]))
+    vl = ask(config=json.dumps(pasted["llava-1.5-7b"]))["view"]
+    assert "视觉部分" in vl["detail"]["params_note"] and "只数语言模型" in vl["detail"]["params_note"]
+    ds = ask(config=json.dumps(pasted["deepseek-v3"]))["view"]
+    assert "685B" in ds["detail"]["params_note"] and "共享专家" in ds["detail"]["params_note"]
