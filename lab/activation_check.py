@@ -87,6 +87,16 @@ FAMILIES: dict[str, dict] = {
         "attention_dropout": 0.0,
         "tie_word_embeddings": False,
     },
+    # Mistral with a window the points reach (s = 16 below it, 32 and 64 at or above it): transformers' sdpa then
+    # passes torch an explicit mask and copies K, V to every head; eager masks its scores as before.
+    "mistral_window": {
+        "model_type": "mistral",
+        **_DECODER,
+        "intermediate_size": 176,
+        "sliding_window": 32,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
     "qwen2": {
         "model_type": "qwen2",
         **_DECODER,

@@ -309,7 +309,11 @@ _DEFAULTS = {
         attention_dropout=0.0,
     ),
     "mistral": dict(
-        num_key_value_heads=8, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0
+        num_key_value_heads=8,
+        hidden_act="silu",
+        tie_word_embeddings=False,
+        attention_dropout=0.0,
+        sliding_window=4096,
     ),
     "qwen2": dict(
         num_key_value_heads=32, hidden_act="silu", tie_word_embeddings=False, attention_dropout=0.0
@@ -448,11 +452,12 @@ def _heads(r: _Reader, h: int, a: int) -> tuple[int, int]:
 
 
 def _sliding(r: _Reader, family: str, L: int) -> tuple[int, int]:
-    """(window, layers that use it): Gemma 2 alternates sliding and full layers, Gemma 3 has one full layer
-    in every sliding_window_pattern (default 6) unless layer_types lists them; Mistral, Qwen2 and Phi-3 use
-    the window on every layer when the config sets one (Qwen2: only with use_sliding_window)."""
-    w = r.d.get("sliding_window")
-    if w is None or (family.startswith("qwen2") and not r.d.get("use_sliding_window")):
+    """(window, layers that use it), as each configuration class sets its layer_types: Gemma 2 alternates
+    sliding and full layers, Gemma 3 has one full layer in every sliding_window_pattern (default 6); Qwen2,
+    Qwen3 and Qwen3-MoE use a window only with use_sliding_window (Qwen2 and Qwen3 from layer
+    max_window_layers on, default 28); Mistral (default window 4,096), Mixtral and Phi-3 on every layer."""
+    qwen = family in ("qwen2", "qwen2_vl_text", "qwen3", "qwen3_moe")
+    if r.d.get("sliding_window") is None or (qwen and r.d.get("use_sliding_window") is not True):
         return 0, 0
     window = r.int("sliding_window", limit=LIMITS["n_positions"])
     types = r.d.get("layer_types")
@@ -463,6 +468,8 @@ def _sliding(r: _Reader, family: str, L: int) -> tuple[int, int]:
     if family == "gemma3_text":
         n = r.int("sliding_window_pattern", limit=LIMITS["L"])
         return window, sum(1 for i in range(L) if (i + 1) % n)
+    if qwen and family != "qwen3_moe":
+        return window, max(L - r.int("max_window_layers", 28, limit=LIMITS["L"], zero_ok=True), 0)
     return window, L
 
 

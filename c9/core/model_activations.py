@@ -46,14 +46,16 @@ from c9.core.items import Item
 PAPER = eq1.SOURCE
 HF = "Hugging Face transformers 5.24.0"
 MODES = eq1.MODES
-#: the attention code the lab ran → (our mode, ``scores_by``). transformers' "eager" writes the scores;
-#: "sdpa" runs torch's scaled_dot_product_attention, whose CPU flash kernel never writes them, but which falls
-#: back to its "math" backend (scores written, like eager) when the attention has dropout (GPT-2 on the CPU).
+#: the attention code the lab ran → (our mode, ``scores_by``, ``kernel``). transformers' "eager" writes the
+#: scores; "sdpa" runs torch's scaled_dot_product_attention, whose CPU flash kernel never writes them (but,
+#: given a sliding-window mask, keeps the mask and K, V at every head: ``kernel`` "sdpa"), and which falls back
+#: to its "math" backend (scores written, like eager) when the attention has dropout (GPT-2 on the CPU).
 IMPLEMENTATION_MODE = {
-    "eager": ("store_all", "eager"),
-    "sdpa": ("flash", "eager"),
-    "sdpa_math": ("store_all", "sdpa_math"),
+    "eager": ("store_all", "eager", "flash"),
+    "sdpa": ("flash", "eager", "sdpa"),
+    "sdpa_math": ("store_all", "sdpa_math", "flash"),
 }
+KERNELS = ("flash", "sdpa")
 
 # The paper's per-layer terms (§4.1, 16-bit activations, 1-byte masks), in bytes: key → (label, sbh factor,
 # as²b factor). Their sum is eq. 1. Each of our tensors names the one it corresponds to (or None: beyond eq. 1).
@@ -152,7 +154,7 @@ def unmodelled(arch: Architecture) -> str:
     return ""
 
 
-def _check(arch, s, b, mode, precision, scores_by) -> Precision:
+def _check(arch, s, b, mode, precision, scores_by, kernel="flash") -> Precision:
     if not isinstance(arch, Architecture):
         raise InputError("没有模型结构：请先选一个模型或粘贴 config.json")
     if arch.family == "lab":
@@ -166,7 +168,7 @@ def _check(arch, s, b, mode, precision, scores_by) -> Precision:
         raise InputError(f"不认识的存储方式：「{str(mode)[:20]}」")
     if precision not in PRECISIONS:
         raise InputError(f"不认识的精度：「{str(precision)[:20]}」")
-    if scores_by not in ("eager", "sdpa_math"):
+    if scores_by not in ("eager", "sdpa_math") or kernel not in KERNELS:
         raise InputError(f"不认识的注意力实现：「{str(scores_by)[:20]}」")
     return PRECISIONS[precision]
 
@@ -229,16 +231,22 @@ def tensors(
     mode: str = "store_all",
     precision: str = "bf16",
     scores_by: str = "eager",
+    kernel: str = "flash",
 ) -> list[Tensor]:
     """Every tensor one training step of ``arch`` keeps for backward at sequence length ``s`` and micro-batch
     ``b``, plus the logits buffer (``saved`` False), in forward order. Raises InputError on bad input.
+
+    ``kernel`` (flash mode only) is the fused attention: "flash" (FlashAttention, which takes a sliding window
+    as an argument) or "sdpa" (transformers' sdpa_attention_forward: once s reaches a sliding window it
+    passes torch an explicit b×s×s mask, which each such layer keeps, and without enable_gqa it copies K
+    and V to every head first; below the window it builds no mask).
 
     ``scores_by`` (store_all only) names the code that writes the scores: "eager" (transformers'
     eager_attention_forward) or "sdpa_math" (torch's math backend on the CPU, which the lab's GPT-2 with
     attention dropout falls back to: it scales a copy of Q first, and runs the attention of 16-bit inputs
     in float32, so Q, K, V, the scores and the mask are 4 bytes each; the lab measures it, a GPU run does
     not use it). Only GPT-2 is modelled with it."""
-    pr = _check(arch, s, b, mode, precision, scores_by)
+    pr = _check(arch, s, b, mode, precision, scores_by, kernel)
     A, act, mk = arch, pr.act, pr.mask
     N, h, d, L = s * b, A.h, A.head_dim, A.L
     out: list[Tensor] = []
@@ -291,7 +299,7 @@ def tensors(
             )
         )
     else:
-        out += _layer(A, s, b, mode, pr, scores_by)
+        out += _layer(A, s, b, mode, pr, scores_by, kernel)
     # ---- after the last layer
     out += _norm("final_norm", "最后一个归一化", A, N, pr, 1, "s×b")
     add(Tensor("lm_head_in", "输出层的输入", "s×b×h", N * h, act, 1, HF + " lm_head（nn.Linear）", None))
@@ -340,7 +348,9 @@ def tensors(
     return out
 
 
-def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by: str) -> list[Tensor]:
+def _layer(
+    A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by: str, kernel: str
+) -> list[Tensor]:
     N, h, a, kv, d, L = s * b, A.h, A.a, A.kv_heads, A.head_dim, A.L
     act, mk = pr.act, pr.mask
     gpt2 = A.family == "gpt2"
@@ -433,31 +443,72 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
         )
         kh, kname = (kv, "k_h") if flash else (a, "a")
         add(Tensor("q", "Q（旋转后）", "s×b×a×d", N * a * d, act, L, src, "qk"))
-        add(
-            Tensor(
-                "k",
-                "K（旋转后）" + ("" if flash or kv == a else "，复制到 a 个头"),
-                f"s×b×{kname}×d",
-                N * kh * d,
-                act,
-                L,
-                src,
-                "qk",
+        # transformers' sdpa with a sliding window at s ≥ window: a mask, and K, V copied to every head
+        masked = (
+            A.sliding_layers
+            if flash and kernel == "sdpa" and A.sliding_window and s >= A.sliding_window
+            else 0
+        )
+        for suffix, n, heads, name, label, note in (
+            (
+                "",
+                L - masked,
+                kh,
+                kname,
+                "",
                 "" if flash else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘",
+            ),
+            (
+                "_masked",
+                masked,
+                a,
+                "a",
+                "（带滑动窗口掩码的层：复制到 a 个头）",
+                "传了掩码，sdpa 就不用 enable_gqa，先复制 K、V",
+            ),
+        ):
+            if not n:
+                continue
+            copied = "" if flash or kv == a else "，复制到 a 个头"
+            add(
+                Tensor(
+                    "k" + suffix,
+                    "K（旋转后）" + (label or copied),
+                    f"s×b×{name}×d",
+                    N * heads * d,
+                    act,
+                    n,
+                    src,
+                    "qk",
+                    note,
+                )
             )
-        )
-        add(
-            Tensor(
-                "v",
-                "V" + ("" if flash or kv == a else "（复制到 a 个头）"),
-                f"s×b×{kname}×d",
-                N * kh * d,
-                act,
-                L,
-                src,
-                "v",
+            add(
+                Tensor(
+                    "v" + suffix,
+                    "V" + (label or ("" if flash or kv == a else "（复制到 a 个头）")),
+                    f"s×b×{name}×d",
+                    N * heads * d,
+                    act,
+                    n,
+                    src,
+                    "v",
+                )
             )
-        )
+        if masked:
+            add(
+                Tensor(
+                    "window_mask",
+                    "滑动窗口的注意力掩码",
+                    "b×s×s",
+                    b * s * s,
+                    act,
+                    masked,
+                    HF + " sdpa_attention_forward（attn_mask）",
+                    None,
+                    f"s 达到窗口 {A.sliding_window} 后，sdpa 拿到一张显式掩码，每层各留一份；FlashAttention 直接按窗口算，不要它",
+                )
+            )
     if scores:
         src = HF + (" eager_attention_forward（modeling_gpt2.py）" if gpt2 else " eager_attention_forward")
         if math:

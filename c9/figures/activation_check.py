@@ -25,7 +25,8 @@ FAMILY_LABELS = {
     "gpt2": "GPT-2",
     "gpt2_no_dropout": "GPT-2（dropout 设为 0）",
     "llama": "Llama（分组查询注意力）",
-    "mistral": "Mistral（分组查询注意力，滑动窗口）",
+    "mistral": "Mistral（分组查询注意力，窗口 4,096 长于 s）",
+    "mistral_window": "Mistral（滑动窗口 32 个词元，s 达到窗口时生效）",
     "qwen2": "Qwen2（q、k、v 带偏置）",
     "qwen3": "Qwen3（q/k 归一化，head_dim ≠ h/a）",
     "qwen3_tied": "Qwen3（输出层共享嵌入）",
@@ -41,15 +42,16 @@ IMPL_LABELS = {
 }
 
 
-def setting(case: dict) -> tuple[str, str, str]:
-    """(mode, scores_by, precision) that predict ``case``: the attention code it ran, the dtype it ran in."""
+def setting(case: dict) -> tuple[str, str, str, str]:
+    """(mode, scores_by, precision, kernel) that predict ``case``: the attention code it ran, the dtype it
+    ran in."""
     impl = (
         "sdpa_math"
         if case["attn_implementation"] == "sdpa" and case["sdpa_backend"] == "math"
         else case["attn_implementation"]
     )
-    mode, scores_by = M.IMPLEMENTATION_MODE[impl]
-    return mode, scores_by, M.LAB_PRECISION[case["dtype"]]
+    mode, scores_by, kernel = M.IMPLEMENTATION_MODE[impl]
+    return mode, scores_by, M.LAB_PRECISION[case["dtype"]], kernel
 
 
 def rows(data: dict | None = None) -> list[dict]:
@@ -58,10 +60,10 @@ def rows(data: dict | None = None) -> list[dict]:
     out = []
     for c in data["cases"]:
         arch = parse_config(data["configs"][c["family"]])
-        mode, scores_by, precision = setting(c)
+        mode, scores_by, precision, kernel = setting(c)
         impl = "sdpa_math" if scores_by == "sdpa_math" else c["attn_implementation"]
         for p in c["points"]:
-            ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by)
+            ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by, kernel)
             pred, meas = M.saved_bytes(ts), p["saved_activation_bytes"]
             out.append(
                 {

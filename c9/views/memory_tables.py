@@ -10,7 +10,7 @@ from html import escape
 
 from c9.base import units
 from c9.core import activations as eq1
-from c9.core.model_activations import EQ1_TERMS, HF, tensors, unmodelled
+from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, unmodelled
 from c9.core.models import Model
 from c9.core.param_count import SOURCE, breakdown
 
@@ -168,7 +168,26 @@ def activation_tables(m: Model, s: int, b: int, mode: str) -> dict:
         out["beyond"] = [r["label"] for r in extra]
         out["beyond_bytes"] = sum(r["bytes"] for r in extra)
         out["beyond_text"] = units.size(out["beyond_bytes"], unit, 2)
+        out["window_note"] = window_note(m, s, b, mode, unit)
     return out
+
+
+def window_note(m: Model, s: int, b: int, mode: str, unit: str) -> str:
+    """With FlashAttention chosen and a sliding window that s reaches, what transformers' own sdpa path
+    would keep beyond it (c9.core.model_activations, kernel "sdpa"); "" otherwise."""
+    A = m.arch
+    if mode != "flash" or not A.sliding_window or s < A.sliding_window:
+        return ""
+    extra = saved_bytes(tensors(A, s, b, mode, PRECISION, kernel="sdpa")) - saved_bytes(
+        tensors(A, s, b, mode, PRECISION)
+    )
+    if extra <= 0:
+        return ""
+    return (
+        f"这里按 FlashAttention 算：它直接按 {units.number(A.sliding_window)} 个词元的滑动窗口计算，不要掩码。"
+        f"若用 transformers 的 sdpa 实现，s 达到窗口后它给 {A.sliding_layers} 个滑动窗口层各留一张 b×s×s 的掩码，"
+        f"还把 K、V 复制到 a 个头，要多留 {units.size(extra, unit, 2)}。"
+    )
 
 
 def _link(src: dict | None) -> str:
@@ -248,7 +267,9 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             f"两种算法：按式 1 共 {acts['eq1']['total']}，按这个模型自己的张量共 {acts['own']['total']}，"
             f"比式 1 {more}。式 1 只数了 16 位的 Transformer 层；模型自己的代码还有 FP32 的副本、词表上的 logits 和损失等。"
         )
-        out["act_note"] = _span(note + (acts["eq1"]["note"] or acts["own"]["note"]))
+        out["act_note"] = _span(
+            note + acts.get("window_note", "") + (acts["eq1"]["note"] or acts["own"]["note"])
+        )
     else:
         out["act_note"] = _span(acts["own_missing"] + "。")
     return out

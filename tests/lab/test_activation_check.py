@@ -75,7 +75,8 @@ def test_eager_keeps_the_scores_and_the_flash_kernel_does_not():
     kernel keeps the whole c_attn output alive), by s = 64 eager keeps more in every family."""
     by = {(r["family"], r["implementation"], r["dtype"], r["s"], r["b"]): r["measured"] for r in ROWS}
     for (f, impl, dt, s, b), _meas in by.items():
-        if impl == "sdpa" and (s, b) == (64, 1):
+        # (past its window, mistral_window's sdpa keeps an s×s mask of its own: the next test)
+        if impl == "sdpa" and (s, b) == (64, 1) and f != "mistral_window":
             extra = {s2: by[(f, "eager", dt, s2, 1)] - by[(f, "sdpa", dt, s2, 1)] for s2 in (16, 32, 64)}
             assert extra[64] > 0
             assert (
@@ -270,6 +271,21 @@ def test_eq1_figures_of_lesson_5_are_untouched():
     assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/core/test_activations.py pins
 
 
+def test_a_sliding_window_costs_the_sdpa_path_a_mask_and_full_k_v_once_s_reaches_it():
+    """The same Mistral with a window of 32 instead of 4,096: below the window (s = 16) sdpa keeps the same
+    bytes; from s = 32 on, each layer also keeps a b×s×s mask and K, V at all a heads (eager: no change)."""
+    by = {(r["family"], r["implementation"], r["dtype"], r["s"], r["b"]): r["measured"] for r in ROWS}
+    arch = parse_config(CONFIGS["mistral_window"])
+    a, kv, d, L = arch.a, arch.kv_heads, arch.head_dim, arch.L
+    assert arch.sliding_window == 32 and arch.sliding_layers == L
+    for dt, size in (("float32", 4), ("bfloat16", 2)):
+        for s, b in ((16, 1), (16, 2), (32, 1), (32, 2), (64, 1)):
+            gap = by[("mistral_window", "sdpa", dt, s, b)] - by[("mistral", "sdpa", dt, s, b)]
+            mask_and_kv = L * size * (b * s * s + 2 * (a - kv) * s * b * d) if s >= 32 else 0
+            assert gap == mask_and_kv, (dt, s, b)
+            assert by[("mistral_window", "eager", dt, s, b)] == by[("mistral", "eager", dt, s, b)]
+
+
 # ---- live: measure new points with the real code ------------------------------------------------------
 
 HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
@@ -283,6 +299,9 @@ HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
         ("qwen3_moe", "sdpa", "bfloat16", 40, 2),
         ("gpt2", "sdpa", "float32", 20, 1),
         ("qwen3", "eager", "bfloat16", 8, 5),
+        ("mistral_window", "sdpa", "bfloat16", 48, 3),  # past the window of 32: a mask, K and V at all heads
+        ("mistral_window", "sdpa", "float32", 24, 2),  # below it: no mask
+        ("phi3_wide", "sdpa", "float32", 40, 2),
     ],
 )
 def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
@@ -293,8 +312,8 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
     model = lab.build(family, attn, getattr(torch, dtype))
     m = lab.measure(model, s, b, detail=False)
     case = {"attn_implementation": attn, "dtype": dtype, "sdpa_backend": m["sdpa_backend"]}
-    mode, scores_by, prec = C.setting(case)
-    ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by)
+    mode, scores_by, prec, kernel = C.setting(case)
+    ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by, kernel)
     assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
 
 

@@ -287,3 +287,25 @@ def test_pasted_families_count_their_own_tensors_only_where_measured():
     assert "视觉部分" in vl["detail"]["params_note"] and "只数语言模型" in vl["detail"]["params_note"]
     ds = ask(config=json.dumps(pasted["deepseek-v3"]))["view"]
     assert "685B" in ds["detail"]["params_note"] and "共享专家" in ds["detail"]["params_note"]
+
+
+def test_flash_says_what_transformers_sdpa_keeps_once_s_reaches_the_sliding_window():
+    mistral = {
+        "model_type": "mistral",
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 32,
+        "intermediate_size": 14336,
+        "vocab_size": 32000,
+    }  # MistralConfig's sliding_window: 4,096 on every layer
+    below = ask(config=json.dumps(mistral), s=4095, mode="flash")["view"]["detail"]["act_note"]
+    assert "滑动窗口" not in below
+    note = ask(config=json.dumps(mistral), s=8192, mode="flash")["view"]["detail"]["act_note"]
+    # per layer a 1×8192×8192 BF16 mask (128 MiB) and K, V copied from 8 to 32 heads (2 × 24 × 8192 × 128 × 2 B)
+    extra = 32 * (8192 * 8192 * 2 + 2 * 24 * 8192 * 128 * 2)
+    assert extra == 7 * 2**30 and "32 个滑动窗口层" in note and "多留 7.00 GiB" in note
+    assert (
+        "滑动窗口"
+        not in ask(config=json.dumps(mistral), s=8192, mode="store_all")["view"]["detail"]["act_note"]
+    )
