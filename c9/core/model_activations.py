@@ -142,7 +142,9 @@ class Tensor:
 #: the families whose tensors this module lists, each checked against a measurement of its code
 #: (lab/activation_check.py); the others (latent attention, soft-capping and four norms a layer, a vision
 #: model's language model) are counted by eq. 1 only, until their tensors are listed and measured too.
-MODELLED = frozenset({"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "phi3"})
+MODELLED = frozenset(
+    {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "phi3", "gemma2", "gemma3_text"}
+)
 
 
 def unmodelled(arch: Architecture) -> str:
@@ -196,6 +198,8 @@ def _norm(
                 "每行两个数：GPU 上是 FP32，CPU 上和输入同精度",
             ),
         ]
+    if arch.family.startswith("gemma"):
+        return _gemma_norm(p, label, n, h, count, what, in_eq1, act)
     src = HF + " LlamaRMSNorm.forward"
     return [
         Tensor(
@@ -220,6 +224,40 @@ def _norm(
             src,
             None,
             "乘权重那一步要用它求权重的梯度",
+        ),
+    ]
+
+
+def _gemma_norm(
+    p: str, label: str, n: int, width: int, count: int, what: str, in_eq1, act: int, dims: str = "h"
+) -> list[Tensor]:
+    """Gemma's RMSNorm (Gemma2RMSNorm/Gemma3RMSNorm.forward): it multiplies in FP32 by (1 + weight), so it
+    keeps the normalised rows in FP32 too, and the vector 1 + weight, which is not a parameter."""
+    src = HF + " Gemma2RMSNorm.forward（乘 1 + weight，全程 FP32）"
+    return [
+        Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×{dims}", n * width, 4, count, src, in_eq1),
+        Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
+        Tensor(
+            p + "_weight1",
+            f"{label}的 1 + weight",
+            dims,
+            width,
+            4,
+            count,
+            src,
+            None,
+            "由权重现算出的 FP32 向量，不是参数本身",
+        ),
+        Tensor(
+            p + "_normed32",
+            f"{label}：除以均方根后（FP32）",
+            f"{what}×{dims}",
+            n * width,
+            4,
+            count,
+            src,
+            None,
+            "乘 1 + weight 那一步要用它求权重的梯度；Gemma 在 FP32 里乘，所以它也是 FP32",
         ),
     ]
 
@@ -253,6 +291,20 @@ def tensors(
     add = out.append
     # ---- before the first layer
     add(Tensor("token_ids", "词元编号", "s×b", N, 8, 1, HF + " nn.Embedding 的反向", None, "int64"))
+    if A.family.startswith("gemma"):
+        add(
+            Tensor(
+                "embed_scale",
+                "嵌入的缩放系数 √h",
+                "1",
+                1,
+                act,
+                1,
+                HF + " Gemma2Model（embed_scale 缓冲区）",
+                None,
+                "词嵌入乘 √h 时留下的标量",
+            )
+        )
     if A.positions == "learned":
         add(
             Tensor(
@@ -270,12 +322,14 @@ def tensors(
     if A.embd_dropout > 0:
         add(Tensor("embd_mask", "嵌入后 dropout 掩码", "s×b×h", N * h, mk, 1, HF + " GPT2Model.drop", None))
     if A.positions == "rotary":
+        # Gemma 3 with both sliding and full layers computes two rotary tables (local and global frequencies)
+        tables = 2 if A.family == "gemma3_text" and 0 < A.sliding_layers < L else 1
         add(
             Tensor(
                 "rope_cos_sin",
-                "旋转位置编码的 cos 和 sin",
-                "2×s×d",
-                2 * s * d,
+                "旋转位置编码的 cos 和 sin" + ("（局部、全局两套）" if tables == 2 else ""),
+                f"{2 * tables}×s×d",
+                2 * tables * s * d,
                 act,
                 1,
                 HF + " apply_rotary_pos_emb",
@@ -303,6 +357,20 @@ def tensors(
     # ---- after the last layer
     out += _norm("final_norm", "最后一个归一化", A, N, pr, 1, "s×b")
     add(Tensor("lm_head_in", "输出层的输入", "s×b×h", N * h, act, 1, HF + " lm_head（nn.Linear）", None))
+    if A.logit_softcap:
+        add(
+            Tensor(
+                "logits_tanh",
+                "logits 软上限里 tanh 的结果",
+                "s×b×V",
+                N * A.V,
+                act,
+                1,
+                HF + " Gemma2ForCausalLM（logits 除以上限、tanh、再乘回）",
+                None,
+                f"final_logit_softcapping = {A.logit_softcap:g}：整张词表上再留一份",
+            )
+        )
     add(
         Tensor(
             "log_probs",
@@ -375,7 +443,12 @@ def _layer(
                 "qkv_in",
             )
         )
-    if A.qk_norm:
+    if A.qk_norm and A.family.startswith("gemma"):
+        for x, heads, name in (("q", a, "a"), ("k", kv, "k_h")):
+            out += _gemma_norm(
+                f"{x}_norm", f"{x.upper()} 的归一化", N * heads, d, L, f"s×b×{name}", None, act, "d"
+            )
+    elif A.qk_norm:
         src = HF + " Qwen3Attention.q_norm/k_norm（RMSNorm）"
         for x, heads, name in (("q", a, "a"), ("k", kv, "k_h")):
             add(
@@ -441,7 +514,9 @@ def _layer(
         src = HF + (
             " sdpa_attention_forward（enable_gqa）" if flash else " eager_attention_forward（repeat_kv）"
         )
-        kh, kname = (kv, "k_h") if flash else (a, "a")
+        # eager's repeat_kv copies K and V to a heads, except from one KV head at b = 1: the copy is then an
+        # expanded view that matmul folds into its batch as it stands (measured on Gemma 2 with one KV head)
+        kh, kname = (kv, "k_h") if flash or (kv == 1 and b == 1) else (a, "a")
         add(Tensor("q", "Q（旋转后）", "s×b×a×d", N * a * d, act, L, src, "qk"))
         # transformers' sdpa with a sliding window at s ≥ window: a mask, and K, V copied to every head
         masked = (
@@ -456,7 +531,11 @@ def _layer(
                 kh,
                 kname,
                 "",
-                "" if flash else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘",
+                ""
+                if flash
+                else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘"
+                if kh == a
+                else "只有一个 KV 头且 b = 1 时，repeat_kv 的结果是原张量的视图，不另占",
             ),
             (
                 "_masked",
@@ -469,7 +548,7 @@ def _layer(
         ):
             if not n:
                 continue
-            copied = "" if flash or kv == a else "，复制到 a 个头"
+            copied = "" if heads == kv else "，复制到 a 个头"
             add(
                 Tensor(
                     "k" + suffix,
@@ -486,7 +565,7 @@ def _layer(
             add(
                 Tensor(
                     "v" + suffix,
-                    "V" + (label or ("" if flash or kv == a else "（复制到 a 个头）")),
+                    "V" + (label or ("" if heads == kv else "（复制到 a 个头）")),
                     f"s×b×{name}×d",
                     N * heads * d,
                     act,
@@ -514,6 +593,20 @@ def _layer(
         if math:
             src = "torch 2.13 scaled_dot_product_attention（CPU 的 math 后端）"
         n2 = a * s * s * b
+        if A.attn_softcap:
+            add(
+                Tensor(
+                    "scores_tanh",
+                    "分数软上限里 tanh 的结果",
+                    "a×s×s×b",
+                    n2,
+                    act,
+                    L,
+                    HF + " eager_attention_forward（modeling_gemma2.py：分数除以上限、tanh、再乘回）",
+                    None,
+                    f"attn_logit_softcapping = {A.attn_softcap:g}：tanh 的反向要用它的输出",
+                )
+            )
         sm_bytes = att if gpt2 else 4  # the Llama family's eager softmax runs in float32
         add(
             Tensor(
@@ -604,6 +697,8 @@ def _layer(
                 "resid_mask1",
             )
         )
+    if A.sandwich_norms:  # Gemma: the attention's output is normalised before the residual add
+        out += _norm("attn_out_norm", "注意力输出的归一化", A, N, pr, L, "s×b")
     out += _norm("norm2", "MLP 前的归一化", A, N, pr, L, "s×b")
     add(Tensor("mlp_in", "MLP 的输入", "s×b×h", N * h, act, L, HF + " MLP 第一个投影", "mlp_in"))
     dense = L - A.moe_layers
@@ -611,6 +706,8 @@ def _layer(
         out += _mlp(A, N, A.intermediate, act, dense, "s×b", "")
     if A.moe_layers:
         out += _moe(A, N, act, A.moe_layers)
+    if A.sandwich_norms:  # …and so is the MLP's
+        out += _norm("mlp_out_norm", "MLP 输出的归一化", A, N, pr, L, "s×b")
     if A.resid_dropout > 0:
         add(
             Tensor(

@@ -78,6 +78,7 @@ ALLOWED = {
     "Mistral",
     "Mixtral",
     "Phi",
+    "Gemma",
     "arXiv",
     "Chen",
     "Dao",

@@ -279,7 +279,15 @@ def test_pasted_families_count_their_own_tensors_only_where_measured():
         tensors(arch, 2048, 1, "flash")
     )
     assert "注意力输出的副本" in phi3["detail"]["own"]  # the copy the fused kernel's output needs
-    for key in ("deepseek-v3", "gemma-2-9b", "gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
+    gemma = ask(config=json.dumps(pasted["gemma-2-9b"]), s=1024)["view"]
+    arch = parse_config(pasted["gemma-2-9b"])
+    assert gemma["own_activation_bytes"] == sum(t.bytes for t in tensors(arch, 1024, 1, "store_all"))
+    # soft-capping's two tanh outputs: a × s × s per layer (BF16) and the whole vocabulary once
+    assert {"分数软上限里 tanh 的结果", "logits 软上限里 tanh 的结果"} <= {
+        t.label for t in tensors(arch, 1024, 1, "store_all")
+    }
+    assert "logits 软上限里 tanh 的结果" in gemma["detail"]["own"]
+    for key in ("deepseek-v3", "gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
         v = ask(config=json.dumps(pasted[key]))["view"]
         assert v["own_activation_bytes"] is None and "激活只按式 1 估算" in v["detail"]["act_note"], key
         assert v["parameter_total"] == param_total(parse_config(pasted[key]))
