@@ -3,7 +3,7 @@
     python -m lab.activation_check          # writes lab/results/activation-check.json (< 1 min on 2 cores)
 
 For each family the site supports (GPT-2, Llama with grouped-query attention, Qwen3 with q/k norms and
-head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral and Qwen3-MoE), a tiny random-initialised model is built
+head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral, Qwen3-MoE, and Phi-3, Gemma 2 and Gemma 3 at two sizes each), a tiny random-initialised model is built
 with Hugging Face transformers from a config dict of the family's real structure (the config keys of the
 family's config.json, small sizes), dropout as the family's config has it, in train mode. One forward
 with the loss runs under ``torch.autograd.graph.saved_tensors_hooks`` (lab/memory.SavedTensors):
@@ -53,6 +53,21 @@ _DECODER = {
     "hidden_act": "silu",
     "rms_norm_eps": 1e-6,
 }
+_GEMMA = {
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "intermediate_size": 176,
+    "vocab_size": 512,
+    "max_position_embeddings": 256,
+    "rms_norm_eps": 1e-6,
+    "attention_dropout": 0.0,
+    "pad_token_id": 0,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+}
 FAMILIES: dict[str, dict] = {
     "gpt2": {
         "model_type": "gpt2",
@@ -84,6 +99,16 @@ FAMILIES: dict[str, dict] = {
         **_DECODER,
         "intermediate_size": 176,
         "sliding_window": 4096,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
+    # Mistral with a window the points reach (s = 16 below it, 32 and 64 at or above it): transformers' sdpa then
+    # passes torch an explicit mask and copies K, V to every head; eager masks its scores as before.
+    "mistral_window": {
+        "model_type": "mistral",
+        **_DECODER,
+        "intermediate_size": 176,
+        "sliding_window": 32,
         "attention_dropout": 0.0,
         "tie_word_embeddings": False,
     },
@@ -139,6 +164,73 @@ FAMILIES: dict[str, dict] = {
         "embd_pdrop": 0.0,
         "attn_pdrop": 0.0,
         "tie_word_embeddings": True,
+    },
+    # Phi-3: q, k, v in one qkv_proj and gate, up in one gate_up_proj (Phi3Attention, Phi3MLP); at two sizes:
+    # grouped-query attention, untied; and multi-head attention of six heads over three layers, tied.
+    "phi3": {
+        "model_type": "phi3",
+        **_DECODER,
+        "intermediate_size": 176,
+        "attention_dropout": 0.0,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "sliding_window": None,
+        "pad_token_id": 0,
+        "tie_word_embeddings": False,
+    },
+    "phi3_wide": {
+        "model_type": "phi3",
+        **_DECODER,
+        "hidden_size": 96,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 6,
+        "num_key_value_heads": 6,
+        "intermediate_size": 200,
+        "attention_dropout": 0.0,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "sliding_window": None,
+        "pad_token_id": 0,
+        "tie_word_embeddings": True,
+    },
+    # Llama with one KV head: at b = 1 eager's repeat_kv is then a view (no copy of K, V to every head)
+    "llama_mqa": {
+        "model_type": "llama",
+        **_DECODER,
+        "num_key_value_heads": 1,
+        "intermediate_size": 176,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+    },
+    # Gemma 2: four norms a layer that multiply by 1 + weight in FP32, tanh soft-capping of the scores and of
+    # the logits, √h-scaled embeddings, tied; transformers runs its attention eagerly only (no sdpa). At two
+    # sizes: grouped-query attention, and three layers with one KV head, head_dim 40, untied.
+    "gemma2": {"model_type": "gemma2", **_GEMMA},
+    "gemma2_wide": {
+        "model_type": "gemma2",
+        **_GEMMA,
+        "hidden_size": 96,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 3,
+        "num_key_value_heads": 1,
+        "head_dim": 40,
+        "intermediate_size": 200,
+        "tie_word_embeddings": False,
+    },
+    # Gemma 3 (text): Gemma 2's norms plus q/k norms, no soft-capping; and with a window of 32 over three
+    # layers that alternate sliding and full attention (two rotary tables; sdpa's mask on the sliding ones).
+    "gemma3_text": {"model_type": "gemma3_text", **_GEMMA},
+    "gemma3_window": {
+        "model_type": "gemma3_text",
+        **_GEMMA,
+        "hidden_size": 96,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 6,
+        "head_dim": 24,
+        "sliding_window": 32,
+        "sliding_window_pattern": 2,
     },
     "qwen3_moe": {
         "model_type": "qwen3_moe",
@@ -222,6 +314,11 @@ def _holders(root) -> dict:
     return out
 
 
+def implementations(family: str) -> tuple[str, ...]:
+    """The attention implementations transformers offers the family (Gemma 2: eager only)."""
+    return ("eager",) if FAMILIES[family]["model_type"] == "gemma2" else IMPLEMENTATIONS
+
+
 def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
     cfg = dict(FAMILIES[family])
     config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
@@ -273,7 +370,7 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
 def run(log=print) -> dict:
     torch.set_num_threads(min(2, torch.get_num_threads()))
     cases = []
-    for dtype, family, attn in ((d, f, a) for d in DTYPES for f in FAMILIES for a in IMPLEMENTATIONS):
+    for dtype, family, attn in ((d, f, a) for d in DTYPES for f in FAMILIES for a in implementations(f)):
         model = build(family, attn, dtype)
         n_params = sum(p.numel() for p in model.parameters())
         points = [measure(model, s, b, detail=(i == 0)) for i, (s, b) in enumerate(POINTS)]

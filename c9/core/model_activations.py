@@ -46,14 +46,16 @@ from c9.core.items import Item
 PAPER = eq1.SOURCE
 HF = "Hugging Face transformers 5.24.0"
 MODES = eq1.MODES
-#: the attention code the lab ran → (our mode, ``scores_by``). transformers' "eager" writes the scores;
-#: "sdpa" runs torch's scaled_dot_product_attention, whose CPU flash kernel never writes them, but which falls
-#: back to its "math" backend (scores written, like eager) when the attention has dropout (GPT-2 on the CPU).
+#: the attention code the lab ran → (our mode, ``scores_by``, ``kernel``). transformers' "eager" writes the
+#: scores; "sdpa" runs torch's scaled_dot_product_attention, whose CPU flash kernel never writes them (but,
+#: given a sliding-window mask, keeps the mask and K, V at every head: ``kernel`` "sdpa"), and which falls back
+#: to its "math" backend (scores written, like eager) when the attention has dropout (GPT-2 on the CPU).
 IMPLEMENTATION_MODE = {
-    "eager": ("store_all", "eager"),
-    "sdpa": ("flash", "eager"),
-    "sdpa_math": ("store_all", "sdpa_math"),
+    "eager": ("store_all", "eager", "flash"),
+    "sdpa": ("flash", "eager", "sdpa"),
+    "sdpa_math": ("store_all", "sdpa_math", "flash"),
 }
+KERNELS = ("flash", "sdpa")
 
 # The paper's per-layer terms (§4.1, 16-bit activations, 1-byte masks), in bytes: key → (label, sbh factor,
 # as²b factor). Their sum is eq. 1. Each of our tensors names the one it corresponds to (or None: beyond eq. 1).
@@ -137,11 +139,30 @@ class Tensor:
         }
 
 
-def _check(arch, s, b, mode, precision, scores_by) -> Precision:
+#: the families whose tensors this module lists, each checked against a measurement of its code
+#: (lab/activation_check.py); the others (latent attention, soft-capping and four norms a layer, a vision
+#: model's language model) are counted by eq. 1 only, until their tensors are listed and measured too.
+MODELLED = frozenset(
+    {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "phi3", "gemma2", "gemma3_text"}
+)
+
+
+def unmodelled(arch: Architecture) -> str:
+    """Why ``arch``'s own tensors are not listed here (Chinese), or "" when they are."""
+    if arch.wrapper:
+        return f"视觉语言模型（「{arch.wrapper}」）的语言模型参数已逐项数出，但它训练时的张量（含图像词元）还没有逐个列出并实测核对，激活只按式 1 估算"
+    if arch.family not in MODELLED and arch.family != "lab":
+        return f"「{arch.family}」这一族自己的张量还没有逐个列出并实测核对，激活只按式 1 估算"
+    return ""
+
+
+def _check(arch, s, b, mode, precision, scores_by, kernel="flash") -> Precision:
     if not isinstance(arch, Architecture):
         raise InputError("没有模型结构：请先选一个模型或粘贴 config.json")
     if arch.family == "lab":
         raise InputError("我们的小模型不是 Hugging Face 的模型代码，这里不逐个张量计算")
+    if unmodelled(arch):
+        raise InputError(unmodelled(arch))
     for name, v in (("s", s), ("b", b)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise InputError(f"{name} 应当是正整数")
@@ -149,7 +170,7 @@ def _check(arch, s, b, mode, precision, scores_by) -> Precision:
         raise InputError(f"不认识的存储方式：「{str(mode)[:20]}」")
     if precision not in PRECISIONS:
         raise InputError(f"不认识的精度：「{str(precision)[:20]}」")
-    if scores_by not in ("eager", "sdpa_math"):
+    if scores_by not in ("eager", "sdpa_math") or kernel not in KERNELS:
         raise InputError(f"不认识的注意力实现：「{str(scores_by)[:20]}」")
     return PRECISIONS[precision]
 
@@ -177,6 +198,8 @@ def _norm(
                 "每行两个数：GPU 上是 FP32，CPU 上和输入同精度",
             ),
         ]
+    if arch.family.startswith("gemma"):
+        return _gemma_norm(p, label, n, h, count, what, in_eq1, act)
     src = HF + " LlamaRMSNorm.forward"
     return [
         Tensor(
@@ -205,6 +228,40 @@ def _norm(
     ]
 
 
+def _gemma_norm(
+    p: str, label: str, n: int, width: int, count: int, what: str, in_eq1, act: int, dims: str = "h"
+) -> list[Tensor]:
+    """Gemma's RMSNorm (Gemma2RMSNorm/Gemma3RMSNorm.forward): it multiplies in FP32 by (1 + weight), so it
+    keeps the normalised rows in FP32 too, and the vector 1 + weight, which is not a parameter."""
+    src = HF + " Gemma2RMSNorm.forward（乘 1 + weight，全程 FP32）"
+    return [
+        Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×{dims}", n * width, 4, count, src, in_eq1),
+        Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
+        Tensor(
+            p + "_weight1",
+            f"{label}的 1 + weight",
+            dims,
+            width,
+            4,
+            count,
+            src,
+            None,
+            "由权重现算出的 FP32 向量，不是参数本身",
+        ),
+        Tensor(
+            p + "_normed32",
+            f"{label}：除以均方根后（FP32）",
+            f"{what}×{dims}",
+            n * width,
+            4,
+            count,
+            src,
+            None,
+            "乘 1 + weight 那一步要用它求权重的梯度；Gemma 在 FP32 里乘，所以它也是 FP32",
+        ),
+    ]
+
+
 def tensors(
     arch: Architecture,
     s: int,
@@ -212,22 +269,42 @@ def tensors(
     mode: str = "store_all",
     precision: str = "bf16",
     scores_by: str = "eager",
+    kernel: str = "flash",
 ) -> list[Tensor]:
     """Every tensor one training step of ``arch`` keeps for backward at sequence length ``s`` and micro-batch
     ``b``, plus the logits buffer (``saved`` False), in forward order. Raises InputError on bad input.
+
+    ``kernel`` (flash mode only) is the fused attention: "flash" (FlashAttention, which takes a sliding window
+    as an argument) or "sdpa" (transformers' sdpa_attention_forward: once s reaches a sliding window it
+    passes torch an explicit b×s×s mask, which each such layer keeps, and without enable_gqa it copies K
+    and V to every head first; below the window it builds no mask).
 
     ``scores_by`` (store_all only) names the code that writes the scores: "eager" (transformers'
     eager_attention_forward) or "sdpa_math" (torch's math backend on the CPU, which the lab's GPT-2 with
     attention dropout falls back to: it scales a copy of Q first, and runs the attention of 16-bit inputs
     in float32, so Q, K, V, the scores and the mask are 4 bytes each; the lab measures it, a GPU run does
     not use it). Only GPT-2 is modelled with it."""
-    pr = _check(arch, s, b, mode, precision, scores_by)
+    pr = _check(arch, s, b, mode, precision, scores_by, kernel)
     A, act, mk = arch, pr.act, pr.mask
     N, h, d, L = s * b, A.h, A.head_dim, A.L
     out: list[Tensor] = []
     add = out.append
     # ---- before the first layer
     add(Tensor("token_ids", "词元编号", "s×b", N, 8, 1, HF + " nn.Embedding 的反向", None, "int64"))
+    if A.family.startswith("gemma"):
+        add(
+            Tensor(
+                "embed_scale",
+                "嵌入的缩放系数 √h",
+                "1",
+                1,
+                act,
+                1,
+                HF + " Gemma2Model（embed_scale 缓冲区）",
+                None,
+                "词嵌入乘 √h 时留下的标量",
+            )
+        )
     if A.positions == "learned":
         add(
             Tensor(
@@ -245,12 +322,14 @@ def tensors(
     if A.embd_dropout > 0:
         add(Tensor("embd_mask", "嵌入后 dropout 掩码", "s×b×h", N * h, mk, 1, HF + " GPT2Model.drop", None))
     if A.positions == "rotary":
+        # Gemma 3 with both sliding and full layers computes two rotary tables (local and global frequencies)
+        tables = 2 if A.family == "gemma3_text" and 0 < A.sliding_layers < L else 1
         add(
             Tensor(
                 "rope_cos_sin",
-                "旋转位置编码的 cos 和 sin",
-                "2×s×d",
-                2 * s * d,
+                "旋转位置编码的 cos 和 sin" + ("（局部、全局两套）" if tables == 2 else ""),
+                f"{2 * tables}×s×d",
+                2 * tables * s * d,
                 act,
                 1,
                 HF + " apply_rotary_pos_emb",
@@ -274,10 +353,24 @@ def tensors(
             )
         )
     else:
-        out += _layer(A, s, b, mode, pr, scores_by)
+        out += _layer(A, s, b, mode, pr, scores_by, kernel)
     # ---- after the last layer
     out += _norm("final_norm", "最后一个归一化", A, N, pr, 1, "s×b")
     add(Tensor("lm_head_in", "输出层的输入", "s×b×h", N * h, act, 1, HF + " lm_head（nn.Linear）", None))
+    if A.logit_softcap:
+        add(
+            Tensor(
+                "logits_tanh",
+                "logits 软上限里 tanh 的结果",
+                "s×b×V",
+                N * A.V,
+                act,
+                1,
+                HF + " Gemma2ForCausalLM（logits 除以上限、tanh、再乘回）",
+                None,
+                f"final_logit_softcapping = {A.logit_softcap:g}：整张词表上再留一份",
+            )
+        )
     add(
         Tensor(
             "log_probs",
@@ -323,7 +416,9 @@ def tensors(
     return out
 
 
-def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by: str) -> list[Tensor]:
+def _layer(
+    A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by: str, kernel: str
+) -> list[Tensor]:
     N, h, a, kv, d, L = s * b, A.h, A.a, A.kv_heads, A.head_dim, A.L
     act, mk = pr.act, pr.mask
     gpt2 = A.family == "gpt2"
@@ -348,7 +443,12 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
                 "qkv_in",
             )
         )
-    if A.qk_norm:
+    if A.qk_norm and A.family.startswith("gemma"):
+        for x, heads, name in (("q", a, "a"), ("k", kv, "k_h")):
+            out += _gemma_norm(
+                f"{x}_norm", f"{x.upper()} 的归一化", N * heads, d, L, f"s×b×{name}", None, act, "d"
+            )
+    elif A.qk_norm:
         src = HF + " Qwen3Attention.q_norm/k_norm（RMSNorm）"
         for x, heads, name in (("q", a, "a"), ("k", kv, "k_h")):
             add(
@@ -414,38 +514,99 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
         src = HF + (
             " sdpa_attention_forward（enable_gqa）" if flash else " eager_attention_forward（repeat_kv）"
         )
-        kh, kname = (kv, "k_h") if flash else (a, "a")
+        # eager's repeat_kv copies K and V to a heads, except from one KV head at b = 1: the copy is then an
+        # expanded view that matmul folds into its batch as it stands (measured on Gemma 2 with one KV head)
+        kh, kname = (kv, "k_h") if flash or (kv == 1 and b == 1) else (a, "a")
         add(Tensor("q", "Q（旋转后）", "s×b×a×d", N * a * d, act, L, src, "qk"))
-        add(
-            Tensor(
-                "k",
-                "K（旋转后）" + ("" if flash or kv == a else "，复制到 a 个头"),
-                f"s×b×{kname}×d",
-                N * kh * d,
-                act,
-                L,
-                src,
-                "qk",
-                "" if flash else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘",
-            )
+        # transformers' sdpa with a sliding window at s ≥ window: a mask, and K, V copied to every head
+        masked = (
+            A.sliding_layers
+            if flash and kernel == "sdpa" and A.sliding_window and s >= A.sliding_window
+            else 0
         )
-        add(
-            Tensor(
-                "v",
-                "V" + ("" if flash or kv == a else "（复制到 a 个头）"),
-                f"s×b×{kname}×d",
-                N * kh * d,
-                act,
-                L,
-                src,
-                "v",
+        for suffix, n, heads, name, label, note in (
+            (
+                "",
+                L - masked,
+                kh,
+                kname,
+                "",
+                ""
+                if flash
+                else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘"
+                if kh == a
+                else "只有一个 KV 头且 b = 1 时，repeat_kv 的结果是原张量的视图，不另占",
+            ),
+            (
+                "_masked",
+                masked,
+                a,
+                "a",
+                "（带滑动窗口掩码的层：复制到 a 个头）",
+                "传了掩码，sdpa 就不用 enable_gqa，先复制 K、V",
+            ),
+        ):
+            if not n:
+                continue
+            copied = "" if heads == kv else "，复制到 a 个头"
+            add(
+                Tensor(
+                    "k" + suffix,
+                    "K（旋转后）" + (label or copied),
+                    f"s×b×{name}×d",
+                    N * heads * d,
+                    act,
+                    n,
+                    src,
+                    "qk",
+                    note,
+                )
             )
-        )
+            add(
+                Tensor(
+                    "v" + suffix,
+                    "V" + (label or ("" if heads == kv else "（复制到 a 个头）")),
+                    f"s×b×{name}×d",
+                    N * heads * d,
+                    act,
+                    n,
+                    src,
+                    "v",
+                )
+            )
+        if masked:
+            add(
+                Tensor(
+                    "window_mask",
+                    "滑动窗口的注意力掩码",
+                    "b×s×s",
+                    b * s * s,
+                    act,
+                    masked,
+                    HF + " sdpa_attention_forward（attn_mask）",
+                    None,
+                    f"s 达到窗口 {A.sliding_window} 后，sdpa 拿到一张显式掩码，每层各留一份；FlashAttention 直接按窗口算，不要它",
+                )
+            )
     if scores:
         src = HF + (" eager_attention_forward（modeling_gpt2.py）" if gpt2 else " eager_attention_forward")
         if math:
             src = "torch 2.13 scaled_dot_product_attention（CPU 的 math 后端）"
         n2 = a * s * s * b
+        if A.attn_softcap:
+            add(
+                Tensor(
+                    "scores_tanh",
+                    "分数软上限里 tanh 的结果",
+                    "a×s×s×b",
+                    n2,
+                    act,
+                    L,
+                    HF + " eager_attention_forward（modeling_gemma2.py：分数除以上限、tanh、再乘回）",
+                    None,
+                    f"attn_logit_softcapping = {A.attn_softcap:g}：tanh 的反向要用它的输出",
+                )
+            )
         sm_bytes = att if gpt2 else 4  # the Llama family's eager softmax runs in float32
         add(
             Tensor(
@@ -494,6 +655,22 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
                 "FP32；反向用它重算分数",
             )
         )
+    if flash and A.fused:
+        # Phi-3: q, k, v are slices of one qkv_proj output, and the fused kernel's output then comes back in
+        # a layout that the reshape for o_proj copies (measured: Llama's reshape is a view, Phi-3's a copy)
+        add(
+            Tensor(
+                "proj_in_copy",
+                "注意力输出的副本（o_proj 的输入）",
+                "s×b×a×d",
+                N * a * d,
+                act,
+                L,
+                HF + " Phi3Attention（reshape 复制了内核的输出）",
+                None,
+                "q、k、v 是 qkv_proj 同一块输出的切片，内核输出的内存排布因此需要重排一次",
+            )
+        )
     add(
         Tensor(
             "proj_in",
@@ -520,6 +697,8 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
                 "resid_mask1",
             )
         )
+    if A.sandwich_norms:  # Gemma: the attention's output is normalised before the residual add
+        out += _norm("attn_out_norm", "注意力输出的归一化", A, N, pr, L, "s×b")
     out += _norm("norm2", "MLP 前的归一化", A, N, pr, L, "s×b")
     add(Tensor("mlp_in", "MLP 的输入", "s×b×h", N * h, act, L, HF + " MLP 第一个投影", "mlp_in"))
     dense = L - A.moe_layers
@@ -527,6 +706,8 @@ def _layer(A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by:
         out += _mlp(A, N, A.intermediate, act, dense, "s×b", "")
     if A.moe_layers:
         out += _moe(A, N, act, A.moe_layers)
+    if A.sandwich_norms:  # …and so is the MLP's
+        out += _norm("mlp_out_norm", "MLP 输出的归一化", A, N, pr, L, "s×b")
     if A.resid_dropout > 0:
         add(
             Tensor(

@@ -19,6 +19,7 @@ from c9.base.errors import InputError
 from c9.core import lab_results
 from c9.core.architecture import Architecture, lab_architecture, parse_config
 from c9.core.lab_results import MeasuredRun
+from c9.core.model_activations import unmodelled
 from c9.core.param_count import param_total
 
 FACTS_FILE = paths.FACTS_FILE
@@ -164,7 +165,7 @@ def pasted(config: str) -> Model:
     arch = parse_config(config)
     return Model(
         key=PASTED,
-        label=f"粘贴的配置「{arch.name}」" if arch.name else f"粘贴的配置（{arch.family}）",
+        label=f"粘贴的配置「{arch.name}」" if arch.name else f"粘贴的配置（{arch.wrapper or arch.family}）",
         L=arch.L,
         h=arch.h,
         a=arch.a,
@@ -173,6 +174,7 @@ def pasted(config: str) -> Model:
         param_total=param_total(arch),
         param_origin="counted",
         arch=arch,
+        why_eq1_only=unmodelled(arch),
         name=arch.name,
         config_source=PASTED_SOURCE,
     )

@@ -25,12 +25,20 @@ FAMILY_LABELS = {
     "gpt2": "GPT-2",
     "gpt2_no_dropout": "GPT-2（dropout 设为 0）",
     "llama": "Llama（分组查询注意力）",
-    "mistral": "Mistral（分组查询注意力，滑动窗口）",
+    "mistral": "Mistral（分组查询注意力，窗口 4,096 长于 s）",
+    "mistral_window": "Mistral（滑动窗口 32 个词元，s 达到窗口时生效）",
     "qwen2": "Qwen2（q、k、v 带偏置）",
     "qwen3": "Qwen3（q/k 归一化，head_dim ≠ h/a）",
     "qwen3_tied": "Qwen3（输出层共享嵌入）",
     "mixtral": "Mixtral（混合专家）",
     "qwen3_moe": "Qwen3-MoE（混合专家）",
+    "phi3": "Phi-3（q、k、v 融合成一个矩阵，门控和上投影也是）",
+    "phi3_wide": "Phi-3（更宽、三层、多头注意力、共享嵌入）",
+    "llama_mqa": "Llama（只有一个 KV 头）",
+    "gemma2": "Gemma 2（四个归一化、分数与 logits 软上限）",
+    "gemma2_wide": "Gemma 2（更宽、三层、一个 KV 头）",
+    "gemma3_text": "Gemma 3（q/k 归一化）",
+    "gemma3_window": "Gemma 3（滑动窗口 32，与全注意力层交替）",
 }
 IMPL_LABELS = {
     "eager": "eager（写出分数表）",
@@ -39,15 +47,16 @@ IMPL_LABELS = {
 }
 
 
-def setting(case: dict) -> tuple[str, str, str]:
-    """(mode, scores_by, precision) that predict ``case``: the attention code it ran, the dtype it ran in."""
+def setting(case: dict) -> tuple[str, str, str, str]:
+    """(mode, scores_by, precision, kernel) that predict ``case``: the attention code it ran, the dtype it
+    ran in."""
     impl = (
         "sdpa_math"
         if case["attn_implementation"] == "sdpa" and case["sdpa_backend"] == "math"
         else case["attn_implementation"]
     )
-    mode, scores_by = M.IMPLEMENTATION_MODE[impl]
-    return mode, scores_by, M.LAB_PRECISION[case["dtype"]]
+    mode, scores_by, kernel = M.IMPLEMENTATION_MODE[impl]
+    return mode, scores_by, M.LAB_PRECISION[case["dtype"]], kernel
 
 
 def rows(data: dict | None = None) -> list[dict]:
@@ -56,10 +65,10 @@ def rows(data: dict | None = None) -> list[dict]:
     out = []
     for c in data["cases"]:
         arch = parse_config(data["configs"][c["family"]])
-        mode, scores_by, precision = setting(c)
+        mode, scores_by, precision, kernel = setting(c)
         impl = "sdpa_math" if scores_by == "sdpa_math" else c["attn_implementation"]
         for p in c["points"]:
-            ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by)
+            ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by, kernel)
             pred, meas = M.saved_bytes(ts), p["saved_activation_bytes"]
             out.append(
                 {
@@ -124,6 +133,12 @@ def figures(data: dict | None = None) -> list[dict]:
             "预测与实测逐字节相同的组数（存给反向的字节和 logits 都相同）",
         ),
         figure("ac_within", sm["within"], units.number(sm["within"]), "相差不超过 5% 的组数"),
+        figure(
+            "ac_configs",
+            len(data["configs"]),
+            units.number(len(data["configs"])),
+            f"搭了小模型的配置个数（{SRC}: configs）",
+        ),
         figure(
             "ac_torch",
             v["torch"].split("+")[0],

@@ -11,6 +11,7 @@ import json
 import math
 import traceback
 
+from c9.base.json_text import MAX_DEPTH, depth, read_integer
 from c9.views.nearby import canonical
 
 # Every widget is one module under c9/views/ that names itself (WIDGET), gives the page its build-time
@@ -58,7 +59,12 @@ _last: list = []  # [request, view] of the last answer: nearby() around it needs
 def handle(request: str) -> str:
     """Answer one request (a JSON string) with a JSON string. Never raises."""
     try:
-        req = json.loads(request)
+        if depth(request) > MAX_DEPTH:  # before json.loads, whose recursion would overflow Pyodide's stack
+            return _error(f"请求的参数嵌套超过了 {MAX_DEPTH} 层：页面和地址只会发两三层")
+        try:
+            req = json.loads(request, parse_int=read_integer)
+        except ValueError:
+            return _error("请求不是合法的 JSON")
         if not isinstance(req, dict) or req.get("widget") not in WIDGETS:
             return _error("没有这个组件")
         if req["widget"] in BUILD_ONLY:
@@ -84,7 +90,9 @@ def nearby(request: str, limit: int = 64) -> list[str]:
     reader's next step is answered at once. [] for a widget without ``nearby``, a refused request or a
     failure: answering ahead is an optimisation, never an error."""
     try:
-        req = json.loads(request)
+        if depth(request) > MAX_DEPTH:
+            return []
+        req = json.loads(request, parse_int=read_integer)
         if req["widget"] in BUILD_ONLY:
             return []
         module = widget_module(req["widget"])

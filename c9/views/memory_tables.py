@@ -10,7 +10,7 @@ from html import escape
 
 from c9.base import units
 from c9.core import activations as eq1
-from c9.core.model_activations import EQ1_TERMS, HF, tensors
+from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, unmodelled
 from c9.core.models import Model
 from c9.core.param_count import SOURCE, breakdown
 
@@ -47,13 +47,15 @@ def param_table(m: Model) -> dict | None:
         check = f"{m.published_what}是 {units.number(m.published)}，差 {units.number(total - m.published)}。"
     active = ""
     if bd["active"] != total:
-        active = f"每个词元只经过其中 {units.number(bd['active'])} 个（路由器和选中的 {m.arch.experts_per_token} 个专家）。"
+        shared = "、共享专家" if m.arch.shared_experts else ""
+        active = f"每个词元只经过其中 {units.number(bd['active'])} 个（路由器{shared}和选中的 {m.arch.experts_per_token} 个专家）。"
     return {
         "rows": rows,
         "total": units.number(total),
         "total_count": total,
         "check": check,
         "active": active,
+        "left_out": "".join(t + "。" for t in m.arch.left_out),
         "source": SOURCE,
     }
 
@@ -117,7 +119,7 @@ def _code_place(source: str) -> str:
 
 def own_rows(m: Model, s: int, b: int, mode: str) -> list[dict] | None:
     """The model's own tensors (c9/core/model_activations.py), or None where it has none to count."""
-    if m.arch is None or m.arch.family == "lab":
+    if m.arch is None or m.arch.family == "lab" or unmodelled(m.arch):
         return None
     return [
         {
@@ -176,7 +178,26 @@ def activation_tables(m: Model, s: int, b: int, mode: str) -> dict:
         out["beyond"] = [r["label"] for r in extra]
         out["beyond_bytes"] = sum(r["bytes"] for r in extra)
         out["beyond_text"] = units.size(out["beyond_bytes"], unit, d)
+        out["window_note"] = window_note(m, s, b, mode, unit)
     return out
+
+
+def window_note(m: Model, s: int, b: int, mode: str, unit: str) -> str:
+    """With FlashAttention chosen and a sliding window that s reaches, what transformers' own sdpa path
+    would keep beyond it (c9.core.model_activations, kernel "sdpa"); "" otherwise."""
+    A = m.arch
+    if mode != "flash" or not A.sliding_window or s < A.sliding_window:
+        return ""
+    extra = saved_bytes(tensors(A, s, b, mode, PRECISION, kernel="sdpa")) - saved_bytes(
+        tensors(A, s, b, mode, PRECISION)
+    )
+    if extra <= 0:
+        return ""
+    return (
+        f"这里按 FlashAttention 算：它直接按 {units.number(A.sliding_window)} 个词元的滑动窗口计算，不要掩码。"
+        f"若用 transformers 的 sdpa 实现，s 达到窗口后它给 {A.sliding_layers} 个滑动窗口层各留一张 b×s×s 的掩码，"
+        f"还把 K、V 复制到 a 个头，要多留 {units.size(extra, unit, 2)}。"
+    )
 
 
 def _link(src: dict | None) -> str:
@@ -227,7 +248,7 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             rows,
             ["合计", "", "", pt["total"]],
         )
-        out["params_note"] = _span(f"{pt['check']}{pt['active']}参数{pt['source']}。")
+        out["params_note"] = _span(f"{pt['check']}{pt['active']}{pt['left_out']}参数{pt['source']}。")
     else:
         out["params_note"] = _span(m.why_eq1_only + "。")
     head = ["张量", "形状", "每个元素", f"大小（{acts['unit']}）", "出处"]
@@ -256,7 +277,7 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             f"两种算法：按式 1 共 {acts['eq1']['total']}，按这个模型自己的张量共 {acts['own']['total']}，"
             f"比式 1 {more}。式 1 只数了 16 位的 Transformer 层；模型自己的代码还有 FP32 的副本、词表上的 logits 和损失等。"
         )
-        out["act_note"] = _span(note + _missed_note(acts))
+        out["act_note"] = _span(note + acts.get("window_note", "") + _missed_note(acts))
     else:
         out["act_note"] = _span(acts["own_missing"] + "。" + _missed_note(acts))
     return out

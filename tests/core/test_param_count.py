@@ -97,12 +97,33 @@ LLAMA_NAMES = {
     "up_proj": r"mlp\.up_proj",
     "down_proj": r"mlp\.down_proj",
     "router": r"mlp\.gate\.weight",
-    "experts_gate_up": r"experts\.gate_up",
-    "experts_down": r"experts\.down",
-    "final_norm": r"^model\.norm\.",
+    "experts_gate_up": r"mlp\.experts\.gate_up",
+    "experts_down": r"mlp\.experts\.down",
+    "final_norm": r"^model\.(language_model\.)?norm\.",
     "lm_head": r"lm_head",
 }
 NAMES = {
+    "deepseek_v3": {
+        **LLAMA_NAMES,
+        "q_a_proj": r"q_a_proj",
+        "q_a_norm": r"q_a_layernorm",
+        "q_b_proj": r"q_b_proj",
+        "kv_a_proj": r"kv_a_proj_with_mqa",
+        "kv_a_norm": r"kv_a_layernorm",
+        "kv_b_proj": r"kv_b_proj",
+        "shared_gate_up": r"shared_experts\.(gate|up)_proj",
+        "shared_down": r"shared_experts\.down_proj",
+    },
+    # Gemma: post_attention_layernorm normalises the attention's output; the MLP's input norm is the
+    # pre_feedforward one
+    "gemma2": {
+        **LLAMA_NAMES,
+        "attn_out_norm": r"post_attention_layernorm",
+        "mlp_norm": r"pre_feedforward_layernorm",
+        "mlp_out_norm": r"post_feedforward_layernorm",
+    },
+    "phi3": {**LLAMA_NAMES, "q_proj": r"qkv_proj", "k_proj": r"qkv_proj", "v_proj": r"qkv_proj"}
+    | {"gate_proj": r"gate_up_proj", "up_proj": r"gate_up_proj"},
     "gpt2": {
         "embed": r"wte",
         "pos_embed": r"wpe",
@@ -134,6 +155,11 @@ NAMES = {
 }
 
 
+NAMES["gemma3_text"] = NAMES["gemma2"]
+# The parts of a vision-language model that are not its language model (the count leaves them out).
+VISION = re.compile(r"^model\.(visual|vision_tower|multi_modal_projector)\.")
+
+
 def _by_pattern(arch: Architecture, named: dict[str, int]) -> tuple[dict, dict]:
     names = NAMES.get(arch.family, LLAMA_NAMES)
     ours, theirs = {}, {}
@@ -150,8 +176,61 @@ def _hf_model(config: dict):
     transformers = pytest.importorskip("transformers")
     cfg = {k: v for k, v in config.items() if k != "model_type"}
     c = transformers.AutoConfig.for_model(config["model_type"], **cfg)
+    auto = (
+        transformers.AutoModelForImageTextToText
+        if "vision_config" in config
+        else transformers.AutoModelForCausalLM
+    )
     with torch.device("meta"):
-        return transformers.AutoModelForCausalLM.from_config(c)
+        return auto.from_config(c)
+
+
+def _language_model(config: dict) -> tuple[dict[str, int], int]:
+    """The parameters of transformers' own model of ``config``, built on the meta device: those of the
+    language model by name, and how many the vision tower and projector add."""
+    named = {n: p.numel() for n, p in _hf_model(config).named_parameters()}  # a tied matrix is listed once
+    vision = sum(n for name, n in named.items() if VISION.match(name))
+    return {name: n for name, n in named.items() if not VISION.match(name)}, vision
+
+
+PASTED = {k: v for k, v in load_facts()["pasted_configs"].items() if k != "about"}
+# transformers 5.24.0's totals for the real configs (the language model only), as the test below measures them
+PASTED_TOTALS = {
+    "deepseek-v3": 671_026_404_352,
+    "gemma-2-9b": 9_241_705_984,
+    "gemma-3-4b-it": 3_880_263_168,
+    "phi-3-mini-4k-instruct": 3_821_079_552,
+    "llava-1.5-7b": 6_738_939_904,
+    "qwen2-vl-7b-instruct": 7_615_616_512,
+}
+
+
+@pytest.mark.parametrize("key", sorted(PASTED))
+def test_each_pasted_config_against_transformers(key):
+    config = PASTED[key]["config"]
+    named, vision = _language_model(config)
+    arch = parse_config(config)
+    ours, theirs = _by_pattern(arch, named)
+    assert ours == theirs
+    assert param_total(arch) == sum(named.values()) == PASTED_TOTALS[key]
+    assert PASTED[key]["config_source"] and PASTED[key]["published_source"]
+    # a vision-language model: the vision tower is left out, and the count says so
+    assert (vision > 0) == bool(arch.wrapper) == any("视觉" in t for t in arch.left_out)
+
+
+def test_deepseek_v3_counts_the_main_model_and_says_what_it_leaves_out():
+    arch = parse_config(PASTED["deepseek-v3"]["config"])
+    assert round(param_total(arch) / 1e9) == 671  # the published main model, 685B with the MTP module
+    assert "671B" in PASTED["deepseek-v3"]["published"]
+    (mtp,) = arch.left_out
+    assert "num_nextn_predict_layers = 1" in mtp and "685B" in mtp and "671B" in mtp
+    t = {x.key: x for x in terms(arch)}
+    assert arch.moe_layers == 58 and t["gate_proj"].copies == 3  # first_k_dense_replace = 3 dense layers
+    assert t["kv_a_proj"].shape == (512 + 64, 7168) and t["kv_b_proj"].shape == (128 * (128 + 128), 512)
+    assert t["q_b_proj"].shape == (128 * 192, 1536) and t["o_proj"].shape == (7168, 128 * 128)
+    assert t["shared_gate_up"].shape == (2 * 2048, 7168) and "缓冲区" in t["router"].note
+    # active: the total minus the 248 routed experts a token skips in each of the 58 MoE layers
+    assert active_params(arch) == param_total(arch) - 248 * 3 * 7168 * 2048 * 58
 
 
 @pytest.mark.parametrize("key", WITH_CONFIG)
@@ -245,12 +324,109 @@ SMALL = [
         "mlp_only_layers": [3],
         "vocab_size": 300,
     },
+    {  # MixtralConfig's alias: num_experts for num_local_experts
+        "model_type": "mixtral",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 40,
+        "vocab_size": 300,
+        "num_experts": 3,
+        "num_experts_per_tok": 2,
+    },
+    {  # DeepSeek-V3 without the query bottleneck (q_lora_rank null: one q_proj), with biases, 2 shared experts
+        "model_type": "deepseek_v3",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 3,
+        "intermediate_size": 96,
+        "moe_intermediate_size": 24,
+        "n_routed_experts": 6,
+        "n_shared_experts": 2,
+        "num_experts_per_tok": 2,
+        "first_k_dense_replace": 1,
+        "q_lora_rank": None,
+        "kv_lora_rank": 16,
+        "qk_nope_head_dim": 8,
+        "qk_rope_head_dim": 4,
+        "v_head_dim": 12,
+        "attention_bias": True,
+        "n_group": 2,
+        "topk_group": 1,
+        "vocab_size": 300,
+    },
+    {  # Gemma 3 as a text model: qk-norm, four norms a layer, tied by default
+        "model_type": "gemma3_text",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 24,
+        "num_hidden_layers": 3,
+        "intermediate_size": 96,
+        "vocab_size": 300,
+    },
+    {  # Phi-3 with grouped-query attention in its fused qkv_proj, untied
+        "model_type": "phi3",
+        "hidden_size": 64,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 96,
+        "vocab_size": 300,
+        "pad_token_id": 0,
+    },
+    {  # Qwen2-VL with its language model in text_config, tied there
+        "model_type": "qwen2_vl",
+        "text_config": {
+            "hidden_size": 64,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 2,
+            "intermediate_size": 96,
+            "vocab_size": 300,
+            "tie_word_embeddings": True,
+        },
+        "vision_config": {"depth": 1, "embed_dim": 32, "hidden_size": 64, "num_heads": 2, "mlp_ratio": 2},
+    },
+    {  # Llava around a Mistral
+        "model_type": "llava",
+        "text_config": {
+            "model_type": "mistral",
+            "hidden_size": 64,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 2,
+            "intermediate_size": 96,
+            "vocab_size": 300,
+        },
+        "vision_config": {
+            "model_type": "clip_vision_model",
+            "hidden_size": 32,
+            "num_attention_heads": 2,
+            "num_hidden_layers": 1,
+            "intermediate_size": 48,
+            "image_size": 28,
+            "patch_size": 14,
+        },
+    },
+    {  # no experts: every layer is Qwen3MoeMLP of intermediate_size, and no MoE key is needed
+        "model_type": "qwen3_moe",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_hidden_layers": 3,
+        "intermediate_size": 48,
+        "num_experts": 0,
+        "vocab_size": 300,
+    },
 ]
 
 
-@pytest.mark.parametrize("config", SMALL, ids=[c["model_type"] for c in SMALL])
+@pytest.mark.parametrize("config", SMALL, ids=[f"{c['model_type']}-{i}" for i, c in enumerate(SMALL)])
 def test_each_family_against_transformers(config):
-    named = {n: p.numel() for n, p in _hf_model(config).named_parameters()}
+    named, _ = _language_model(config)
     arch = parse_config(config)
     ours, theirs = _by_pattern(arch, named)
     assert ours == theirs and param_total(arch) == sum(named.values())
@@ -380,7 +556,15 @@ def test_defaults_are_the_config_classes():
         assert key in _zh({"model_type": "llama", **{k: v for k, v in sizes.items() if k != key}})
     assert "n_layer" in _zh({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "vocab_size": 100})
     assert "num_local_experts" in _zh({"model_type": "mixtral", **sizes, "num_experts_per_tok": 2})
-    assert set(FAMILIES) == {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe"}
+    assert set(FAMILIES) == {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe"} | {
+        "deepseek_v3",
+        "gemma2",
+        "gemma3",
+        "gemma3_text",
+        "phi3",
+        "llava",
+        "qwen2_vl",
+    }
     assert parse_config(json.dumps(MODELS["qwen3-8b"]["config"])) == parse_config(
         MODELS["qwen3-8b"]["config"]
     )

@@ -77,6 +77,8 @@ ALLOWED = {
     "Llama",
     "Mistral",
     "Mixtral",
+    "Phi",
+    "Gemma",
     "arXiv",
     "Chen",
     "Dao",

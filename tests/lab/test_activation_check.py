@@ -54,7 +54,9 @@ def test_predicted_equals_measured_byte_for_byte():
 def test_the_file_covers_every_family_mode_and_the_s_and_b_it_needs():
     assert DATA["versions"]["transformers"] == "5.24.0" and DATA["versions"]["torch"].startswith("2.13")
     cases = {(c["family"], c["attn_implementation"], c["dtype"]) for c in DATA["cases"]}
-    assert cases == {(f, i, d) for f in CONFIGS for i in ("eager", "sdpa") for d in ("float32", "bfloat16")}
+    # transformers runs Gemma 2's attention eagerly only
+    impls = {f: ("eager",) if c["model_type"] == "gemma2" else ("eager", "sdpa") for f, c in CONFIGS.items()}
+    assert cases == {(f, i, d) for f in CONFIGS for i in impls[f] for d in ("float32", "bfloat16")}
     assert {r["mode"] for r in ROWS} == {"store_all", "flash"}
     pts = {(r["s"], r["b"]) for r in ROWS}
     assert {(16, 1), (16, 2), (32, 1), (64, 1)} <= pts  # b doubles at fixed s; s doubles twice at b = 1
@@ -75,7 +77,8 @@ def test_eager_keeps_the_scores_and_the_flash_kernel_does_not():
     kernel keeps the whole c_attn output alive), by s = 64 eager keeps more in every family."""
     by = {(r["family"], r["implementation"], r["dtype"], r["s"], r["b"]): r["measured"] for r in ROWS}
     for (f, impl, dt, s, b), _meas in by.items():
-        if impl == "sdpa" and (s, b) == (64, 1):
+        # (past their window of 32, the *_window models' sdpa keeps an s×s mask of its own: the next test)
+        if impl == "sdpa" and (s, b) == (64, 1) and not f.endswith("_window"):
             extra = {s2: by[(f, "eager", dt, s2, 1)] - by[(f, "sdpa", dt, s2, 1)] for s2 in (16, 32, 64)}
             assert extra[64] > 0
             assert (
@@ -166,10 +169,11 @@ def test_bytes_grow_linearly_in_b(family, mode, prec, s, b):
     arch = parse_config(CONFIGS[family])
     f = [M.saved_bytes(M.tensors(arch, s, b + k, mode, prec)) for k in range(3)]
     assert f[2] - f[1] == f[1] - f[0] > 0
-    # b = 1 breaks the line only where the code keeps a view instead of a copy (the labels; GPT-2's Q)
+    # b = 1 breaks the line only where the code keeps a view instead of a copy (the labels; GPT-2's Q;
+    # eager's K and V repeated from a single KV head)
     t1, t2, t3 = (M.tensors(arch, s, b, mode, prec) for b in (1, 2, 3))
     bent = {x.key for x, y, z in zip(t1, t2, t3) if z.bytes - y.bytes != y.bytes - x.bytes}
-    assert bent <= {"labels", "q"}
+    assert bent <= {"labels", "q"} | ({"k", "v"} if arch.kv_heads == 1 and mode != "flash" else set())
 
 
 @settings(max_examples=60, deadline=None)
@@ -194,7 +198,9 @@ def test_activations_hold_no_parameters(family, mode, s, b):
     arch = parse_config(CONFIGS[family])
     one, more = M.tensors(arch, s, b, mode), M.tensors(arch, 2 * s, b, mode)
     fixed = {t.key for t, u in zip(one, more) if t.bytes == u.bytes}
-    assert fixed == {"loss_weight"}
+    # besides the loss's scalar, only what Gemma computes from its weights: 1 + weight of each norm, √h
+    assert fixed - {"loss_weight"} == {k for k in fixed if k.endswith("_weight1") or k == "embed_scale"}
+    assert "loss_weight" in fixed
     assert P.param_total(arch) == P.param_total(parse_config(CONFIGS[family]))
     assert M.compare(arch, s, b, mode)["saved_bytes"] == M.saved_bytes(one)
 
@@ -270,6 +276,21 @@ def test_eq1_figures_of_lesson_5_are_untouched():
     assert tree.bytes == 174_483_046_400  # 162.5 GiB, as tests/core/test_activations.py pins
 
 
+def test_a_sliding_window_costs_the_sdpa_path_a_mask_and_full_k_v_once_s_reaches_it():
+    """The same Mistral with a window of 32 instead of 4,096: below the window (s = 16) sdpa keeps the same
+    bytes; from s = 32 on, each layer also keeps a b×s×s mask and K, V at all a heads (eager: no change)."""
+    by = {(r["family"], r["implementation"], r["dtype"], r["s"], r["b"]): r["measured"] for r in ROWS}
+    arch = parse_config(CONFIGS["mistral_window"])
+    a, kv, d, L = arch.a, arch.kv_heads, arch.head_dim, arch.L
+    assert arch.sliding_window == 32 and arch.sliding_layers == L
+    for dt, size in (("float32", 4), ("bfloat16", 2)):
+        for s, b in ((16, 1), (16, 2), (32, 1), (32, 2), (64, 1)):
+            gap = by[("mistral_window", "sdpa", dt, s, b)] - by[("mistral", "sdpa", dt, s, b)]
+            mask_and_kv = L * size * (b * s * s + 2 * (a - kv) * s * b * d) if s >= 32 else 0
+            assert gap == mask_and_kv, (dt, s, b)
+            assert by[("mistral_window", "eager", dt, s, b)] == by[("mistral", "eager", dt, s, b)]
+
+
 # ---- live: measure new points with the real code ------------------------------------------------------
 
 HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
@@ -283,6 +304,11 @@ HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
         ("qwen3_moe", "sdpa", "bfloat16", 40, 2),
         ("gpt2", "sdpa", "float32", 20, 1),
         ("qwen3", "eager", "bfloat16", 8, 5),
+        ("mistral_window", "sdpa", "bfloat16", 48, 3),  # past the window of 32: a mask, K and V at all heads
+        ("mistral_window", "sdpa", "float32", 24, 2),  # below it: no mask
+        ("phi3_wide", "sdpa", "float32", 40, 2),
+        ("gemma2_wide", "eager", "bfloat16", 24, 1),  # one KV head at b = 1: K and V stay views
+        ("gemma3_window", "sdpa", "bfloat16", 48, 2),
     ],
 )
 def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
@@ -293,8 +319,8 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
     model = lab.build(family, attn, getattr(torch, dtype))
     m = lab.measure(model, s, b, detail=False)
     case = {"attn_implementation": attn, "dtype": dtype, "sdpa_backend": m["sdpa_backend"]}
-    mode, scores_by, prec = C.setting(case)
-    ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by)
+    mode, scores_by, prec, kernel = C.setting(case)
+    ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by, kernel)
     assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
 
 

@@ -280,3 +280,51 @@ def test_source_links():
         models.source_link("vulkomilev/oumi configs/recipes/llama3_1/README.md, section 70B")["url"]
         == "https://github.com/vulkomilev/oumi/blob/HEAD/configs/recipes/llama3_1/README.md"
     )
+
+
+def test_pasted_families_count_their_own_tensors_only_where_measured():
+    pasted = {k: v["config"] for k, v in FACTS["pasted_configs"].items() if k != "about"}
+    phi3 = ask(config=json.dumps(pasted["phi-3-mini-4k-instruct"]), s=2048, b=1, mode="flash")["view"]
+    arch = parse_config(pasted["phi-3-mini-4k-instruct"])
+    assert phi3["own_activation_bytes"] == saved_bytes(tensors(arch, 2048, 1, "flash")) + logits_bytes(
+        tensors(arch, 2048, 1, "flash")
+    )
+    assert "注意力输出的副本" in phi3["detail"]["own"]  # the copy the fused kernel's output needs
+    gemma = ask(config=json.dumps(pasted["gemma-2-9b"]), s=1024)["view"]
+    arch = parse_config(pasted["gemma-2-9b"])
+    assert gemma["own_activation_bytes"] == sum(t.bytes for t in tensors(arch, 1024, 1, "store_all"))
+    # soft-capping's two tanh outputs: a × s × s per layer (BF16) and the whole vocabulary once
+    assert {"分数软上限里 tanh 的结果", "logits 软上限里 tanh 的结果"} <= {
+        t.label for t in tensors(arch, 1024, 1, "store_all")
+    }
+    assert "logits 软上限里 tanh 的结果" in gemma["detail"]["own"]
+    for key in ("deepseek-v3", "gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
+        v = ask(config=json.dumps(pasted[key]))["view"]
+        assert v["own_activation_bytes"] is None and "激活只按式 1 估算" in v["detail"]["act_note"], key
+        assert v["parameter_total"] == param_total(parse_config(pasted[key]))
+    vl = ask(config=json.dumps(pasted["llava-1.5-7b"]))["view"]
+    assert "视觉部分" in vl["detail"]["params_note"] and "只数语言模型" in vl["detail"]["params_note"]
+    ds = ask(config=json.dumps(pasted["deepseek-v3"]))["view"]
+    assert "685B" in ds["detail"]["params_note"] and "共享专家" in ds["detail"]["params_note"]
+
+
+def test_flash_says_what_transformers_sdpa_keeps_once_s_reaches_the_sliding_window():
+    mistral = {
+        "model_type": "mistral",
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 32,
+        "intermediate_size": 14336,
+        "vocab_size": 32000,
+    }  # MistralConfig's sliding_window: 4,096 on every layer
+    below = ask(config=json.dumps(mistral), s=4095, mode="flash")["view"]["detail"]["act_note"]
+    assert "滑动窗口" not in below
+    note = ask(config=json.dumps(mistral), s=8192, mode="flash")["view"]["detail"]["act_note"]
+    # per layer a 1×8192×8192 BF16 mask (128 MiB) and K, V copied from 8 to 32 heads (2 × 24 × 8192 × 128 × 2 B)
+    extra = 32 * (8192 * 8192 * 2 + 2 * 24 * 8192 * 128 * 2)
+    assert extra == 7 * 2**30 and "32 个滑动窗口层" in note and "多留 7.00 GiB" in note
+    assert (
+        "滑动窗口"
+        not in ask(config=json.dumps(mistral), s=8192, mode="store_all")["view"]["detail"]["act_note"]
+    )

@@ -4,10 +4,12 @@
 // one request is in flight per widget, and an answer overtaken by newer input is not drawn.
 import { answers } from "./answers.js";
 import { thousands } from "./format.js";
-import { python, PythonUnavailable } from "./worker.js";
+import { python, PythonRestarted, PythonUnavailable } from "./worker.js";
 
 // What a reader sees when drawing an answer fails in our own code: the exception's text is for the console.
 export const UNEXPECTED = "这一状态没能画出来（页面脚本出了意外）；正文和构建时的数字不受影响，换个输入再试。";
+// What the reader sees when the page's Python died on this input (worker.js has already started a new one).
+export const RESTARTED = "页面里的 Python 算这一步时停止了（内存或调用栈用尽），页面已经重新启动了它；上面仍是上一个结果，换个输入再试。";
 
 const BY = {
   build: (ms) => `Python 已算出这一状态（构建时预先算好，取用 ${ms} ms）。`,
@@ -76,6 +78,13 @@ export function liveView(widget, root, draw, {
         performance.measure(`c9:draw:${widget}`, { start: tAnswer, end: performance.now() });
       }
     } catch (err) {
+      if (err instanceof PythonRestarted) { // the widget keeps working: its next input goes to the new Python
+        say(RESTARTED, "error");
+        root.dataset.stale = "";
+        root.removeAttribute("aria-busy");
+        if (restoring) root.dataset.state = "default";
+        return;
+      }
       root.dataset.state = "no-python";
       root.removeAttribute("aria-busy");
       say(err instanceof PythonUnavailable

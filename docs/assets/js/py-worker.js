@@ -1,6 +1,8 @@
 // The course's Python in a module Web Worker: Pyodide from the site's own copy, the course's
 // modules from one zip. Messages in: {id, request, ahead} | {around: request}; out: {id, response} | {id, bootError}, and
-// {ahead: key, response} for the states answered ahead of the reader.
+// {ahead: key, response} for the states answered ahead of the reader. c9.views.api never raises, so an
+// error out of it means Python itself failed (Pyodide's stack overflowed, memory ran out): the worker
+// then says {crashed, id} (no id when it failed answering ahead) and the page replaces it (worker.js).
 import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
 
 const booting = (async () => {
@@ -23,6 +25,7 @@ const booting = (async () => {
 // Answers ahead: after each answer, the states one control step from it (c9.views.api.nearby), one per
 // task, so that a new request waits for at most one of them. A new request replaces the list.
 let around = null; // the request whose neighbours come next
+let dead = false; // after a crash the page terminates this worker; nothing more is answered meanwhile
 let ahead = [];
 let working = false;
 const nextTask = () => new Promise((resolve) => {
@@ -36,6 +39,7 @@ async function answerAhead(api) {
   try {
     for (;;) {
       await nextTask(); // let a waiting request in first
+      if (dead) break;
       if (around) {
         const keys = api.nearby(around);
         around = null;
@@ -46,6 +50,8 @@ async function answerAhead(api) {
         self.postMessage({ ahead: key, response: api.handle(key) });
       } else break;
     }
+  } catch (err) {
+    crashed(err);
   } finally {
     working = false;
   }
@@ -59,13 +65,26 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id: data.id, bootError: String(err && err.message || err) });
     return;
   }
+  if (dead) return;
   ahead = [];
-  if (data.around) { // a state the page answered from its cache: only its neighbours are wanted
-    around = JSON.stringify(data.around);
-  } else {
-    const request = JSON.stringify(data.request);
-    self.postMessage({ id: data.id, response: api.handle(request) });
-    around = data.ahead ? request : null;
+  try {
+    if (data.around) { // a state the page answered from its cache: only its neighbours are wanted
+      around = JSON.stringify(data.around);
+    } else {
+      const request = JSON.stringify(data.request);
+      self.postMessage({ id: data.id, response: api.handle(request) });
+      around = data.ahead ? request : null;
+    }
+  } catch (err) {
+    crashed(err, data.id);
+    return;
   }
   if (around) answerAhead(api);
 };
+
+function crashed(err, id) {
+  if (dead) return;
+  dead = true;
+  self.onmessage = null;
+  self.postMessage({ crashed: String(err && err.message || err), id });
+}

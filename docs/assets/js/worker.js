@@ -1,14 +1,18 @@
 // The course's Python in a Web Worker (py-worker.js), started lazily and shared across Material's
 // instant-navigation pages: the one client every widget asks through. It knows nothing of the answers the
 // build or the worker computed ahead (answers.js): that module plugs itself in through `aheadWanted` and
-// `onAhead`.
+// `onAhead`. When the worker's Python dies after it started (a stack overflow, out of memory), a fresh
+// worker takes over: the request it died on is refused with PythonRestarted, the others are asked again.
 
 export class PythonUnavailable extends Error {}
 // A request that ran past its time limit: the worker was stopped and the next request starts a new one.
 export class PythonStopped extends PythonUnavailable {}
+export class PythonRestarted extends Error {}
+
+const MAX_RESTARTS = 5; // a Python that keeps dying is given up (PythonUnavailable), not restarted forever
 
 export const python = {
-  worker: null, nextId: 1, waiting: new Map(), state: "idle", bootMs: null,
+  worker: null, nextId: 1, waiting: new Map(), state: "idle", bootMs: null, restarts: 0,
   // Whether the worker should answer ahead of the reader (set by answers.js), and where those answers go.
   aheadWanted: () => false,
   onAhead: () => {},
@@ -23,6 +27,7 @@ export const python = {
       return;
     }
     this.worker.onmessage = ({ data }) => {
+      if (data.crashed) { this.restart(data.crashed, data.id); return; }
       if (data.ahead) { this.onAhead(data.ahead, data.response); return; }
       if (data.ready) {
         this.state = "ready"; this.bootMs = data.bootMs;
@@ -35,13 +40,39 @@ export const python = {
       if (data.bootError) { this.fail(data.bootError); done.reject(new PythonUnavailable(data.bootError)); }
       else done.resolve(JSON.parse(data.response));
     };
-    this.worker.onerror = (e) => { e.preventDefault(); this.fail(e.message || "worker error"); };
+    // An error the worker did not catch: before it was ready, Python cannot start here; after, it died.
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      if (this.state === "ready") this.restart(e.message || "worker error");
+      else this.fail(e.message || "worker error");
+    };
   },
   fail(message) {
     this.state = "failed";
     console.warn("C9: Python could not start:", message);
     for (const { reject } of this.waiting.values()) reject(new PythonUnavailable(message));
     this.waiting.clear();
+  },
+  // The worker died answering request `culprit` (an id; none when it died answering ahead): a new worker
+  // answers every other waiting request, in order; the culprit is refused, so that it cannot kill the next.
+  restart(message, culprit) {
+    console.warn("C9: the page's Python stopped; starting a new one:", message);
+    this.worker.terminate();
+    this.worker = null;
+    this.restarts += 1;
+    if (this.restarts > MAX_RESTARTS) { this.fail(message); return; }
+    const pending = [...this.waiting];
+    this.waiting.clear();
+    this.start();
+    for (const [id, asked] of pending) {
+      if (id === culprit) asked.reject(new PythonRestarted(message));
+      else this.post(id, asked);
+    }
+    performance.mark("c9:python-restart");
+  },
+  post(id, asked) {
+    this.waiting.set(id, asked);
+    this.worker.postMessage({ id, request: asked.request, ahead: asked.ahead });
   },
   // The worker answers ahead around a state the page answered from its cache (no request reached Python).
   around(request) {
@@ -69,8 +100,7 @@ export const python = {
     if (this.state === "failed") return Promise.reject(new PythonUnavailable("failed earlier"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, request, ahead: this.aheadWanted() });
+      this.post(id, { resolve, reject, request, ahead: this.aheadWanted() });
     });
   },
 };
