@@ -14,6 +14,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: a loaded machine makes one example slow and the test would fail on time, not on a
+# value; pytest-timeout bounds each test instead.
+settings.register_profile("c9", deadline=None)
+settings.load_profile("c9")
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
