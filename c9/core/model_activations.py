@@ -535,7 +535,7 @@ def _layer(
                 if flash
                 else "eager 路径用 repeat_kv 把 K、V 复制到 a 个头再相乘"
                 if kh == a
-                else "只有一个 KV 头且 b = 1 时，repeat_kv 的结果是原张量的视图，不另占",
+                else "K、V 只有一个头且 b = 1 时，repeat_kv 的结果是原张量的视图，不另占",
             ),
             (
                 "_masked",

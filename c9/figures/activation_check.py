@@ -34,9 +34,9 @@ FAMILY_LABELS = {
     "qwen3_moe": "Qwen3-MoE（混合专家）",
     "phi3": "Phi-3（q、k、v 融合成一个矩阵，门控和上投影也是）",
     "phi3_wide": "Phi-3（更宽、三层、多头注意力、共享嵌入）",
-    "llama_mqa": "Llama（只有一个 KV 头）",
+    "llama_mqa": "Llama（K、V 只有一个头）",
     "gemma2": "Gemma 2（四个归一化、分数与 logits 软上限）",
-    "gemma2_wide": "Gemma 2（更宽、三层、一个 KV 头）",
+    "gemma2_wide": "Gemma 2（更宽、三层、K、V 各一个头）",
     "gemma3_text": "Gemma 3（q/k 归一化）",
     "gemma3_window": "Gemma 3（滑动窗口 32，与全注意力层交替）",
 }
