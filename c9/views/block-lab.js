@@ -92,7 +92,10 @@ export default function mount(root) {
   });
   form.elements.seed.addEventListener("change", recompute);
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
-  urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset", "rule"]).restore(send, params());
+  // The default view is a scheme without the MX rule; the rule's default comes from an MX scheme's view.
+  const base = { ...views.find((v) => MX.has(v.scheme))?.params, ...JSON.parse(root.dataset.default).params };
+  urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset", "rule"], { base })
+    .restore(send, params());
 
   // The heatmaps need Plotly's cartesian bundle.
   return drawCharts(root, [[absChart, () => absFigure], ...SCHEMES.map((s) => [chartOf(s), () => views.find((v) => v.scheme === s).figure])], "cartesian");

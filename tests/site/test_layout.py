@@ -336,7 +336,7 @@ def test_chart_check_catches_an_overlap_and_small_text(phone, site_server):
         phone,
         """async () => {
         const plot = document.querySelector('[data-widget="ledger"] .js-plotly-plot');
-        await Plotly.relayout(plot, {'legend.yref': 'paper', 'legend.y': -0.3, 'legend.yanchor': 'top',
+        await Plotly.relayout(plot, {'legend.yref': 'paper', 'legend.y': 0, 'legend.yanchor': 'top',
                                      'legend.xref': 'paper', 'legend.x': 0, 'xaxis.tickfont.size': 7});
     }""",
     )

@@ -93,7 +93,9 @@ export function plot(Plotly, chart, figure) {
 export const MIN_PLOT = 180;
 // A title wider than the chart (Plotly does not wrap it) is set smaller, down to 11 px, so that it stays whole.
 
-function fitPlotArea(Plotly, chart) {
+// Growing the chart can move Plotly's automargin (a legend at the foot rewraps), so the fit is checked again
+// after each change, a few times at most.
+function fitPlotArea(Plotly, chart, tries = 3) {
   const full = chart._fullLayout;
   if (!full?._size) return chart;
   const change = {};
@@ -119,7 +121,8 @@ function fitPlotArea(Plotly, chart) {
   if (change.height) chart.c9Fit.height = change.height;
   const title0 = chart.c9Figure.layout.title || {};
   if (change["title.font.size"]) chart.c9Fit.title = { ...title0, font: { ...title0.font, size: change["title.font.size"] } };
-  return Plotly.relayout(chart, change);
+  const fitted = Plotly.relayout(chart, change);
+  return tries > 1 ? fitted.then(() => fitPlotArea(Plotly, chart, tries - 1)) : fitted;
 }
 function retheme() {
   if (!window.Plotly) return;

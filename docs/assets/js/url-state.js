@@ -12,15 +12,16 @@
 // once, through Python like any input: a bad value gets the widget's Chinese message in .c9-status,
 // the build-time default stays drawn, and the controls are set (draw's `restoring`) only from an
 // accepted answer. `fields` lists the parameter names, or maps short URL names to them;
-// `legacy` names are also read without the prefix (older links) and dropped on the next write.
+// `legacy` names are also read without the prefix (older links) and dropped on the next write; `base`
+// replaces the default view's params where those lack a field (a parameter only some parts carry).
 const MAX_URL_VALUE = 1000; // characters
-export function urlState(root, prefix, fields, { legacy = [] } = {}) {
+export function urlState(root, prefix, fields, { legacy = [], base: given } = {}) {
   const names = Array.isArray(fields) ? Object.fromEntries(fields.map((f) => [f, f])) : fields;
   const same = [...document.querySelectorAll(`.c9-widget[data-widget="${root.dataset.widget}"]`)];
   const nth = same.indexOf(root) + 1;
   const ns = `${prefix}${nth > 1 ? nth : ""}.`;
   const page = location.pathname;
-  const base = JSON.parse(root.dataset.default || "{}").params || {};
+  const base = given || JSON.parse(root.dataset.default || "{}").params || {};
   const text = (v) => (v === true ? "1" : v === false ? "0" : v == null ? null : String(v));
   const state = {
     ns,
