@@ -89,7 +89,6 @@ ROLES: dict[str, tuple[str, str]] = {
     "rounding-band-b": _both("#e08a1e"),
     # The block lab's colour scales: a number's error class (green up to 6.25%), and |x|.
     "error-fine": _both("#1a9850"),
-    "error-small": _both("#a6d96a"),
     "error-large": _both("#f46d43"),
     "error-ruined": _both("#a50026"),
     "error-zeroed": _both("#542788"),  # became 0: a hue of its own, not one more step of red

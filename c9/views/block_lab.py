@@ -65,11 +65,11 @@ BIN_EDGES = (0.0, 0.001, 0.01, 0.03, 0.0625, 0.125, 0.5, math.inf)
 RUINED = 0.0625  # a block whose mean error passes E4M3's worst normal-range rounding (2⁻⁴)
 
 #: The classes a number's relative error is coloured by, shared by every map: (upper edge, label, role),
-#: two greens while within E4M3's own rounding (up to 6.25%), then orange and red; a number that became 0
-#: has its own class (ZEROED). Mid-luminance hues read on both palettes.
+#: green while within E4M3's own rounding (up to 6.25%), then orange and red; a number that became 0 has
+#: its own class (ZEROED). Finer classes within the green were noise: the answer cache pays for each
+#: class's entropy, 16,384 numbers a map. Mid-luminance hues read on both palettes.
 ERROR_CLASSES = (
-    (0.01, "≤ 1%", "error-fine"),
-    (RUINED, "1%–6.25%", "error-small"),
+    (RUINED, "≤ 6.25%", "error-fine"),
     (0.25, "6.25%–25%", "error-large"),
     (math.inf, "超过 25%", "error-ruined"),
 )
@@ -324,19 +324,29 @@ def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
 def _boundaries(redges, cedges) -> list[dict]:
     """The block boundaries as two path shapes: the lines between block columns, and (thinner,
     they can be one row apart) the lines between block rows, in the page's text colour. Cells are centred
-    on whole numbers, so the edge before index k is at k − 0.5."""
-    n, m = redges[-1], cedges[-1]
-    cols = " ".join(f"M{c - 0.5},-0.5V{n - 0.5}" for c in cedges[1:-1])
-    rows = " ".join(f"M-0.5,{r - 0.5}H{m - 0.5}" for r in redges[1:-1])
+    on whole numbers, so the edge before index k is at k − 0.5; each line runs across the plot (paper
+    coordinates 0 … 1 the other way)."""
+    cols = " ".join(f"M{c - 0.5},0V1" for c in cedges[1:-1])
+    rows = " ".join(f"M0,{r - 0.5}H1" for r in redges[1:-1])
     out = []
     if cols:
-        out.append({"type": "path", "path": cols, "line": {"color": var("ink"), "width": 1.5}})
+        out.append(
+            {
+                "type": "path",
+                "path": cols,
+                "xref": "x",
+                "yref": "paper",
+                "line": {"color": var("ink"), "width": 1.5},
+            }
+        )
     if rows:
         thin = redges[1] - redges[0] == 1
         out.append(
             {
                 "type": "path",
                 "path": rows,
+                "xref": "paper",
+                "yref": "y",
                 "line": {"color": var("ink"), "width": 0.4 if thin else 1.5},
                 "opacity": 0.6 if thin else 1,
             }

@@ -152,9 +152,9 @@ def _tile_means(rel: np.ndarray, tile):
     return rel.reshape(rows // tr, tr, cols // tc, tc).mean(axis=(1, 3))
 
 
-# Each number's colour class by its relative error, as the lab's key reads: ≤ 1%, ≤ 6.25%, ≤ 25%, more;
-# a number that became 0 (relative error exactly 1 for a nonzero number) is the last class.
-CLASS_EDGES = [0.01, 0.0625, 0.25]
+# Each number's colour class by its relative error, as the lab's key reads: ≤ 6.25%, ≤ 25%, more; a number
+# that became 0 (relative error exactly 1 for a nonzero number) is the last class.
+CLASS_EDGES = [0.0625, 0.25]
 
 
 def _classes(rel: np.ndarray) -> np.ndarray:
@@ -186,11 +186,10 @@ def test_block_lab_against_ml_dtypes(scheme, token):
 @pytest.mark.parametrize("scheme", list(ORACLES))
 def test_every_map_of_the_default_tensor_shows_more_than_one_colour(scheme):
     """Reviewer: the per-tensor, 128×128, MXFP4 and NVFP4 maps were one flat colour on the default tensor
-    (a block's mean, one or two blocks). Each number's class varies over every map, and no class takes
-    nine numbers in ten."""
+    (a block's mean, one or two blocks). Every class shows on every map, none on 95 % of it."""
     z = np.array(block_lab.view({"scheme": scheme})["figure"]["data"][0]["z"])
     counts = np.bincount(z.ravel(), minlength=len(CLASS_EDGES) + 2)
-    assert (counts > 0).sum() >= 4 and counts.max() < 0.9 * z.size, counts
+    assert (counts > 0).sum() == 4 and counts.max() < 0.95 * z.size, counts
 
 
 @pytest.mark.parametrize("scheme", list(ORACLES))
@@ -205,8 +204,8 @@ def test_block_boundaries_at_multiples_of_the_block(scheme):
     assert (d["x0"], d["dx"], d["y0"], d["dy"]) == (0, 1, 0, 1)
     assert len(d["z"]) == block_lab.ROWS and {len(r) for r in d["z"]} == {block_lab.COLS}
     paths = " ".join(sh["path"] for sh in v["figure"]["layout"]["shapes"])
-    xs = sorted(float(x) + 0.5 for x in re.findall(r"M([\d.]+),-0\.5V", paths))
-    ys = sorted(float(y) + 0.5 for y in re.findall(r"M-0\.5,([\d.]+)H", paths))
+    xs = sorted(float(x) + 0.5 for x in re.findall(r"M([\d.]+),0V1", paths))
+    ys = sorted(float(y) + 0.5 for y in re.findall(r"M0,([\d.]+)H1", paths))
     assert xs == list(range(tc, block_lab.COLS, tc)) and ys == list(range(tr, block_lab.ROWS, tr))
 
 
