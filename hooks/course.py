@@ -10,6 +10,7 @@
   pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
 - on_page_content: the blocks between headings become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
+- Each Plotly chart's default state as a static drawing in <noscript> (hooks/static_charts.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, fonts, modules, sections  # noqa: E402
+from hooks import answers, fonts, modules, sections, static_charts  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -84,13 +85,14 @@ def on_config(config):
         comment_end_string="##}",
         loader=jinja2.FileSystemLoader(str(VIEWS)),
     )
-    env.globals.update(fig=_FigureNamespace(figures), widget=_widget)
+    env.globals.update(fig=_FigureNamespace(figures), widget=_widget, static_chart=_static_chart)
     config["extra"]["csp"] = not _state.get("serving", False)
     # The service worker (docs/sw.js) is registered only on a built site: under `mkdocs serve` it would
     # keep answering from its caches behind live reload.
     config["extra"]["offline"] = not _state.get("serving", False)
     _state.update(figures=figures, env=env)
     answers.reset()
+    static_charts.reset()
     return config
 
 
@@ -156,6 +158,13 @@ def _widget(name: str, **options) -> Markup:
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
+def _static_chart(figure: dict) -> Markup:
+    """A Plotly chart's build-time state drawn for a reader without scripts (hooks/static_charts.py), for
+    the chart's box in a widget's template; its heatmaps' PNGs are named relative to the page."""
+    page = _state["page"]
+    return Markup(static_charts.svg(figure, lambda path: get_relative_url(path, page.url)))
+
+
 PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}
 
 
@@ -209,6 +218,9 @@ def on_post_build(config):
     subprocess.run(["node", str(ROOT / "tools" / "render_math.mjs"), str(site)], check=True)
     fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too
     answers.write(site)  # before sw.js: the site cache's version counts them
+    for path, data in static_charts.files().items():  # the heatmaps a page without scripts draws
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_bytes(data)
     _service_worker_build(site)
 
 
