@@ -276,7 +276,7 @@ def test_on_a_phone_a_model_opened_from_the_address_has_its_table_cues(browser, 
         ctx.close()
 
 
-# ---- The estimator reads as a tool (issue 21, item 5) -----------------------------------------------
+# ---- The estimator reads as a tool ------------------------------------------------------------
 WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 CONFIG_BUTTONS = ("config_use", "config_example", "config_clear")
 

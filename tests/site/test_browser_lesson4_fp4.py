@@ -64,7 +64,7 @@ def test_pattern_table_keyboard(page, site_server):
     assert t.locator('td[tabindex="0"]').count() == 1
 
 
-# ---- Lesson 4's 256-code tables: every column in view (issue 21, item 7) ------------------------------
+# ---- Lesson 4's 256-code tables: every column in view -------------------------------------------
 PATTERN_WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 # The cells task ① and the text point at: E4M3's 448 (0x7E) and its two NaNs (0x7F, 0xFF); E5M2's +∞ (0x7C).
 ASKED = {"float8_e4m3fn": (0x7E, 0x7F, 0xFF), "float8_e5m2": (0x7B, 0x7C, 0xFF)}
