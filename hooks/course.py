@@ -12,6 +12,7 @@
 - on_page_content: a lesson's time line under its title (hooks/reading_time.py); the blocks between headings
   become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
+- Each Plotly chart's default state as a static drawing in <noscript> (hooks/static_charts.py).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, codemirror, fonts, modules, reading_time, search_text, sections  # noqa: E402
+from hooks import answers, codemirror, fonts, modules, reading_time, search_text, sections, static_charts  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -86,13 +87,14 @@ def on_config(config):
         comment_end_string="##}",
         loader=jinja2.FileSystemLoader(str(VIEWS)),
     )
-    env.globals.update(fig=_FigureNamespace(figures), widget=_widget)
+    env.globals.update(fig=_FigureNamespace(figures), widget=_widget, static_chart=_static_chart)
     config["extra"]["csp"] = not _state.get("serving", False)
     # The service worker (docs/sw.js) is registered only on a built site: under `mkdocs serve` it would
     # keep answering from its caches behind live reload.
     config["extra"]["offline"] = not _state.get("serving", False)
     _state.update(figures=figures, env=env)
     answers.reset()
+    static_charts.reset()
     return config
 
 
@@ -159,6 +161,13 @@ def _widget(name: str, **options) -> Markup:
     return Markup(" ".join(line.strip() for line in html.splitlines() if line.strip()))
 
 
+def _static_chart(figure: dict) -> Markup:
+    """A Plotly chart's build-time state drawn for a reader without scripts (hooks/static_charts.py), for
+    the chart's box in a widget's template; its heatmaps' PNGs are named relative to the page."""
+    page = _state["page"]
+    return Markup(static_charts.svg(figure, lambda path: get_relative_url(path, page.url)))
+
+
 PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}
 
 
@@ -216,6 +225,9 @@ def on_post_build(config):
     search_text.clean_index(site)  # the search snippets show formulas as text, not TeX (hooks/search_text.py)
     fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too
     answers.write(site)  # before sw.js: the site cache's version counts them
+    for path, data in static_charts.files().items():  # the heatmaps a page without scripts draws
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_bytes(data)
     _service_worker_build(site)
 
 

@@ -92,12 +92,11 @@ ROLES: dict[str, tuple[str, str]] = {
     "intermediate-high": _both("#b3261e"),
     "rounding-band-a": _both("#3a78c2"),
     "rounding-band-b": _both("#e08a1e"),
-    # The block lab's colour scales: a block's mean error (yellow at 6.25%), and |x|.
+    # The block lab's colour scales: a number's error class (green up to 6.25%), and |x|.
     "error-fine": _both("#1a9850"),
-    "error-small": _both("#a6d96a"),
-    "error-ruin": _both("#fee08b"),
     "error-large": _both("#f46d43"),
     "error-ruined": _both("#a50026"),
+    "error-zeroed": _both("#542788"),  # became 0: a hue of its own, not one more step of red
     "abs-small": _both("#eff3ff"),
     "abs-mid": _both("#6baed6"),
     "abs-large": _both("#08306b"),

@@ -1,7 +1,10 @@
 """Lesson 4's block-scaling lab: one tensor quantised per tensor, per 1×128 tile and per 128×128
 block (DeepSeek-V3 §3.3.1), and with MXFP8, MXFP4 and NVFP4, drawn so the picture carries the point:
-a map of |x| (where the outliers are), then per scheme one cell per scaling block, coloured by the
-block's mean relative error on one shared log scale, with the block boundaries drawn.
+a map of |x| (where the outliers are), then per scheme the same cells coloured by each number's
+relative error after quantisation, in a few shared classes (ERROR_CLASSES), with the scaling blocks'
+boundaries drawn over them. (A block's mean error, as the maps drew before, is one colour for a scheme
+with one or two blocks: the per-tensor and 128×128 maps were flat and said nothing.) The blocks' means
+are in the summary and the table.
 
 The tensor is generated from a seed (:func:`generate`: tokens × channels, a few outlier channels
 and optionally one outlier token) or typed by the reader (:func:`parse_tensor`). ``view(params)``
@@ -68,18 +71,33 @@ MX_SCHEMES = tuple(s for s in SCHEMES if B.get_block_format(s).scale_rule == "mx
 BIN_EDGES = (0.0, 0.001, 0.01, 0.03, 0.0625, 0.125, 0.5, math.inf)
 RUINED = 0.0625  # a block whose mean error passes E4M3's worst normal-range rounding (2⁻⁴)
 
-#: The shared error scale: log10 of a block's mean relative error, 0.1% … 100%, green (fine) to
-#: dark red (ruined); yellow sits at 6.25%. Mid-luminance hues read on both palettes.
-LOG_MIN, LOG_MAX = -3.0, 0.0
-_RUIN_AT = (math.log10(RUINED) - LOG_MIN) / (LOG_MAX - LOG_MIN)
-ERR_COLORSCALE = [
-    [0.0, var("error-fine")],
-    [0.42, var("error-small")],
-    [round(_RUIN_AT, 4), var("error-ruin")],
-    [0.78, var("error-large")],
-    [1.0, var("error-ruined")],
-]
-ERR_TICKS = (0.001, 0.01, RUINED, 0.25, 1.0)
+#: The classes a number's relative error is coloured by, shared by every map: (upper edge, label, role),
+#: green while within E4M3's own rounding (up to 6.25%), then orange and red; a number that became 0 has
+#: its own class (ZEROED). Finer classes within the green were noise: the answer cache pays for each
+#: class's entropy, 16,384 numbers a map. Mid-luminance hues read on both palettes.
+ERROR_CLASSES = (
+    (RUINED, "≤ 6.25%", "error-fine"),
+    (0.25, "6.25%–25%", "error-large"),
+    (math.inf, "超过 25%", "error-ruined"),
+)
+ZEROED = (None, "变成了 0", "error-zeroed")
+CLASS_EDGES = tuple(edge for edge, _, _ in ERROR_CLASSES[:-1])
+
+
+def error_class(r: float, became_zero: bool) -> int:
+    """The class of a number with relative error ``r``: an index of ERROR_CLASSES, or len(ERROR_CLASSES) for
+    a number that quantised to 0 (ZEROED). Classes close on the right: 6.25% exactly is still green."""
+    return len(ERROR_CLASSES) if became_zero else bisect_left(CLASS_EDGES, r)
+
+
+def _discrete(roles: list[str]) -> list[list]:
+    """A Plotly colourscale of one flat band per class, for z = 0 … len(roles) − 1 over zmin −0.5, zmax n − 0.5."""
+    n = len(roles)
+    return [[round(k / n, 6), var(role)] for i, role in enumerate(roles) for k in (i, i + 1)]
+
+
+CLASS_ROLES = [role for _, _, role in ERROR_CLASSES + (ZEROED,)]
+ERR_COLORSCALE = _discrete(CLASS_ROLES)
 #: |x| on a log scale, 10⁻³ … 10⁴: light to dark blue.
 ABS_COLORSCALE = [[0.0, var("abs-small")], [0.5, var("abs-mid")], [1.0, var("abs-large")]]
 ABS_MIN, ABS_MAX = -3.0, 4.0
@@ -127,7 +145,7 @@ def describe_tensor(p: dict, outlier_cols: list[int] | None = None) -> str:
     token are named as the charts' axes and hover number them, from 0 ("token 5", not "第 5 行",
     which a reader counts from 1)."""
     if p["source"] == "typed":
-        return "当前张量是手动输入的（原值为 0 的格子误差记为 0）。"
+        return "当前张量是手动输入的（原值为 0 的格子不着色，也不计入块的平均误差）。"
     cols = outlier_cols or []
     if not cols:
         channels = "没有离群通道"
@@ -290,6 +308,10 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
     shape = (len(tensor), len(tensor[0]))
     tile = tuple(q.tile)
     means = tile_means(tensor, rel, tile)
+    classes = [
+        [None if v == 0 else error_class(r, d == 0) for v, r, d in zip(trow, rrow, drow)]
+        for trow, rrow, drow in zip(tensor, rel, q.dequantized)
+    ]
     flat = [m for row in means for m in row if m is not None]
     ruined = sum(m > RUINED for m in flat)
     half = shape[1] // 2  # the right half: no outlier channel is generated there
@@ -327,7 +349,7 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "bits_actual": q.bits_actual,
         "bits_nominal": q.bits_per_element,
         "n_scales": sum(map(len, q.scales)),
-        "tile_means": means,
+        # (the blocks' means stay here: the page draws the numbers' classes, and the answer cache stays small)
         "row_edges": redges,
         "col_edges": cedges,
         "n_blocks": len(flat),
@@ -340,29 +362,36 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "clipped_share": q.clipped_share,
         "mx_rule": q.mx_rule,
         "summary": summary,
-        "figure": _figure(means, redges, cedges, label, q.clipped),
+        "figure": _figure(classes, redges, cedges, label, q.clipped),
     }
-
-
-def _log(x: float) -> float:
-    return round(min(LOG_MAX, max(LOG_MIN, math.log10(x))), 3) if x > 0 else LOG_MIN
 
 
 def _boundaries(redges, cedges) -> list[dict]:
     """The block boundaries as two path shapes: the lines between block columns, and (thinner,
-    they can be one row apart) the lines between block rows, in the page's text colour."""
-    n, m = redges[-1], cedges[-1]
-    cols = " ".join(f"M{c},0V{n}" for c in cedges[1:-1])
-    rows = " ".join(f"M0,{r}H{m}" for r in redges[1:-1])
+    they can be one row apart) the lines between block rows, in the page's text colour. Cells are centred
+    on whole numbers, so the edge before index k is at k − 0.5; each line runs across the plot (paper
+    coordinates 0 … 1 the other way)."""
+    cols = " ".join(f"M{c - 0.5},0V1" for c in cedges[1:-1])
+    rows = " ".join(f"M0,{r - 0.5}H1" for r in redges[1:-1])
     out = []
     if cols:
-        out.append({"type": "path", "path": cols, "line": {"color": var("ink"), "width": 1.5}})
+        out.append(
+            {
+                "type": "path",
+                "path": cols,
+                "xref": "x",
+                "yref": "paper",
+                "line": {"color": var("ink"), "width": 1.5},
+            }
+        )
     if rows:
         thin = redges[1] - redges[0] == 1
         out.append(
             {
                 "type": "path",
                 "path": rows,
+                "xref": "paper",
+                "yref": "y",
                 "line": {"color": var("ink"), "width": 0.4 if thin else 1.5},
                 "opacity": 0.6 if thin else 1,
             }
@@ -370,8 +399,26 @@ def _boundaries(redges, cedges) -> list[dict]:
     return out
 
 
+def index_ticks(n: int, centre: float) -> dict:
+    """Ticks naming whole tokens or channels 0 … n − 1 (a one-row tensor's axis read −0.4 … 0.4): every
+    index up to 8 of them, else every 2ᵏ-th so that at most 8 show, each at its cell's centre (``centre``:
+    where cell 0's centre is on the axis)."""
+    step = next(k for k in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512) if n <= 8 * k)
+    return {
+        "tickvals": [i + centre for i in range(0, n, step)],
+        "ticktext": [str(i) for i in range(0, n, step)],
+    }
+
+
 def _axes(n: int, m: int, lo: float = 0) -> dict:
-    """Axes over n tokens × m channels; ``lo`` = −0.5 when cells are centred on whole numbers."""
+    """Axes over n tokens × m channels, cells centred on whole numbers (``lo`` = −0.5: the axes start at cell
+    0's left edge). The channel axis marks every 64th channel's left edge (128 is the 1×128 tiles' edge) when
+    the tensor is that wide; otherwise, and along the tokens, each tick names an index at its cell's centre."""
+    wide = {
+        "tickvals": [k + lo for k in range(0, m + 1, 64)],
+        "ticktext": [str(k) for k in range(0, m + 1, 64)],
+    }
+    x_ticks = wide if m >= 128 else index_ticks(m, lo + 0.5)
     return {
         "xaxis": {
             "title": {"text": "通道", "standoff": 4},
@@ -380,7 +427,7 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
             "fixedrange": True,
             "showgrid": False,
             "zeroline": False,
-            "tickvals": list(range(0, m + 1, 64)),
+            **x_ticks,
         },
         "yaxis": {
             "title": {"text": "token"},
@@ -388,37 +435,31 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
             "fixedrange": True,
             "showgrid": False,
             "zeroline": False,
+            **index_ticks(n, lo + 0.5),
         },
         "font": {"family": "Noto Sans SC, sans-serif", "size": 12},
     }
 
 
-def _figure(means, redges, cedges, title: str, clipped=None) -> dict:
-    """One cell per scaling block, spanning the block's rows and channels (Plotly reads x and y one
-    longer than z as cell edges); colour = log10 of the block's mean relative error. The hover of a
-    block whose largest number was clipped says so."""
-    z = [[None if v is None else _log(v) for v in row] for row in means]
-    clipped = clipped or [[False] * len(row) for row in means]
-    text = [
-        [
-            ("—" if v is None else units.error_percent(v)) + ("；最大值被截断" if c else "")
-            for v, c in zip(row, crow)
-        ]
-        for row, crow in zip(means, clipped)
-    ]
+def _figure(classes, redges, cedges, title: str, clipped=None) -> dict:
+    """One cell per number, centred on its token and channel as in the |x| map; colour = the number's error
+    class (:func:`error_class`; blank where the number was 0), the scaling blocks' boundaries over it, and
+    a thick outline round each block whose largest number was clipped (``clipped``: one bool per block)."""
+    n, m = len(classes), len(classes[0])
     return {
         "data": [
             {
                 "type": "heatmap",
-                "z": z,
-                "x": cedges,
-                "y": redges,
-                "zmin": LOG_MIN,
-                "zmax": LOG_MAX,
+                "z": classes,
+                "x0": 0,
+                "dx": 1,
+                "y0": 0,
+                "dy": 1,
+                "zmin": -0.5,
+                "zmax": len(CLASS_ROLES) - 0.5,
                 "colorscale": ERR_COLORSCALE,
                 "showscale": False,
-                "customdata": text,
-                "hovertemplate": "这一块的平均误差：%{customdata}<extra></extra>",
+                "hovertemplate": "token %{y}，通道 %{x}<extra></extra>",
                 "xgap": 0,
                 "ygap": 0,
             }
@@ -427,10 +468,27 @@ def _figure(means, redges, cedges, title: str, clipped=None) -> dict:
             "height": 220,
             "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
             "title": {"text": title, "font": {"size": 13}, "x": 0.02},
-            "shapes": _boundaries(redges, cedges),
-            **_axes(redges[-1], cedges[-1]),
+            "shapes": _boundaries(redges, cedges) + _clipped_outlines(clipped or [], redges, cedges),
+            **_axes(n, m, -0.5),
         },
     }
+
+
+def _clipped_outlines(clipped, redges, cedges) -> list[dict]:
+    """A rectangle round each clipped block (cell edges at index − 0.5), twice the boundaries' width."""
+    return [
+        {
+            "type": "rect",
+            "x0": cedges[j] - 0.5,
+            "x1": cedges[j + 1] - 0.5,
+            "y0": redges[i] - 0.5,
+            "y1": redges[i + 1] - 0.5,
+            "line": {"color": var("ink"), "width": 3},
+        }
+        for i, row in enumerate(clipped)
+        for j, c in enumerate(row)
+        if c
+    ]
 
 
 def _log10_abs(v) -> float:
@@ -467,7 +525,7 @@ def abs_figure(tensor) -> dict:
                     "tickvals": [10 * k for k in ticks],
                     "ticktext": [units.sci(10.0**k, 1) if k < 0 or k > 3 else f"{10**k:,}" for k in ticks],
                 },
-                "hovertemplate": "token %{y:.0f}，通道 %{x:.0f}<extra></extra>",
+                "hovertemplate": "token %{y}，通道 %{x}<extra></extra>",
             }
         ],
         "layout": {
@@ -530,12 +588,9 @@ def predict(views: list[dict]) -> list[dict]:
     ]
 
 
-def colorbar_ticks() -> list[dict]:
-    """Labels of the shared error colour bar: text and position (0 … 1 along the bar)."""
-    return [
-        {"text": f"{x * 100:g}%", "at": round((math.log10(x) - LOG_MIN) / (LOG_MAX - LOG_MIN), 4)}
-        for x in ERR_TICKS
-    ]
+def colour_key() -> list[dict]:
+    """The shared key under the |x| map: each error class's label and colour, in order."""
+    return [{"label": label, "color": var(role)} for _, label, role in ERROR_CLASSES + (ZEROED,)]
 
 
 def page_context() -> dict:
@@ -544,7 +599,6 @@ def page_context() -> dict:
 
     views = [view({"scheme": s}) for s in SCHEMES]
     presets = {k: preset_schemes(k) for k in PRESETS}
-    gradient = ", ".join(f"{c} {round(at * 100, 2)}%" for at, c in ERR_COLORSCALE)
     return dict(
         view=views[0],
         views=views,
@@ -553,8 +607,7 @@ def page_context() -> dict:
         presets_json=json.dumps(presets),
         recipe=quant_configs.recipe("deepseek-v3"),
         predict=predict(views),
-        ticks=colorbar_ticks(),
-        gradient=gradient,
+        key=colour_key(),
         ruined_text=units.error_percent(RUINED),
         rows=ROWS,
         cols=COLS,

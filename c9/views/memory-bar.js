@@ -11,7 +11,10 @@ export default function mount(root) {
   const tbody = root.querySelector(".c9-segments tbody");
   const explain = root.querySelector(".c9-explain");
   const parts = [...root.querySelectorAll("[data-part]")];
+  const note = root.querySelector(".c9-model-note");
   const configBox = form.elements.config, fileInput = form.elements.config_file;
+  const menu = form.elements.model, pastedOption = menu.querySelector('option[value="pasted"]');
+  const result = root.querySelector(".c9-config-result");
   // Two log-scaled sliders, each over its stops (2^k and 3·2^k), beside a number box for any value.
   const sliders = [
     { range: form.elements.s_stop, box: form.elements.s, stops: root.dataset.stops.split(",").map(Number), name: "s", zh: "序列长度 s " },
@@ -19,14 +22,31 @@ export default function mount(root) {
   ];
   let view = JSON.parse(root.dataset.default);
   let config = view.params.config; // the config.json in use ("" : the model chosen in the select)
+  let listModel = view.params.model; // the model chosen in the list (the menu names a pasted config instead)
+  let configAsked = false; // the latest input came from the config box: its answer is told beside the box
 
   const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
   // Python judges a typed value; a slider only follows a value inside its own range.
   const inRange = (sl, v) => Number.isInteger(v) && v >= sl.stops[0] && v <= sl.stops[sl.stops.length - 1];
   const label = (sl) => sl.range.setAttribute("aria-valuetext", `${sl.name} = ${thousands(sl.stops[Number(sl.range.value)])}`);
 
+  // The menu shows the model in use: a pasted config.json has its own option, never chosen from the list.
+  const showModel = (v) => {
+    listModel = v.params.model;
+    pastedOption.textContent = v.params.config ? v.menu_label : pastedOption.dataset.idle;
+    menu.value = v.params.config ? "pasted" : v.params.model;
+  };
+  // The answer to the config box's buttons is told right under them too (on a phone the bar is a screen
+  // and more below): the summary, or why the config was refused, and a link down to the bar.
+  const tellBeside = (text) => {
+    const link = document.createElement("a");
+    link.href = "#mb-chart";
+    link.textContent = "看下方的条形图和逐项的账";
+    result.replaceChildren(`${text} `, link);
+    result.hidden = false;
+    result.scrollIntoView({ block: "nearest" }); // only as far as needed; the focus stays on the button
+  };
   const syncControls = (p) => {
-    form.elements.model.value = p.model;
     form.elements.card.value = p.card;
     form.elements.recipe.value = p.recipe;
     for (const sl of sliders) { sl.box.value = p[sl.name]; sl.range.value = nearestStop(sl.stops, p[sl.name]); label(sl); }
@@ -46,6 +66,13 @@ export default function mount(root) {
     form.elements.recipe.value = v.params.recipe; // the lab's model trained in FP32, whatever was chosen
     summary.textContent = v.summary;
     cards.textContent = v.cards;
+    note.textContent = v.model_note;
+    note.hidden = !v.model_note;
+    showModel(v);
+    if (configAsked) {
+      configAsked = false;
+      tellBeside(`${v.params.config ? "已算好" : "已回到列表里的模型"}：${v.summary}`);
+    }
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     const shown = new Set(v.segments.map((seg) => seg.key));
     for (const row of tbody.rows) row.hidden = !shown.has(row.dataset.key); // e.g. no master weights in FP32
@@ -76,7 +103,7 @@ export default function mount(root) {
     explain.textContent = `${seg.label}：${seg.text}，按 ${seg.formula} 计。${seg.note}`;
   };
   const params = () => ({
-    model: form.elements.model.value,
+    model: listModel,
     config,
     s: sliders[0].box.value.trim(),
     b: sliders[1].box.value.trim(),
@@ -85,7 +112,14 @@ export default function mount(root) {
     recipe: form.elements.recipe.value,
     s2_full_only: form.elements.s2_full_only.checked,
   });
-  const { send, say, refuse } = liveView("memory-bar", root, draw);
+  const { send, say, refuse } = liveView("memory-bar", root, draw, {
+    said: (text, kind) => {
+      if (!configAsked || kind === "ok") return;
+      if (kind === "error") configAsked = false;
+      result.textContent = text; // Python starting, or why the config was refused
+      result.hidden = false;
+    },
+  });
 
   const onInput = (e) => {
     for (const sl of sliders) {
@@ -98,9 +132,11 @@ export default function mount(root) {
       }
       label(sl);
     }
-    if (e.target === form.elements.model) config = ""; // a model from the list replaces a pasted config
+    if (e.target === menu) { config = ""; listModel = menu.value; } // a model from the list replaces a pasted config
     // another control moved: drop a config Python refused, keep the last good one (the box keeps the text)
     else if (e.target !== configBox) config = view.params.config;
+    configAsked = e.target === configBox;
+    if (!configAsked) result.hidden = true; // what it said is about an earlier state
     send(params());
   };
   const boxes = new Set([...sliders.map((sl) => sl.box), configBox, fileInput]);
@@ -122,6 +158,8 @@ export default function mount(root) {
   const useConfig = (text) => { config = text; onInput({ target: configBox }); };
   form.elements.config_use.addEventListener("click", () => useConfig(configBox.value));
   form.elements.config_clear.addEventListener("click", () => { configBox.value = ""; useConfig(""); });
+  // The example: a config.json anchor-model.json records (the build wrote it into the button).
+  form.elements.config_example.addEventListener("click", (e) => { configBox.value = e.currentTarget.dataset.example; useConfig(configBox.value); });
   fileInput.addEventListener("change", () => {
     const file = fileInput.files[0];
     if (!file) return;

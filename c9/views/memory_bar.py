@@ -9,6 +9,7 @@ markup), so the same call runs at build time (the default state, written into th
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -201,6 +202,11 @@ def view(params: dict | None = None) -> dict:
                 f"分项表里{g.label}的各行各自四舍五入，加起来是 {units.shown_sum(parts, unit, d)}，"
                 f"与上面的 {units.size(g.bytes, unit, d)} 差在末位。"
             )
+    acts = memory_tables.activation_tables(m, p["s"], p["b"], p["mode"])
+    own = acts["own"]
+    own_step = states.bytes + own["total_bytes"] if own else None
+    bars = [tree.bytes, sum(x["bytes"] for x in meas) if meas else 0, own_step or 0]
+    summary += far_note(max(bars), tree.bytes, card_bytes, card_label)
     if meas:
         meas_t, diff_t = units.size(meas_total, unit, d), units.size(meas_total - tree.bytes, unit, d)
         summary += (
@@ -217,16 +223,16 @@ def view(params: dict | None = None) -> dict:
             + "；".join(why for _, why in unsized)
             + "）。"
         )
-    acts = memory_tables.activation_tables(m, p["s"], p["b"], p["mode"])
     params = memory_tables.param_table(m)
-    own = acts["own"]
-    own_step = states.bytes + own["total_bytes"] if own else None
     cards_needed = cards_text(
         the_card, [(s["label"], s["bytes"], s["text"]) for s in segments], tree.bytes, own_step, unit, d
     )
     return {
         "params": p,
         "model_label": m.label,
+        # what the model menu shows: a pasted config in use is named there, not the list's last choice
+        "menu_label": f"正在用{m.label}" if p["config"].strip() else m.label,
+        "model_note": model_note(m, p),
         "total_bytes": tree.bytes,
         "states_bytes": states.bytes,
         "activation_bytes": act.bytes,
@@ -241,6 +247,27 @@ def view(params: dict | None = None) -> dict:
         # the tables as markup only (their numbers are in c9/views/memory_tables.py): each answer stays small
         "detail": memory_tables.detail_html(m, params, acts, MODES[p["mode"]]),
     }
+
+
+def model_note(m: Model, p: dict) -> str:
+    """What the numbers cannot say by themselves about the model at this s and b: that our lab model was
+    trained at other sizes (its run's s and b, from the lab's data file), and that a model with a learned
+    position table has no position beyond its last row. "" when neither applies."""
+    notes = []
+    r = m.measured
+    if r is not None and (p["s"], p["b"]) != (r.s, r.b):
+        notes.append(
+            f"实验课训练和实测这个小模型时用的是 s = {units.number(r.s)}、b = {units.number(r.b)}；"
+            f"这里的 s = {units.number(p['s'])}、b = {units.number(p['b'])} 是把同一套公式推到它没跑过的大小"
+            f"（实测的那一条只在 s = {units.number(r.s)}、b = {units.number(r.b)}、全存时画出）"
+        )
+    arch = m.arch
+    if arch is not None and arch.positions == "learned" and p["s"] > arch.n_positions:
+        notes.append(
+            f"它的位置表只有 {units.number(arch.n_positions)} 行（学出来的位置嵌入），"
+            f"s 超过 {units.number(arch.n_positions)} 的序列它实际上放不进去，这里只是按公式估算显存"
+        )
+    return "；".join(notes) + "。" if notes else ""
 
 
 def cards_text(
@@ -319,6 +346,7 @@ def _chart(
     unit = units.states_unit(sum(s["bytes"] for s in segments))
     scale = units.UNITS[unit]
     axis = f"{unit}（10{'⁹' if unit == 'GB' else '⁶'} 字节）"
+    line = card_line(card, unit)
     if meas:
         texts = [units.size(x["bytes"], unit, digits) for x in meas]
         rows = [
@@ -336,9 +364,10 @@ def _chart(
                 ],
             },
         ]
-        return stacked_bar.svg(rows, axis, label=name + "（上：推演；下：实测）")
+        return stacked_bar.svg(
+            rows, axis, line, label=name + "（上：推演；下：实测）" + _far_label(rows, line)
+        )
     first = [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in segments]
-    line = {"value": card / scale, "label": f"{units.size(card, unit, 0)} 卡"}
     if own:
         saved = sum(r["bytes"] for r in own["rows"] if r["saved"])
         logits = own["total_bytes"] - saved
@@ -364,11 +393,52 @@ def _chart(
         ]
         rows = [{"label": "按式 1", "segments": first}, {"label": "按这个模型自己的张量", "segments": second}]
         return stacked_bar.svg(
-            rows, axis, line, label=name + f"（上：按式 1；下：按模型自己的张量）；虚线是 {card_label}"
+            rows,
+            axis,
+            line,
+            label=name + "（上：按式 1；下：按模型自己的张量）" + _far_label(rows, line, card_label),
         )
-    return stacked_bar.svg(
-        [{"label": None, "segments": first}], axis, line, label=name + f"；虚线是 {card_label}"
+    rows = [{"label": None, "segments": first}]
+    return stacked_bar.svg(rows, axis, line, label=name + _far_label(rows, line, card_label))
+
+
+def card_line(card: int, unit: str) -> dict:
+    """The card as the bar's reference line (stacked_bar.svg), in the bar's unit; ``far`` is what the chart
+    says at its right end when the card is far beyond the bars (a small model on any card)."""
+    return {
+        "value": card / units.UNITS[unit],
+        "label": f"{units.size(card, unit, 0)} 卡",
+        "far": f"{units.size(card, 'GB', 0)} 卡容量在右侧很远处 →",
+    }
+
+
+def _far_label(rows: list[dict], line: dict, card_label: str = "") -> str:
+    """The end of the chart's accessible name: where the card's line is, or that it is off the chart."""
+    if stacked_bar.to_scale(rows, line):
+        return f"；虚线是 {card_label}" if card_label else ""
+    return f"；{line['far'].rstrip(' →')}，没有按比例画出"
+
+
+def far_note(longest: int, total: int, card: int, card_label: str) -> str:
+    """The summary's sentence when the chart leaves the card out (stacked_bar.to_scale: the card beyond
+    FAR times the ``longest`` bar, in bytes): how far off it is, against the step's ``total``."""
+    if card <= stacked_bar.FAR * longest:
+        return ""
+    return (
+        f"{card_label}的容量是这一步的 {units.number(Fraction(card, total), 0)} 倍，远在图的右侧："
+        "图的横轴只画到条形本身，没有按比例画出那张卡。"
     )
+
+
+# The config box's example: a model of anchor-model.json whose config.json is recorded there, as text.
+EXAMPLE_MODEL = "qwen3-8b"
+
+
+def example_config() -> dict:
+    """{"label", "text"}: the example the config box offers, the recorded config.json written out as a
+    Hugging Face file is (indented JSON)."""
+    m = load_facts()["models"][EXAMPLE_MODEL]
+    return {"label": m["label"], "text": json.dumps(m["config"], indent=2, ensure_ascii=False)}
 
 
 def page_context() -> dict:
@@ -395,6 +465,7 @@ def page_context() -> dict:
         lab_label=lab_label(),
         model_menu=model_menu(lab_label()),
         config_max=CONFIG_MAX,
+        example=example_config(),
     )
 
 
@@ -428,6 +499,7 @@ def neighbours(context: dict) -> list[dict]:
         card=[c["key"] for c in context["cards"]],
         s2_full_only=[not p["s2_full_only"]],
         recipe=list(context["recipes"]),
+        config=[context["example"]["text"]],  # the box's example button
     )
 
 

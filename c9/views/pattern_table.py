@@ -8,6 +8,9 @@ plain HTML and needs no script.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from c9.base import units
 from c9.base.errors import InputError
 from c9.core import formats as F
@@ -40,6 +43,23 @@ def short_value(v: float) -> str:
     return units.sci(v, 3)  # 1.53×10⁻⁵, 0.00195
 
 
+CELL_CHARS = 5  # a value wider than this (sign aside) splits into two short lines: 16 columns fit 1280 px
+
+
+def cell_lines(v: float) -> tuple[str, str]:
+    """A cell's value in at most two short lines, (lead, power): short_value's text when it is at most
+    CELL_CHARS wide besides the sign ("0.125", "−57344", "NaN"), else 3 significant digits and the power of
+    ten below them, cell_lines(0.0009765625) == ("9.77", "×10⁻⁴"). The exact value is in the cell's title."""
+    text = short_value(v)
+    if "×" not in text and len(text.lstrip("−")) <= CELL_CHARS:
+        return text, ""
+    e = math.floor(math.log10(abs(v)))
+    lead = units.sci(Fraction(v) / Fraction(10) ** e, 3)
+    if lead.lstrip("−") == "10":  # 9.995… rounds up to the next power
+        e, lead = e + 1, lead.replace("10", "1")
+    return lead, "×" + units.superscript_powers(f"10^{e}").replace("-", "−")
+
+
 def cell(fmt, code: int) -> dict:
     """Everything one cell shows: hex, bits, class, exact value, the short text and a sentence."""
     d = F.describe(fmt, code)
@@ -58,6 +78,7 @@ def cell(fmt, code: int) -> dict:
         "label": label,
         "mark": mark,
         "short": short_value(d["value"]),
+        "lines": cell_lines(d["value"]),
         "value": value,
         "info": info,
     }
@@ -110,8 +131,6 @@ def summary(t: dict) -> str:
 
 def _pow2(v: float) -> str:
     """A power of two with the decimal beside it: 2⁻⁹ ≈ 0.00195, 2⁻¹⁴ ≈ 6.1×10⁻⁵."""
-    import math
-
     return f"{units.power_of_two(int(math.log2(v)))} ≈ {units.sci(v, 3)}"
 
 

@@ -51,7 +51,7 @@ class _Widgets(HTMLParser):
             w["ranges"].append(a)
         if tag == "select":
             self._select = w["options"].setdefault(a["name"], set())
-        if tag == "option" and self._select is not None:
+        if tag == "option" and self._select is not None and "disabled" not in a:  # not a reader's choice
             self._select.add(a["value"])
 
     def handle_endtag(self, tag):

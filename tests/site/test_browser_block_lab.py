@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PYTHON_TIMEOUT, new_page, python_view
+from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_view
 from playwright.sync_api import expect
 
 from c9.core import quant_configs
@@ -61,10 +61,11 @@ def test_heat_maps_draw_block_boundaries_and_the_outliers(page, site_server):
         v = python_view("block-lab", scheme=scheme)
         chart = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-chart')
         shapes = chart.evaluate("el => el.layout.shapes || []")
-        xs = sorted(int(x) for sh in shapes for x in re.findall(r"M(\d+),0V", sh["path"]))
+        # cells are centred on whole numbers: the edge before channel k is at k − 0.5
+        xs = sorted(float(x) + 0.5 for sh in shapes for x in re.findall(r"M([\d.]+),0V1", sh["path"]))
         assert xs == v["col_edges"][1:-1], scheme  # every inner block edge
         assert chart.locator(".shapelayer path").count() == len(shapes)  # and Plotly drew them
-        assert chart.evaluate("el => el.data[0].x") == v["col_edges"]  # one cell per block
+        assert chart.evaluate("el => el.data[0].z.length") == block_lab.ROWS  # one cell per number
     absmap = w.locator(".c9-bl-abs .c9-chart")
     assert absmap.evaluate("el => el.data[0].z.length") == block_lab.ROWS
     expect(w.locator(".c9-bl-abs-summary")).to_have_text(python_view("block-lab")["abs_summary"])
@@ -110,3 +111,42 @@ def test_a_typed_tensor_refused_on_a_phone_is_answered_on_screen(browser, site_s
     expect(status).to_be_in_viewport()
     assert page.errors == []
     ctx.close()
+
+
+# The drawn heatmap's own pixels: Plotly paints a heatmap as one <image> (a PNG data URL); its colours are
+# counted on a canvas, most common first.
+PIXELS = """async (chart) => {
+  const image = chart.querySelector('.hm image, image');
+  const im = new Image();
+  im.src = image.getAttribute('href') || image.getAttribute('xlink:href');
+  await im.decode();
+  const c = document.createElement('canvas');
+  c.width = im.naturalWidth; c.height = im.naturalHeight;
+  const g = c.getContext('2d');
+  g.drawImage(im, 0, 0);
+  const px = g.getImageData(0, 0, c.width, c.height).data, seen = new Map();
+  for (let i = 0; i < px.length; i += 4) {
+    if (px[i + 3] < 250) continue;
+    const k = `${px[i]},${px[i + 1]},${px[i + 2]}`;
+    seen.set(k, (seen.get(k) || 0) + 1);
+  }
+  const counts = [...seen.values()].sort((a, b) => b - a);
+  return {colours: counts.length, top: counts[0] / counts.reduce((a, b) => a + b, 0)};
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_heat_map_is_one_flat_colour(browser, site_server, width):
+    """Reviewer: the per-tensor, 128×128, MXFP4 and NVFP4 panels were one flat colour on the default tensor
+    and taught nothing. Every panel, as drawn, shows the four classes' colours, none on 95 % of its pixels."""
+    ctx, page = new_page(browser, viewport={"width": width, "height": 900})
+    try:
+        w = _lab(page, site_server.url + "lesson-4/")
+        for scheme in block_lab.SCHEMES:
+            chart = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-chart')
+            chart.scroll_into_view_if_needed()
+            got = evaluate_within(chart, PIXELS)
+            assert got["colours"] >= 4 and got["top"] < 0.95, (scheme, got)
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()

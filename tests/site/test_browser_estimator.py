@@ -274,3 +274,112 @@ def test_on_a_phone_a_model_opened_from_the_address_has_its_table_cues(browser, 
         assert page.errors == [], page.errors
     finally:
         ctx.close()
+
+
+# ---- The estimator reads as a tool ------------------------------------------------------------
+WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+CONFIG_BUTTONS = ("config_use", "config_example", "config_clear")
+
+
+@pytest.fixture(params=list(WIDTHS))
+def at_width(request, browser, site_server):
+    """A fresh page at a phone's and a desktop's width: open(path) loads the page under the site."""
+    ctx, page = new_page(browser, viewport=WIDTHS[request.param], has_touch=request.param == "phone")
+    page.open = lambda path: page.goto(site_server.url + path)
+    yield page
+    assert page.errors == [], page.errors
+    ctx.close()
+
+
+def test_the_config_boxs_buttons_look_like_buttons_and_are_44_px_to_hit(at_width):
+    """Reviewer: 「用这个配置计算」 and 「清空」 had no border or fill (90 × 19 px) and read as labels."""
+    at_width.open("lesson-5/")
+    w = bar(at_width)
+    w.locator(".c9-config summary").click()
+    for name in CONFIG_BUTTONS:
+        b = w.locator(f'button[name="{name}"]')
+        expect(b).to_be_visible()
+        box = b.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44, (name, box)
+        look = b.evaluate(
+            """(el) => { const s = getComputedStyle(el);
+                return {border: parseFloat(s.borderTopWidth), ground: s.backgroundColor}; }"""
+        )
+        assert look["border"] >= 1 or look["ground"] not in ("rgba(0, 0, 0, 0)", "transparent"), (name, look)
+
+
+def test_the_example_is_answered_right_under_the_button_and_the_menu_names_it(at_width):
+    """Reviewer: on a phone the answer appeared 1.5 screens below the button, the menu still named the
+    anchor while a pasted config was in use, and the box offered no example. The example button fills the
+    box with a config anchor-model.json records; the answer is told just under the buttons, in view, while
+    the focus stays on the button; the menu names the pasted config; choosing from the list leaves it."""
+    at_width.open("lesson-5/")
+    w = bar(at_width)
+    w.locator(".c9-config summary").click()
+    example = w.locator('button[name="config_example"]')
+    example.scroll_into_view_if_needed()
+    example.click()
+    text = w.locator('textarea[name="config"]').input_value()
+    assert json.loads(text) == load_facts()["models"]["qwen3-8b"]["config"]
+    want = python_view("memory-bar", config=text)
+    result = w.locator(".c9-config-result")
+    expect(result).to_contain_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"])
+    assert example.evaluate("(el) => document.activeElement === el")  # the focus was not moved
+    top, bottom, below = result.evaluate(
+        """(el) => { const r = el.getBoundingClientRect();
+            const b = el.closest('details').querySelector('button[name="config_example"]').getBoundingClientRect();
+            return [r.top, r.bottom, r.top - b.bottom]; }"""
+    )
+    height = WIDTHS["phone" if at_width.viewport_size["width"] < 600 else "desktop"]["height"]
+    assert -1 <= top and bottom <= height + 1, (top, bottom)  # in view, without the reader scrolling
+    assert below < 200, below  # right under the buttons, not a screen below
+    menu = w.locator('select[name="model"]')
+    assert menu.evaluate("(el) => el.selectedOptions[0].textContent") == want["menu_label"] == "正在用粘贴的配置（qwen3）"
+    # A model from the list replaces the pasted config, and the menu says so.
+    menu.select_option("gpt2-xl")
+    expect(w.locator(".c9-summary")).to_have_text(
+        python_view("memory-bar", model="gpt2-xl")["summary"], timeout=PYTHON_TIMEOUT
+    )
+    assert menu.evaluate("(el) => el.selectedOptions[0].textContent") == "GPT-2 XL"
+    expect(result).to_be_hidden()
+
+
+def test_a_refused_config_is_told_under_the_button(at_width):
+    at_width.open("lesson-5/")
+    w = bar(at_width)
+    w.locator(".c9-config summary").click()
+    w.locator('textarea[name="config"]').fill(BROKEN)
+    w.locator('button[name="config_use"]').click()
+    expect(w.locator(".c9-config-result")).to_contain_text("配置里缺少「num_attention_heads」", timeout=PYTHON_TIMEOUT)
+    assert w.locator('select[name="model"]').evaluate("(el) => el.selectedOptions[0].textContent") == "锚点 Qwen3.8-27B"
+
+
+def test_our_small_models_bar_is_seen_and_the_card_is_marked_far_off(at_width):
+    """Reviewer: at s = 64, b = 2 in any mode but 全存 the axis ran to the 80 GB card and our 64 MB bar took
+    0.08 % of the chart. The bar now spans at least a fifth of the chart, the card is named at its right end,
+    and the note says where the model was trained (computed from the lab's own data)."""
+    at_width.open("lesson-5/?mb.model=lab&mb.s=64&mb.b=2&mb.mode=selective")
+    w = bar(at_width)
+    want = python_view("memory-bar", model="lab", s=64, b=2, mode="selective")
+    expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
+    expect(w.locator(".c9-model-note")).to_be_hidden()  # at the lab's own s and b
+    chart = w.locator(".c9-chart svg")
+    chart.scroll_into_view_if_needed()
+    drawn = chart.evaluate(
+        """(svg) => { const c = svg.getBoundingClientRect();
+            const bars = [...svg.querySelectorAll('rect[data-key]')].map((r) => r.getBoundingClientRect());
+            const far = svg.querySelector('.c9-bar-far').getBoundingClientRect();
+            return {chart: c.width, bar: Math.max(...bars.map((b) => b.right)) - Math.min(...bars.map((b) => b.left)),
+                    farLeft: far.left - c.left, farRight: c.right - far.right}; }"""
+    )
+    assert drawn["bar"] >= 0.2 * drawn["chart"] and drawn["bar"] >= 60, drawn
+    assert drawn["farLeft"] >= 0 and drawn["farRight"] >= 0, drawn  # the mark is inside the chart
+    expect(w.locator(".c9-bar-far")).to_have_text("80 GB 卡容量在右侧很远处 →")
+    # s up to 4,096 (its number box): the note says the lab trained it at s = 64, b = 2
+    box = w.locator('input[name="s"]')
+    box.fill("4096")
+    box.press("Enter")
+    want = python_view("memory-bar", model="lab", s=4096, b=2, mode="selective")
+    expect(w.locator(".c9-model-note")).to_have_text(want["model_note"], timeout=PYTHON_TIMEOUT)
+    assert "s = 64、b = 2" in want["model_note"]

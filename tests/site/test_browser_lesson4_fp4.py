@@ -4,7 +4,7 @@ recomputed by Python in the page and agree with CPython; bad input gives a Chine
 from __future__ import annotations
 
 import pytest
-from conftest import PYTHON_TIMEOUT, python_view
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -62,3 +62,51 @@ def test_pattern_table_keyboard(page, site_server):
         t.locator('td[data-code="73"]').get_attribute("data-info")
     )
     assert t.locator('td[tabindex="0"]').count() == 1
+
+
+# ---- Lesson 4's 256-code tables: every column in view -------------------------------------------
+PATTERN_WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+# The cells task ① and the text point at: E4M3's 448 (0x7E) and its two NaNs (0x7F, 0xFF); E5M2's +∞ (0x7C).
+ASKED = {"float8_e4m3fn": (0x7E, 0x7F, 0xFF), "float8_e5m2": (0x7B, 0x7C, 0xFF)}
+
+
+@pytest.mark.parametrize("width", list(PATTERN_WIDTHS))
+def test_all_16_columns_of_the_pattern_tables_are_in_view(browser, site_server, width):
+    """Reviewer: the 256-code tables showed 9 of 16 columns at 1280 px (the 448 and NaN cells task ① asks
+    about were off screen) and 3 on a phone. Now every cell lies inside the table's box without scrolling it
+    (16 columns at 1280 px; on a phone each row is two lines of 8), no cell's text spills out of its cell,
+    and on a phone each cell is at least 44 × 44 px."""
+    ctx, page = new_page(browser, viewport=PATTERN_WIDTHS[width], has_touch=width == "phone")
+    try:
+        page.goto(site_server.url + "lesson-4/")
+        for fmt, asked in ASKED.items():
+            t = page.locator(f'[data-widget="pattern-table"][data-format="{fmt}"]')
+            t.scroll_into_view_if_needed()
+            got = t.evaluate(
+                """(root) => {
+                const box = root.querySelector('.c9-pt-scroll'), b = box.getBoundingClientRect();
+                const cells = [...root.querySelectorAll('td[data-code]')];
+                const inside = cells.filter((c) => { const r = c.getBoundingClientRect();
+                    return r.left >= b.left - 0.5 && r.right <= b.right + 0.5; }).map((c) => Number(c.dataset.code));
+                const spill = cells.filter((c) => {
+                    const r = c.getBoundingClientRect(), range = document.createRange();
+                    let w = 0;
+                    for (const n of c.childNodes) {
+                        if (n.nodeType === 1 && n.matches('.c9-pt-sr, .c9-pt-mark')) continue;
+                        range.selectNodeContents(n); w = Math.max(w, range.getBoundingClientRect().width);
+                    }
+                    return w > r.width - 2;
+                }).map((c) => c.dataset.code);
+                const small = cells.map((c) => c.getBoundingClientRect()).filter((r) => r.width < 43.5 || r.height < 43.5).length;
+                return {inside, spill, small, scrolls: box.scrollWidth > box.clientWidth + 1,
+                        page: document.scrollingElement.scrollWidth};
+            }"""
+            )
+            assert len(got["inside"]) == 256 and not got["scrolls"], (fmt, 256 - len(got["inside"]))
+            assert set(asked) <= set(got["inside"])
+            assert got["spill"] == [], (fmt, got["spill"][:8])
+            if width == "phone":
+                assert got["small"] == 0 and got["page"] <= 390, (fmt, got)
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()

@@ -22,7 +22,10 @@ from c9.base import palette
 pytestmark = pytest.mark.browser
 
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
-CHART_DRAWN = "(chart) => chart.querySelector('svg') || chart.textContent.trim()"
+# Drawn: Plotly's SVG is in, or the failure message (not the <noscript> drawing a page without scripts shows,
+# which a page with scripts holds as text).
+CHART_DRAWN = """(chart) => chart.querySelector('svg')
+  || [...chart.childNodes].some((n) => n.nodeName !== 'NOSCRIPT' && n.textContent.trim())"""
 
 # Each chart div beside the figure its widget's view holds: {drawn, view} per trace, as counts of points.
 TRACES = """() => {

@@ -9,6 +9,7 @@ import math
 from decimal import Decimal
 
 import pytest
+from conftest import ROOT
 from page_text import parse, tables
 
 from c9.base import units
@@ -18,7 +19,7 @@ from c9.core.architecture import parse_config
 from c9.core.model_activations import EQ1_TERMS, logits_bytes, saved_bytes, tensors
 from c9.core.models import load_facts
 from c9.core.param_count import param_total
-from c9.views import api, formula, memory_bar, memory_tables
+from c9.views import api, formula, memory_bar, memory_tables, nearby
 
 FACTS = load_facts()
 CONFIGS = {k: m["config"] for k, m in FACTS["models"].items() if m.get("config")}
@@ -246,7 +247,8 @@ def test_build_cache_neighbours_stay_few_and_list_every_model_and_card():
     assert len(ns) < 100 and len({json.dumps(n, sort_keys=True) for n in ns}) == len(ns)
     assert {n["model"] for n in ns} >= set(CONFIGS) | {"qwen3.8-27b"}
     assert {n["card"] for n in ns} == {c["key"] for c in FACTS["cards"]["list"]}
-    assert all(n["config"] == "" for n in ns)
+    # no pasted config but the box's example (its button answers from the cache)
+    assert {n["config"] for n in ns} == {"", ctx["example"]["text"]}
     # one control from the default at a time: no model × card × s cross product
     d = ns[0]
     assert all(sum(n[k] != d[k] for k in d) <= 1 for n in ns)
@@ -328,3 +330,49 @@ def test_flash_says_what_transformers_sdpa_keeps_once_s_reaches_the_sliding_wind
         "滑动窗口"
         not in ask(config=json.dumps(mistral), s=8192, mode="store_all")["view"]["detail"]["act_note"]
     )
+
+
+def test_the_menu_names_a_pasted_config_while_it_is_in_use():
+    """Reviewer: the model menu still said 「锚点 Qwen3.8-27B」 while a pasted config was in use."""
+    named = {**TINY_QWEN3, "_name_or_path": "someone/tiny-qwen3"}
+    v = ask(model="qwen3.8-27b", config=json.dumps(named))["view"]
+    assert v["menu_label"] == "正在用粘贴的配置「someone/tiny-qwen3」"
+    unnamed = ask(model="llama-3.1-8b", config=json.dumps(TINY_QWEN3))["view"]
+    assert unnamed["menu_label"] == "正在用粘贴的配置（qwen3）"
+    # without a config the menu shows the list's own label for the model
+    for key, label in nearby.model_menu(models.lab_label()):
+        assert ask(model=key)["view"]["menu_label"] == label, key
+
+
+def test_the_box_offers_a_recorded_config_as_its_example():
+    """Reviewer: the box offered no example to start from. The example is a config.json anchor-model.json
+    records, written out as JSON, and it counts to the model's published total."""
+    ctx = memory_bar.page_context()
+    example = FACTS["models"][memory_bar.EXAMPLE_MODEL]
+    assert ctx["example"]["label"] == example["label"]
+    assert json.loads(ctx["example"]["text"]) == example["config"]
+    assert ask(config=ctx["example"]["text"])["view"]["parameter_total"] == example["param_total"]
+
+
+LAB_CONFIG = json.loads((ROOT / "lab" / "config.json").read_text())
+
+
+@pytest.mark.parametrize("s, b", [(4096, 1), (64, 1), (128, 2), (1 << 20, 1024)])
+def test_our_model_away_from_its_training_size_says_where_it_was_trained(s, b):
+    """Reviewer: choosing our model at s = 4,096 said nothing about its having been trained at s = 64.
+    The oracle is lab/config.json itself (its context and the full run's batch size)."""
+    trained_s, trained_b = LAB_CONFIG["model"]["context"], LAB_CONFIG["full"]["batch_size"]
+    note = ask(model="lab", s=s, b=b)["view"]["model_note"]
+    assert f"实验课训练和实测这个小模型时用的是 s = {trained_s}、b = {trained_b}" in note
+    assert f"这里的 s = {s:,}、b = {b:,}" in note
+    # a learned position table of `context` rows: beyond it the model cannot take the sequence at all
+    assert (f"位置表只有 {trained_s} 行" in note) == (s > trained_s)
+
+
+def test_our_model_at_its_own_size_and_models_within_their_positions_say_nothing_more():
+    lab = LAB_CONFIG["model"]["context"], LAB_CONFIG["full"]["batch_size"]
+    assert ask(model="lab", s=lab[0], b=lab[1])["view"]["model_note"] == ""
+    n = FACTS["models"]["gpt2-xl"]["config"]["n_positions"]
+    assert ask(model="gpt2-xl", s=n)["view"]["model_note"] == ""
+    assert f"位置表只有 {n:,} 行" in ask(model="gpt2-xl", s=n + 1)["view"]["model_note"]
+    assert ask(model="qwen3-8b", s=1 << 20)["view"]["model_note"] == ""  # rotary positions: no table

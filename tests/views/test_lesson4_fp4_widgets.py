@@ -72,6 +72,29 @@ def test_pattern_table_refuses_other_formats():
     assert pattern_table.short_value(-0.0) == "−0" and pattern_table.short_value(57344.0) == "57344"
 
 
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+def test_each_cell_is_two_short_lines_that_read_back_as_its_value(fmt):
+    """So that 16 columns fit 1280 px: no line of a cell is wider than five characters besides the sign,
+    and the two lines read back (as a reader reads m×10ⁿ) as the code's value to 3 significant digits."""
+    sup = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹−", "-0123456789-")
+    for row in pattern_table.table(fmt)["rows"]:
+        for c in row:
+            lead, power = c["lines"]
+            assert len(lead.lstrip("−")) <= pattern_table.CELL_CHARS and len(power) <= 5, c["hex"]
+            v = float(ml_dtypes_value(fmt, c["code"]))
+            if c["cls"] in ("nan", "infinity", "zero"):
+                assert (lead, power) == (c["short"], ""), c["hex"]
+                continue
+            shown = float(lead.translate(sup)) * (10.0 ** int(power[3:].translate(sup)) if power else 1)
+            assert shown == pytest.approx(v, rel=5e-3), (c["hex"], lead, power)
+
+
+def ml_dtypes_value(fmt: str, code: int) -> float:
+    """The code's value by ml_dtypes (the oracle), as a float."""
+    dtype = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}[fmt]
+    return float(np.array([code], dtype=np.uint8).view(dtype)[0])
+
+
 # ---------------------------------------------------------------- block-lab
 
 
@@ -129,10 +152,20 @@ def _tile_means(rel: np.ndarray, tile):
     return rel.reshape(rows // tr, tr, cols // tc, tc).mean(axis=(1, 3))
 
 
+# Each number's colour class by its relative error, as the lab's key reads: ≤ 6.25%, ≤ 25%, more; a number
+# that became 0 (relative error exactly 1 for a nonzero number) is the last class.
+CLASS_EDGES = [0.0625, 0.25]
+
+
+def _classes(rel: np.ndarray) -> np.ndarray:
+    out = np.searchsorted(CLASS_EDGES, rel, side="left")
+    return np.where(rel == 1.0, len(CLASS_EDGES) + 1, out)
+
+
 @pytest.mark.parametrize("scheme", list(ORACLES))
 @pytest.mark.parametrize("token", [True, False])
 def test_block_lab_against_ml_dtypes(scheme, token):
-    """Per-element statistics and the per-block means the chart colours, against numpy/ml_dtypes."""
+    """Per-element statistics, each number's colour class and the per-block means, against numpy/ml_dtypes."""
     tile, oracle = ORACLES[scheme]
     v = block_lab.view({"scheme": scheme, "token": token})
     t = np.array(block_lab.generate(token=token))
@@ -143,11 +176,20 @@ def test_block_lab_against_ml_dtypes(scheme, token):
     assert v["flushed"] == int((rel == 1.0).sum())
     assert v["shape"] == [block_lab.ROWS, block_lab.COLS]
     means = _tile_means(rel, tile)
-    np.testing.assert_allclose(np.array(v["tile_means"], dtype=float), means, rtol=1e-12)
-    z = np.round(np.clip(np.log10(means), block_lab.LOG_MIN, block_lab.LOG_MAX), 3)
-    assert v["figure"]["data"][0]["z"] == z.tolist()
+    got = block_lab.tile_means(t.tolist(), block_lab.B.quantize(t.tolist(), scheme).rel_error, v["tile"])
+    np.testing.assert_allclose(np.array(got, dtype=float), means, rtol=1e-12)
+    assert v["figure"]["data"][0]["z"] == _classes(rel).tolist()
     assert v["ruined"] == int((means > 0.0625).sum())
     go.Figure(v["figure"])
+
+
+@pytest.mark.parametrize("scheme", list(ORACLES))
+def test_every_map_of_the_default_tensor_shows_more_than_one_colour(scheme):
+    """Reviewer: the per-tensor, 128×128, MXFP4 and NVFP4 maps were one flat colour on the default tensor
+    (a block's mean, one or two blocks). Every class shows on every map, none on 95 % of it."""
+    z = np.array(block_lab.view({"scheme": scheme})["figure"]["data"][0]["z"])
+    counts = np.bincount(z.ravel(), minlength=len(CLASS_EDGES) + 2)
+    assert (counts > 0).sum() == 4 and counts.max() < 0.95 * z.size, counts
 
 
 @pytest.mark.parametrize("scheme", list(ORACLES))
@@ -158,11 +200,13 @@ def test_block_boundaries_at_multiples_of_the_block(scheme):
     tr, tc = min(tile[0], block_lab.ROWS), tile[1]
     assert v["row_edges"] == list(range(0, block_lab.ROWS + 1, tr))
     assert v["col_edges"] == list(range(0, block_lab.COLS + 1, tc))
-    d = v["figure"]["data"][0]
-    assert d["x"] == v["col_edges"] and d["y"] == v["row_edges"]
-    paths = " ".join(sh["path"] for sh in v["figure"]["layout"]["shapes"])
-    assert sorted(int(x) for x in re.findall(r"M(\d+),0V", paths)) == list(range(tc, block_lab.COLS, tc))
-    assert sorted(int(y) for y in re.findall(r"M0,(\d+)H", paths)) == list(range(tr, block_lab.ROWS, tr))
+    d = v["figure"]["data"][0]  # one cell per number, centred on its index: block edges at k − 0.5
+    assert (d["x0"], d["dx"], d["y0"], d["dy"]) == (0, 1, 0, 1)
+    assert len(d["z"]) == block_lab.ROWS and {len(r) for r in d["z"]} == {block_lab.COLS}
+    paths = " ".join(sh["path"] for sh in v["figure"]["layout"]["shapes"] if sh["type"] == "path")
+    xs = sorted(float(x) + 0.5 for x in re.findall(r"M([\d.]+),0V1", paths))
+    ys = sorted(float(y) + 0.5 for y in re.findall(r"M0,([\d.]+)H1", paths))
+    assert xs == list(range(tc, block_lab.COLS, tc)) and ys == list(range(tr, block_lab.ROWS, tr))
 
 
 def test_ragged_blocks_and_zero_blocks():
@@ -175,9 +219,12 @@ def test_ragged_blocks_and_zero_blocks():
         }
     )
     assert v["row_edges"] == [0, 1, 2, 3] and v["col_edges"] == [0, 5]
-    assert v["tile_means"][1] == [None] and v["figure"]["data"][0]["z"][1] == [None]
+    t = block_lab.parse_tensor("1, 2, 3, 4, 5\n0, 0, 0, 0, 0\n1000, 0.01, 0, 0, 0")
+    means = block_lab.tile_means(t, block_lab.B.quantize(t, "deepseek_1x128").rel_error, (1, 128))
+    assert means[1] == [None] and v["figure"]["data"][0]["z"][1] == [None] * 5  # zeros are left blank
     rel = _oracle_per_block(np.array([[1000, 0.01]]), None)[0]
-    assert v["tile_means"][2][0] == pytest.approx(rel.mean(), rel=1e-12)
+    assert means[2][0] == pytest.approx(rel.mean(), rel=1e-12)
+    assert v["figure"]["data"][0]["z"][2][2:] == [None] * 3
 
 
 def test_abs_map_shows_the_outliers():
@@ -449,3 +496,21 @@ def test_the_evolution_maps_note_defines_every_byte_unit_the_map_uses(built_site
     note = re.search(r'<p class="c9-evo-note">(.*?)</p>', evo, re.S).group(1)
     for unit, definition in (("GB", "1 GB = 10⁹ 字节"), ("GiB", "1 GiB = 2³⁰ 字节")):
         assert re.search(rf"\d {unit}\b", evo) and definition in note, unit
+
+
+@pytest.mark.parametrize(
+    "rows, want",
+    [(1, ["0"]), (2, ["0", "1"]), (8, [str(i) for i in range(8)]), (64, [str(i) for i in range(0, 64, 8)])],
+)
+def test_the_maps_axes_name_whole_tokens(rows, want):
+    """Reviewer: the one-row typed tensor's y-axis ran −0.4 … 0.4. Each tick names a whole token at its
+    row's centre, on the |x| map and on every error map."""
+    text = "\n".join(", ".join(["1000", "0.01", "0.5"]) for _ in range(rows))
+    for scheme in ("per_tensor_e4m3", "nvfp4"):
+        v = block_lab.view(
+            {"source": "typed", "text": text, "scheme": scheme} if rows < 64 else {"scheme": scheme}
+        )
+        for fig in [v["figure"]] + ([v["abs_figure"]] if "abs_figure" in v else []):
+            y = fig["layout"]["yaxis"]
+            assert y["ticktext"] == want and y["tickvals"] == [float(t) for t in want]
+            assert y["range"] == [rows - 0.5, -0.5]

@@ -8,13 +8,16 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import pytest
 from conftest import ROOT
-from svg_chart import bar_rows, bar_values, reference_line
+from svg_chart import NS, bar_rows, bar_values, parse, reference_line
 
 from c9.base import units
 from c9.core.activations import MODES
+from c9.core.models import load_facts
 from c9.views import api, memory_bar, memory_tables
 
 GiB, GB = 2**30, 10**9
+FACTS_CARDS = load_facts()["cards"]["list"]
+UNIT_BYTES = {"GB": GB, "MB": 10**6}
 
 
 def ask(**params):
@@ -369,3 +372,51 @@ def test_fp8_recipes_cache_linear_inputs_in_one_byte(key, L, h, a):
         assert v["states_bytes"] == per * bf16["states_bytes"] // 16
     flash = memory_bar.view({"model": key, "s": s, "b": b, "mode": "flash", "recipe": "te_fp8_delayed"})
     assert flash["activation_bytes"] == L * 27 * s * b * h
+
+
+def _bar_share(svg: str) -> float:
+    """The longest bar's length as a share of the chart's width, read off the drawn rectangles."""
+    widths: dict[float, float] = {}
+    for r in parse(svg).iter(NS + "rect"):
+        if r.get("data-key"):
+            widths[float(r.get("y"))] = widths.get(float(r.get("y")), 0) + float(r.get("width")[:-1])
+    return max(widths.values()) / 100
+
+
+SMALL_STEPS = [  # our 64 MB model against the 80 GB card: every mode, and the s² box, at the lab's s and b
+    {"model": "lab", "s": 64, "b": 2, "mode": mode} for mode in MODES
+] + [
+    {"model": "lab", "s": 64, "b": 2, "s2_full_only": True},
+    {"model": "lab", "s": 4096, "b": 1},
+    {"model": "gpt2-xl", "s": 1, "b": 1, "card": "mi355x-288gb"},
+]
+
+
+@pytest.mark.parametrize("params", SMALL_STEPS)
+def test_a_bar_far_below_its_card_stays_visible_and_the_card_is_marked_off_scale(params):
+    """Reviewer: at s = 64, b = 2 in any mode but 全存 the axis ran to the 80 GB card and our 64 MB bar
+    took 0.08 % of the chart. The axis fits the bars when the card is beyond stacked_bar.FAR times the
+    longest; the card is then named at the right end of the chart and in the summary, with how far off it is."""
+    v = memory_bar.view(params)
+    card = next(c for c in FACTS_CARDS if c["key"] == v["params"]["card"])
+    assert card["memory_bytes"] > 4 * v["total_bytes"]  # the premise: far off
+    assert _bar_share(v["chart"]) >= 0.2
+    assert reference_line(v["chart"]) is None
+    far = [t.text for t in parse(v["chart"]).iter(NS + "text") if t.get("class") == "c9-bar-far"]
+    gb = round(card["memory_bytes"] / GB)
+    assert far == [f"{gb} GB 卡容量在右侧很远处 →"]
+    ratio = f"{round(card['memory_bytes'] / v['total_bytes']):,}"
+    assert f"{gb} GB 单卡的容量是这一步的 {ratio} 倍，远在图的右侧" in v["summary"]
+    assert "没有按比例画出" in parse(v["chart"]).get("aria-label")
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"model": "qwen3-8b"}, {"model": "lab", "s": 65536, "b": 16}, {"card": "rtx-4090-24gb"}]
+)
+def test_a_card_within_reach_is_still_drawn_where_it_falls(params):
+    v = memory_bar.view(params)
+    card = next(c for c in FACTS_CARDS if c["key"] == v["params"]["card"])
+    assert card["memory_bytes"] <= 4 * v["total_bytes"]
+    at, label = reference_line(v["chart"])
+    assert at * UNIT_BYTES[label.split()[1]] == pytest.approx(card["memory_bytes"], rel=1e-4)
+    assert "远在图的右侧" not in v["summary"] and "c9-bar-far" not in v["chart"]

@@ -23,13 +23,14 @@ const BY = {
 // short, each drawn into its own panel as it comes):
 // - parts(params): the requests' parameters, in order (default: the one request);
 // - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn;
-// - kept: what stays on screen when Python cannot load.
+// - kept: what stays on screen when Python cannot load;
+// - said(text, kind): told each status line too (lesson 5's config box repeats a refusal beside its button).
 export function liveView(widget, root, draw, {
-  parts = (params) => [params], progress = null, ok = null, kept = "图和数字停在构建时算好的默认状态",
+  parts = (params) => [params], progress = null, ok = null, kept = "图和数字停在构建时算好的默认状态", said = null,
 } = {}) {
   const status = root.querySelector(".c9-status");
   let inFlight = false, queued = null, current = 0; // current: the latest input, sent or refused
-  const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; };
+  const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; said?.(text, kind); };
   async function send(params, restoring = false) {
     if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
