@@ -5,7 +5,6 @@ Each run opens a page in a new browser context (cold HTTP cache, no service work
 visit), waits for the load event and for the widget to mount, and at once makes one touch with the mouse,
 as Playwright's click does it (scroll into view, pointerdown, pointerup, click):
 - lesson 5, memory bar: the b slider, clicked at the stop b = 2 (default 1);
-- lesson 5, step stages: the 「反向」 stage button (backward);
 - lesson 2, bit flipper: bit 0 of the FP16 row;
 - lesson 4, block lab: the extra-token checkbox (unchecked; six schemes are redrawn, one by one).
 Timed from the input event that changes the widget's state (its timeStamp: when the browser received it)
@@ -69,12 +68,6 @@ WIDGETS = {
         "summary": ".c9-summary",
         "what": "lesson 5 memory bar: b slider 1 → 2",
     },
-    "step-stages": {
-        "page": "lesson-5/",
-        "root": '[data-widget="step-stages"]',
-        "summary": ".c9-summary",
-        "what": "lesson 5 step stages: option 「backward」",
-    },
     "bit-flipper": {
         "page": "lesson-2/",
         "root": '[data-widget="bit-flipper"]',
@@ -102,9 +95,7 @@ def touch(page, name: str) -> dict:
             position={"x": thumb / 2 + (1 - lo) / (hi - lo) * (w - thumb), "y": h / 2}
         )  # scrolls it into view
         return {"b": root.locator('input[name="b"]').input_value()}
-    if name == "step-stages":
-        root.locator('button[data-stage="backward"]').click()
-    elif name == "bit-flipper":
+    if name == "bit-flipper":
         root.locator('.c9-bf-row[data-format="float16"] .c9-bit[data-pos="0"]').click()
     elif name == "block-lab":
         root.locator('input[name="token"]').click()

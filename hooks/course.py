@@ -7,10 +7,11 @@
 - on_post_build: copies Pyodide, Plotly.js, KaTeX CSS and fonts from node_modules, cuts the Noto Sans SC
   and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the Python the Web
   Worker can load (hooks/modules.py), writes numbers.json, and renders math to HTML with KaTeX (node), so the
-  pages read complete with JavaScript off; then the offline manifest and the service worker's cache
-  versions (hooks/offline.py).
+  pages read complete with JavaScript off, makes the search index's formulas readable text (hooks/search_text.py);
+  then the offline manifest and the service worker's cache versions (hooks/offline.py).
 - on_template_context: the offline fallback page's links start from the service worker's scope.
-- on_page_content: the blocks between headings become parts that skip layout while off screen (hooks/sections.py).
+- on_page_content: a lesson's time line under its title (hooks/reading_time.py); the blocks between headings
+  become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 """
 
@@ -38,7 +39,7 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, fonts, modules, offline, sections  # noqa: E402
+from hooks import answers, fonts, modules, offline, reading_time, search_text, sections  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -134,6 +135,7 @@ def _widget(name: str, **options) -> Markup:
         .render(
             **context,
             fmt=build_numbers.units.number,
+            link=lambda path: get_relative_url(path, _state["page"].url),  # a page of the site, from this one
             models=facts["models"],
             anchor=facts["models"][facts["anchor"]],
         )
@@ -189,6 +191,8 @@ def on_template_context(context, template_name, config):
 
 
 def on_page_content(html, page, config, files):
+    if page.file.src_uri != "index.md":  # every lesson says how long it takes (hooks/reading_time.py)
+        html = reading_time.add_line(html)
     return sections.wrap_parts(html)  # off-screen parts skip layout at load (hooks/sections.py)
 
 
@@ -212,6 +216,7 @@ def on_post_build(config):
             z.write(path, path.relative_to(ROOT).as_posix())
     (site / "assets" / "numbers.json").write_text(build_numbers.to_json(_state["figures"]), encoding="utf-8")
     subprocess.run(["node", str(ROOT / "tools" / "render_math.mjs"), str(site)], check=True)
+    search_text.clean_index(site)  # the search snippets show formulas as text, not TeX (hooks/search_text.py)
     fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too
     answers.write(site)
     # Last: the manifest sizes and hashes every file the steps above wrote (hooks/offline.py).

@@ -1,7 +1,9 @@
 """The one reader of typed numbers: every number box and number list on the site goes through here.
 
 A typed number keeps its exact value: a decimal ("0.1", "1e-330", "70,000") becomes a
-:class:`fractions.Fraction`, never a float first, so the formats round it once, from the exact value.
+:class:`fractions.Fraction`, never a float first, so FP32, where the widgets store every typed value
+before any narrower format (the seed's rule), rounds it once, from the exact value; and a widget can say
+where one rounding of that exact value into the narrower format would have given another result.
 The rules, the same in every widget:
 
 - Full-width text reads as ASCII (a Chinese input method types "１２．５", "－３", "，"); "−" is a minus;

@@ -19,14 +19,20 @@ MiB = 2**20
 UNITS = {"GB": GB, "GiB": GiB, "MB": MB, "MiB": MiB, "TB": 10**12, "TiB": 2**40, "B": 1}
 
 
+def _units_at(x: Fraction, digits: int) -> int:
+    """``x`` rounded half-up to ``digits`` decimals, counted in units of the last digit (exact integers:
+    a Decimal sum would round at the context's 28 digits)."""
+    fr = x * 10**digits
+    q, r = divmod(abs(fr.numerator), fr.denominator)
+    q += 2 * r >= fr.denominator
+    return -q if fr < 0 else q
+
+
 def round_half_up(x: int | float | Fraction, digits: int) -> Decimal:
     """``x`` rounded to ``digits`` decimals, ties away from zero, computed exactly (integer arithmetic on
     the exact fraction; raises ValueError/OverflowError for NaN/infinities)."""
-    fr = Fraction(x) * 10**digits
-    q, r = divmod(abs(fr.numerator), fr.denominator)
-    q += 2 * r >= fr.denominator
     # from text: exact at any size (scaleb would round to the context's 28 digits: 2**127 → …303,700,000,…)
-    return Decimal(f"{'-' if fr < 0 else ''}{q}e{-digits}")
+    return Decimal(f"{_units_at(Fraction(x), digits)}e{-digits}")
 
 
 def number(x: int | float | Fraction, digits: int = 0) -> str:
@@ -169,7 +175,7 @@ def power_of_two(e: int | float, digits: int = 1) -> str:
 # --- One unit per line of arithmetic ---------------------------------------------------------------
 # The chapter's convention: model states in GB (10⁹ B); activations quoted in GiB (2³⁰ B), with the GB
 # value beside them wherever they are added to model states. A sum is written in the unit of its parts,
-# at a fixed number of decimals, and its parts as shown add up to its total as shown (:func:`apportion`).
+# at the fewest decimals at which its parts as shown add up to its total as shown (:func:`sum_decimals`).
 
 DECIMAL_UNITS = ["B", "KB", "MB", "GB", "TB"]
 BINARY_UNITS = ["B", "KiB", "MiB", "GiB", "TiB"]
@@ -197,42 +203,102 @@ def activation_quote(n_bytes: int, digits: int = 1) -> str:
     return size(n_bytes, "GiB" if n_bytes >= GiB else "MiB", digits)
 
 
-def apportion(
-    parts: list[int], unit: str, digits: int = 1, total: Decimal | None = None
-) -> tuple[list[Decimal], Decimal, bool]:
-    """``parts`` (byte counts) and their sum in ``unit`` at ``digits`` decimals, rounded so that the shown
-    parts add up exactly to the shown total (largest-remainder rounding). The rule, for every table of byte
-    counts on the site: the total is rounded half-up (or is ``total``, a sub-total already shown, which
-    must lie within one last-digit unit of the exact sum); each part is its value rounded down to the last
-    digit, and the parts with the largest remainders get one unit more until the parts reach the total.
-    So each part is within one unit of the last digit of its exact value, and where half-up rounding
-    already adds up the parts are exactly the half-up ones. The third value says whether some part
-    differs from its own half-up rounding (the page then says so in a note, :data:`ADJUSTED_NOTE`).
-
-    apportion([2Ψ, 2Ψ, 4Ψ, 8Ψ], "GB") for Ψ = 27,781,427,952 (the anchor model): the exact 55.56 + 55.56 + 111.13 + 222.25
-    = 444.50 becomes 55.6 + 55.6 + 111.1 + 222.2 = 444.5 (half-up would give 222.3 and a sum of 444.6)."""
-    scale = Fraction(10**digits, UNITS[unit])
-    exact = [Fraction(p) * scale for p in parts]
-    whole = round_half_up(sum(exact, Fraction(0)), 0) if total is None else total.scaleb(digits)
-    target = int(whole)
-    floors = [x.numerator // x.denominator for x in exact]
-    extra = target - sum(floors)
-    if not 0 <= extra <= len(parts):
-        raise ValueError("total is not within one unit of the sum of the parts")
-    up = sorted(range(len(parts)), key=lambda i: (-(exact[i] - floors[i]), i))[:extra]
-    units_shown = [f + (i in up) for i, f in enumerate(floors)]
-    adjusted = any(Decimal(n) != round_half_up(x, 0) for n, x in zip(units_shown, exact))
-    step = lambda n: Decimal(f"{n}e{-digits}")  # exact at any size
-    return [step(n) for n in units_shown], step(target), adjusted
+def _exact_at(x: Fraction) -> int | None:
+    """The decimals at which ``x`` is written exactly, or None if its decimal never ends (1/3)."""
+    d, twos, fives = x.denominator, 0, 0
+    while d % 2 == 0:
+        d, twos = d // 2, twos + 1
+    while d % 5 == 0:
+        d, fives = d // 5, fives + 1
+    return max(twos, fives) if d == 1 else None
 
 
-ADJUSTED_NOTE = "（有的分项末位调过 1，好让分项加起来正好等于合计）"
+def _adds_up(sum_: list[Fraction], digits: int) -> bool:
+    return sum(_units_at(x, digits) for x in sum_) == _units_at(sum(sum_, Fraction(0)), digits)
 
 
-def adding_up(
-    parts: list[int], unit: str, digits: int = 1, total: Decimal | None = None
-) -> tuple[list[str], str]:
-    """Texts for ``parts`` and their sum in one ``unit`` at ``digits`` decimals, the shown parts adding
-    up exactly to the shown total (the rule of :func:`apportion`)."""
-    shown, tot, _ = apportion(parts, unit, digits, total)
-    return [f"{x:,.{digits}f} {unit}" for x in shown], f"{tot:,.{digits}f} {unit}"
+def adds_up(parts: list[int | Fraction], unit: str, digits: int) -> bool:
+    """Whether ``parts``, each rounded half-up to ``digits`` decimals of ``unit``, add up to their exact sum
+    rounded the same way."""
+    scale = Fraction(1, UNITS[unit])
+    return _adds_up([Fraction(p) * scale for p in parts], digits)
+
+
+def shown_sum(parts: list[int | Fraction], unit: str, digits: int) -> str:
+    """What ``parts``, each shown at ``digits`` decimals of ``unit``, add up to as shown: '174.4 GB' for the
+    anchor's activations 45.6 + 128.8 GB (which are 174.483… GB, shown 174.5)."""
+    n = sum(_units_at(Fraction(p, UNITS[unit]), digits) for p in parts)
+    return f"{number(Fraction(n, 10**digits), digits)} {unit}"
+
+
+def sum_decimals(
+    sums: list[list[int | Fraction]], unit: str = "B", digits: int = 1, most: int | None = None
+) -> int:
+    """The fewest decimals, at least ``digits``, at which every sum in ``sums`` reads true in ``unit``. A
+    sum is a list of parts (byte counts, or any exact numbers with unit "B"); its total is their exact sum.
+    The rule for every sum the site prints (a + b = c, a table's total row, a − b = c as b + c = a): each
+    part and the total are rounded half-up on their own, so the total is the true total rounded and equal
+    values read equal, and the parts as shown add up exactly to the total as shown. Sums shown together
+    (a table, a page's prose about it) are passed together, so that they share one precision and a value
+    in two of them reads the same in both. For the build's fixed figures; a widget, whose sums change with
+    the reader's input, takes :func:`readable_decimals`.
+
+    Byte counts always reach it: at the decimals where every part is exact, rounding changes nothing (at
+    most 9 for GB, 30 for GiB). Numbers whose decimals never end may not: past ``most`` decimals (by
+    default ``digits`` + 9) it raises ValueError. sum_decimals([[2Ψ, 2Ψ, 4Ψ, 4Ψ, 4Ψ]], "GB") for the anchor's
+    Ψ = 27,781,427,952 is 1 (55.6 + 55.6 + 111.1 × 3 = 444.5); for Llama-3.1-70B's Ψ = 70,553,706,496 it is
+    3 (at 1: 141.1 × 2 + 282.2 × 3 = 1,128.8, but the total is 1,128.9)."""
+    scale = Fraction(1, UNITS[unit])
+    exact = [[Fraction(p) * scale for p in s] for s in sums]
+    ends = [_exact_at(x) for s in exact for x in s]
+    last = max(ends, default=digits) if None not in ends else digits + 9
+    if most is not None:
+        last = min(last, most)
+    for d in range(digits, max(last, digits) + 1):
+        if all(_adds_up(s, d) for s in exact):
+            return d
+    raise ValueError(f"no precision up to {last} decimals makes these sums add up as shown")
+
+
+READABLE = 2  # decimals beyond the ones asked for that a widget may add so that its sums read true
+
+
+def readable_decimals(
+    sums: list[list[int | Fraction]], unit: str = "B", digits: int = 1, also: list[list[int | Fraction]] = ()
+) -> int:
+    """The rule of :func:`sum_decimals` within what a reader can read: of ``digits`` to ``digits`` +
+    :data:`READABLE` decimals, the precision at which the most of ``sums`` read true, then the most of ``also`` (sums whose
+    total the page does not print beside its parts: a list of a total's parts shown elsewhere), then the
+    fewest decimals. A sum that does not read true there is one the page must say so of (:func:`shown_sum`
+    gives what its parts make). Rows that are multiples of one size often need the byte count: Qwen3-8B's
+    model states 2Ψ, 2Ψ, 4Ψ, 4Ψ, 4Ψ add up only at 8 decimals of GB, GPT-2 XL's activation table at
+    s = 21,131 only at 32 decimals of TiB."""
+    scale = Fraction(1, UNITS[unit])
+    exact = [[Fraction(p) * scale for p in s] for s in sums]
+    wished = [[Fraction(p) * scale for p in s] for s in also]
+
+    def score(d: int) -> tuple:
+        return (sum(_adds_up(s, d) for s in exact), sum(_adds_up(s, d) for s in wished), -d)
+
+    return max(range(digits, digits + READABLE + 1), key=score)
+
+
+def adding_up(parts: list[int], unit: str, digits: int = 1) -> tuple[list[str], str]:
+    """Texts for ``parts`` and their sum in one ``unit``, at the fewest decimals (at least ``digits``) at
+    which the shown parts add up exactly to the shown total, the total being the true total rounded
+    (:func:`sum_decimals`). adding_up([2Ψ, 2Ψ, 4Ψ, 8Ψ], "GB") for the anchor: 55.56 + 55.56 + 111.13 +
+    222.25 = 444.50 GB (at one decimal the rows would make 444.6 against a total of 444.5)."""
+    d = sum_decimals([list(parts)], unit, digits)
+    return [size(p, unit, d) for p in parts], size(sum(parts), unit, d)
+
+
+def shares_adding_up(parts: list[int | Fraction], digits: int = 1) -> tuple[list[str], str]:
+    """Each part's share of their sum as a percentage (the rule of :func:`share`: from the exact values),
+    and the whole's 100%, at the fewest decimals (at least ``digits``, at most ``digits`` + :data:`READABLE`)
+    at which the shares as shown add up to the 100% as shown: shares_adding_up([1, 1, 2]) == (['25.0%', '25.0%',
+    '50.0%'], '100.0%'). Thirds never do (33.3% × 3): then at ``digits``. Raises ZeroDivisionError if the
+    parts sum to 0."""
+    whole = sum((Fraction(p) for p in parts), Fraction(0))
+    ratios = [Fraction(p) / whole for p in parts]
+    d = readable_decimals([[r * 100 for r in ratios]], "B", digits)
+    return [share(r, d) for r in ratios], share(1, d)

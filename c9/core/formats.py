@@ -20,6 +20,9 @@ Public API (``fmt`` is a :class:`Format` or any name/alias; ``code`` is a non-ne
 - :func:`get_format`, :data:`FORMATS`, :func:`format_names`
 - :func:`decode`, :func:`decode_exact`, :func:`code_points`
 - :func:`encode`, :func:`encode_many`, :func:`round_value`  (round once, exactly, to nearest, ties to even)
+- :func:`as_float32`, :func:`encode_via_float32`, :func:`round_via_float32`, :func:`two_roundings`,
+  :func:`tie_neighbours`  (the seed's rule: FP32 first, then
+  the format; and where one rounding of the exact value would give another code)
 - :func:`fields`, :func:`classify`, :func:`power_of_two`, :func:`describe`, :func:`parse_code`
 - :func:`next_up`, :func:`next_down`, :func:`ulp`, :func:`interval`
 - :class:`CodecInputError` (a ValueError with a Chinese ``message_zh`` for the widgets)
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 import sys
 from array import array
 from dataclasses import dataclass
@@ -56,6 +60,12 @@ __all__ = [
     "encode",
     "encode_many",
     "round_value",
+    "as_float32",
+    "encode_via_float32",
+    "round_via_float32",
+    "TwoRoundings",
+    "two_roundings",
+    "tie_neighbours",
     "fields",
     "classify",
     "power_of_two",
@@ -222,6 +232,22 @@ class Format:
     def emax(self) -> int:
         """Exponent of the largest finite value, floor(log2(max))."""
         return math.frexp(self.max)[1] - 1
+
+    # -- the tie rule
+    @property
+    def ties_up(self) -> bool:
+        """Whether a tie always goes to the larger magnitude. With no stored mantissa bit (E8M0) every
+        value's significand is 1, odd, so round-to-nearest-even sends the midpoint 1.5 × 2^k up to
+        2^(k+1), as ml_dtypes' float8_e8m0fnu does (0.75 → 1, 3 → 4); with mantissa bits a tie goes
+        to the neighbour whose last mantissa bit is 0, up or down."""
+        return self.mantissa_bits == 0
+
+    @property
+    def tie_rule_zh(self) -> str:
+        """The format's own tie rule in a few Chinese words, for the captions that state it."""
+        if not self.ties_up:
+            return "平局取偶"
+        return "平局进到较大的 2 的幂" if not self.signed else "平局进到绝对值较大的一边"
 
 
 def _row(name, e, m, bias, top, aliases, spec, *, signed=True, subnormals=True, note_zh=""):
@@ -532,7 +558,8 @@ def encode(fmt, x, overflow: str = "default") -> int:
     (IEEE 754-2019 §4.3.1 roundTiesToEven; OFP8 §5.3; MX v1.0 §5.3).
 
     ``x``: int, float, :class:`fractions.Fraction` (or any numbers.Rational / Decimal / Real).
-    No double rounding: the exact value is rounded straight to ``fmt`` (never through float32).
+    No double rounding: the exact value is rounded straight to ``fmt`` (never through float32). What the
+    widgets store follows the seed's rule instead, FP32 first: :func:`encode_via_float32`.
 
     ``overflow``: "default" - the format's own rule, decided after rounding: E4M3FN and E8M0 give
     NaN, FP32/FP16/BF16/E5M2 give ±infinity, E2M1/E2M3/E3M2 (no Inf, no NaN) saturate;
@@ -726,6 +753,105 @@ def round_value(fmt, x, overflow: str = "default") -> float:
     """
     f = get_format(fmt)
     return decode(f, encode(f, x, overflow))
+
+
+# --------------------------------------------------------------------------- the seed's rule: FP32 first
+
+
+_PACK32 = struct.Struct("f")
+
+
+def as_float32(x) -> float:
+    """``x`` as FP32 holds it: rounded once, exactly, to the nearest float32 (ties to even, ±∞ past
+    FP32's range); ±0, ±∞ and NaN keep their sign. The float is the FP32 value exactly.
+
+    Fast path: C's float64 → float32 cast of the float nearest ``x``. That is one rounding for a float;
+    for a rational it is two, and they agree unless the float lands exactly on a float32 midpoint
+    (rounding to float64 never crosses one, as every float32 midpoint is a float64): then, and for
+    non-finite or out-of-range values, the exact codec decides."""
+    if type(x) in _FAST32:
+        try:
+            x64 = float(x)
+            y = _PACK32.unpack(_PACK32.pack(x64))[0]
+        except OverflowError:  # past FP32's range, or a rational past float64's
+            y = None
+        if y is not None and math.isfinite(x64) and (type(x) is float or y == x64 or not _f32_tie(x64, y)):
+            return y
+    return round_value(FORMATS[0], x)
+
+
+_FAST32 = (float, int, Fraction)
+
+
+def _f32_tie(x64: float, y: float) -> bool:
+    """Whether ``x64`` lies exactly halfway between the float32 ``y`` and its other neighbour ``z``:
+    then z = 2·x64 − y is exact in float64 and is itself a float32."""
+    z = 2 * x64 - y
+    try:
+        return z != y and _PACK32.unpack(_PACK32.pack(z))[0] == z
+    except OverflowError:  # z is past FP32's range: no float32
+        return False
+
+
+def encode_via_float32(fmt, x, overflow: str = "default") -> int:
+    """The code of ``x`` in ``fmt`` by the seed's 数字口径: ``x`` is stored as FP32 first, as every
+    training framework holds a number, then rounded to ``fmt`` (what PyTorch and ml_dtypes do with a
+    float64 input). For FP32 itself this is :func:`encode`. Two roundings can differ from one
+    (:func:`two_roundings`): FP32 may land ``x`` exactly on one of ``fmt``'s midpoints, where the tie
+    rule then decides, or flush it to 0 in a format without zero (E8M0 then gives NaN)."""
+    return encode(fmt, as_float32(x), overflow)
+
+
+def round_via_float32(fmt, x, overflow: str = "default") -> float:
+    """``decode(encode_via_float32(x))``: what ``fmt`` holds of ``x`` by the seed's rule, as a float.
+    Example: ``round_via_float32("bf16", Fraction("257.0000001")) == 256.0`` (one rounding: 258)."""
+    f = get_format(fmt)
+    return decode(f, encode_via_float32(f, x, overflow))
+
+
+@dataclass(frozen=True)
+class TwoRoundings:
+    """``x`` stored in a format both ways: ``float32`` is x as FP32 holds it, ``code`` the format's
+    code of that (the seed's rule), ``direct`` the code of one rounding of the exact x."""
+
+    float32: float
+    code: int
+    direct: int
+
+    @property
+    def differ(self) -> bool:
+        """Whether one rounding of the exact value would store another code (double rounding)."""
+        return self.code != self.direct
+
+
+def two_roundings(fmt, x, overflow: str = "default") -> TwoRoundings:
+    """:func:`encode_via_float32` and :func:`encode` of ``x`` side by side (the same errors as encode)."""
+    f = get_format(fmt)
+    x32 = as_float32(x)
+    return TwoRoundings(x32, encode(f, x32, overflow), encode(f, x, overflow))
+
+
+def tie_neighbours(fmt, x) -> tuple[int, int] | None:
+    """The codes of the two neighbouring finite values that ``x`` lies exactly halfway between (the
+    smaller magnitude first, sign of x), or None when ``x`` is no midpoint of ``fmt`` (or not finite)."""
+    f = get_format(fmt)
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    a = abs(_to_fraction(x))
+    neg = x < 0
+    code = encode(f, a, "saturate")
+    if a == 0 or classify(f, code) == "nan":
+        return None
+    v = decode_exact(f, code)
+    other = next_up(f, code) if a > v else next_down(f, code)
+    if other is None or classify(f, other) in ("nan", "infinity"):
+        return None
+    w = decode_exact(f, other)
+    if (v + w) / 2 != a:
+        return None
+    lo, hi = sorted((code, other), key=lambda c: decode_exact(f, c))
+    s = f.sign_bit if neg else 0
+    return lo | s, hi | s
 
 
 # --------------------------------------------------------------------------- the bit view

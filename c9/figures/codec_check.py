@@ -206,16 +206,20 @@ def figures(data: dict | None = None) -> list[dict]:
         )
         for part, what in (
             ("exact", "一次舍入：把精确值直接就近舍入到 {label}，测试里用分数与所有编码逐个比较复核"),
-            ("via_float32", "两次舍入：先到 FP32，落在正中再取偶，即 PyTorch 的做法"),
+            (
+                "via_float32",
+                "两次舍入：先到 FP32，落在正中再按 {label} 的规则（{tie}），即 PyTorch 与课程组件的做法",
+            ),
         ):
             name = "exact" if part == "exact" else "via32"
             code = c[part]
-            fig(f"dr_{key}_{name}", code, code, f"{what.format(label=label)}的编码（{at}.{part}）")
+            how = what.format(label=label, tie=F.get_format(c["format"]).tie_rule_zh)
+            fig(f"dr_{key}_{name}", code, code, f"{how}的编码（{at}.{part}）")
             fig(
                 f"dr_{key}_{name}_value",
                 code,
                 _code_value(c["format"], code).split("（", 1)[1][:-1],
-                f"{what.format(label=label)}的值（{at}.{part}）",
+                f"{how}的值（{at}.{part}）",
             )
         fig(
             f"dr_{key}_decimal",

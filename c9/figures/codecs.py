@@ -8,6 +8,7 @@ hand except the inputs the chapter chose (257, 1e-8, the tensor [1000, 0.01, 0.0
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from c9.base import units
 from c9.core import blockscale as B
@@ -38,17 +39,56 @@ def _text(x: float) -> str:
 _OVERFLOW = {"inf": "∞", "nan": "NaN", "saturate": "最大有限值"}
 
 
-def _rounding(name, fmt, x, label):
-    v = F.round_value(fmt, x)
+def _rounding(name, fmt, x: str, label):
+    """fmt(x) for the decimal ``x`` by the seed's rule: x stored as FP32 first, then rounded to fmt."""
+    v = F.round_via_float32(fmt, Fraction(x))
     return figure(
         name,
         _num(v),
         _text(v),
-        f"把 x 存进 {label} 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；"
+        f"把 x 先存成 FP32，再存进 {label} 读出：就近舍入，{F.get_format(fmt).tie_rule_zh}；"
         f"超出范围 → {_OVERFLOW[F.get_format(fmt).default_overflow]}",
         format=F.get_format(fmt).name,
-        x=x,
+        x=_num(float(Fraction(x))),  # as the tooltip writes numbers: 1×10⁻⁸, 70,000
     )
+
+
+def _tie_rules() -> list[dict]:
+    """Each format's own tie rule, read off its definition (no mantissa bit: the tie goes up)."""
+    return [
+        figure(
+            f"tie_rule_{f.label.lower()}",
+            f.tie_rule_zh,
+            f.tie_rule_zh,
+            "恰在两个相邻值正中时：有尾数位，取尾数末位为 0 的一边；没有尾数位，两边的有效数字都是 1，"
+            "取偶即进到较大的 2 的幂",
+            format=f.name,
+            mantissa_bits=f.mantissa_bits,
+        )
+        for f in F.FORMATS
+    ]
+
+
+#: The lesson's double-rounding example: one rounding of the exact value gives BF16 258, FP32 first 256.
+TWICE = "257.0000001"
+
+
+def _double_rounding() -> list[dict]:
+    """bf16(257.0000001) by the seed's rule (FP32 first: 257, a tie, to even 256) and by one rounding."""
+    two = F.two_roundings("bf16", Fraction(TWICE))
+    assert two.differ
+    out = []
+    for name, value, how in (
+        ("fp32", two.float32, "先存成 FP32：FP32(x)"),
+        ("", F.decode("bf16", two.code), "先存成 FP32，再存成 BF16：BF16(FP32(x))"),
+        ("direct", F.decode("bf16", two.direct), "把精确值直接舍入到 BF16 一次：BF16(x)"),
+    ):
+        out.append(
+            figure(
+                "bf16_of_257_0000001" + (f"_{name}" if name else ""), _num(value), _text(value), how, x=TWICE
+            )
+        )
+    return out
 
 
 def figures() -> list[dict]:
@@ -56,11 +96,11 @@ def figures() -> list[dict]:
     fp16, fp32, bf16 = F.get_format("fp16"), F.get_format("fp32"), F.get_format("bf16")
     e4m3, e2m1 = F.get_format("E4M3"), F.get_format("E2M1")
     out = [
-        _rounding("fp16_of_1e_minus_8", fp16, 1e-8, "FP16"),
-        _rounding("fp16_of_1_plus_1e_minus_4", fp16, 1 + 1e-4, "FP16"),
-        _rounding("fp16_of_70000", fp16, 70000, "FP16"),
-        _rounding("bf16_of_257", bf16, 257, "BF16"),
-        _rounding("bf16_of_1_plus_1e_minus_3", bf16, 1 + 1e-3, "BF16"),
+        _rounding("fp16_of_1e_minus_8", fp16, "1e-8", "FP16"),
+        _rounding("fp16_of_1_plus_1e_minus_4", fp16, "1.0001", "FP16"),
+        _rounding("fp16_of_70000", fp16, "70000", "FP16"),
+        _rounding("bf16_of_257", bf16, "257", "BF16"),
+        _rounding("bf16_of_1_plus_1e_minus_3", bf16, "1.001", "BF16"),
     ]
     lo = int(math.log2(fp16.min_subnormal))
     hi = fp16.emax
@@ -202,4 +242,4 @@ def figures() -> list[dict]:
             block=16,
         ),
     ]
-    return out
+    return out + _tie_rules() + _double_rounding()

@@ -9,7 +9,6 @@ Only the build needs this module: it is never called in the browser.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from fractions import Fraction
 
 from c9.base import units
@@ -18,7 +17,7 @@ from c9.core.lab_results import POINTS, RUN_ORDER
 from c9.core.ledger import model_states
 from c9.core.models import lab_model
 from c9.figures.figure import figure
-from c9.views.lab_text import POINT_LABELS, frac_text, sci, snapshot_texts, throughput_rows
+from c9.views.lab_text import POINT_LABELS, frac_text, mib_digits, sci, snapshot_texts, throughput_rows
 
 SRC = "lab/results/c09-precision.json"
 
@@ -297,8 +296,12 @@ def figures(data: dict | None = None) -> list[dict]:
     # the ledger against the measured snapshots
     ledger = model_states(psi, "fp32_adamw").bytes
     _fig(out, "lab_ledger_bytes", ledger, units.number(ledger), "FP32 + AdamW 的模型状态 = 16 B × Ψ", psi=psi)
-    # two decimals, as the snapshots it is set against (56.29 MiB beside 56.29 MiB, not 56.3)
-    _fig(out, "lab_ledger_mib", ledger / 2**20, mib(ledger, 2), "模型状态按 MiB 计 = 16 B × Ψ ÷ 2²⁰", psi=psi)
+    # every MiB figure at the lab's one precision (lab_text.mib_digits: the fewest decimals, at least two,
+    # at which every sum the pages show adds up as shown), so the ledger reads beside the snapshots as they do
+    dg = mib_digits(d)
+    _fig(
+        out, "lab_ledger_mib", ledger / 2**20, mib(ledger, dg), "模型状态按 MiB 计 = 16 B × Ψ ÷ 2²⁰", psi=psi
+    )
     runs = d["runs"]
     for name in RUN_ORDER:
         r = runs[name]
@@ -309,20 +312,19 @@ def figures(data: dict | None = None) -> list[dict]:
                 out,
                 f"lab_{name}_{p}_mib",
                 t / 2**20,
-                snapshot_texts(snaps[p])[1],
+                snapshot_texts(snaps[p], dg)[1],
                 f"{_RUN[name]}「{POINT_LABELS[p]}」实测的显存 ÷ 2²⁰（{SRC}: runs.{name}.memory[{p}].total）",
                 bytes=t,
             )
         # the parts of the forward snapshot as the table shows them (they add up to its total as shown)
-        fwd, _, moved = snapshot_texts(snaps["after_forward"])
-        note = units.ADJUSTED_NOTE if moved else ""
+        fwd, _ = snapshot_texts(snaps["after_forward"], dg)
         saved = snaps["after_forward"]["parts"]["saved_for_backward"]
         _fig(
             out,
             f"lab_{name}_saved_mib",
             saved / 2**20,
             fwd["saved_for_backward"],
-            f"{_RUN[name]}前向之后保存给反向的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward）{note}",
+            f"{_RUN[name]}前向之后保存给反向的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.saved_for_backward）",
             bytes=saved,
         )
         params = snaps["after_forward"]["parts"]["parameters"]
@@ -331,7 +333,7 @@ def figures(data: dict | None = None) -> list[dict]:
             f"lab_{name}_forward_params_mib",
             params / 2**20,
             fwd["parameters"],
-            f"{_RUN[name]}前向之后参数的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.parameters）{note}",
+            f"{_RUN[name]}前向之后参数的字节 ÷ 2²⁰（{SRC}: runs.{name}.memory[after_forward].parts.parameters）",
             bytes=params,
         )
         logits = snaps["after_forward"]["parts"]["logits_and_loss"]
@@ -340,7 +342,7 @@ def figures(data: dict | None = None) -> list[dict]:
             f"lab_{name}_logits_mib",
             logits / 2**20,
             fwd["logits_and_loss"],
-            f"{_RUN[name]}前向输出的 logits 本身 ÷ 2²⁰，不在保存给反向的张量里（{SRC}: runs.{name}.memory[after_forward].parts.logits_and_loss）{note}",
+            f"{_RUN[name]}前向输出的 logits 本身 ÷ 2²⁰，不在保存给反向的张量里（{SRC}: runs.{name}.memory[after_forward].parts.logits_and_loss）",
             bytes=logits,
         )
         det = snaps["after_forward"]["saved_detail"]
@@ -348,21 +350,18 @@ def figures(data: dict | None = None) -> list[dict]:
             out,
             f"lab_{name}_weight_copies_mib",
             det["weight_copies_16bit"] / 2**20,
-            mib(det["weight_copies_16bit"], 2),
+            mib(det["weight_copies_16bit"], dg),
             "保存给反向的 16 位张量中形状与权重矩阵相同者（autocast 的权重副本）",
             bytes=det["weight_copies_16bit"],
         )
         # the saved bytes split into the model body and the loss head, the two adding up to the saved figure
-        split = [det["model_body"], det["loss_head"]]
-        saved_shown = Decimal(fwd["saved_for_backward"].split(" ")[0].replace(",", ""))
-        (body_t, head_t), _ = units.adding_up(split, "MiB", 2, saved_shown)
-        note = units.ADJUSTED_NOTE if units.apportion(split, "MiB", 2, saved_shown)[2] else ""
+        body_t, head_t = mib(det["model_body"], dg), mib(det["loss_head"], dg)
         _fig(
             out,
             f"lab_{name}_body_saved_mib",
             det["model_body"] / 2**20,
             body_t,
-            f"模型主体（嵌入到最后的 RMSNorm 与输出矩阵乘）保存给反向的字节 ÷ 2²⁰{note}",
+            "模型主体（嵌入到最后的 RMSNorm 与输出矩阵乘）保存给反向的字节 ÷ 2²⁰",
             bytes=det["model_body"],
         )
         _fig(
@@ -370,7 +369,7 @@ def figures(data: dict | None = None) -> list[dict]:
             f"lab_{name}_head_saved_mib",
             det["loss_head"] / 2**20,
             head_t,
-            f"交叉熵保存给反向的字节 ÷ 2²⁰：FP32 的对数概率与目标 token，logits 本身另计{note}",
+            "交叉熵保存给反向的字节 ÷ 2²⁰：FP32 的对数概率与目标 token，logits 本身另计",
             bytes=det["loss_head"],
         )
         step = snaps["after_step"]["total"]
@@ -398,8 +397,8 @@ def figures(data: dict | None = None) -> list[dict]:
             out,
             f"lab_{name}_peak_mib_table",
             peak / 2**20,
-            mib(peak, 2),
-            f"{_RUN[name]}实测四个显存截面里最大的那个 ÷ 2²⁰，两位小数（{SRC}: runs.{name}.peak_bytes）",
+            mib(peak, dg),
+            f"{_RUN[name]}实测四个显存截面里最大的那个 ÷ 2²⁰，按表里的小数位（{SRC}: runs.{name}.peak_bytes）",
             bytes=peak,
         )
         _fig(
@@ -517,7 +516,7 @@ def figures(data: dict | None = None) -> list[dict]:
         out,
         "lab_formula_mib",
         fa / 2**20,
-        mib(fa, 2),
+        mib(fa, dg),
         "激活 = L × sbh(34 + 5as/h) 字节（Korthikanti 式 1）",
         **fi,
     )
@@ -525,7 +524,7 @@ def figures(data: dict | None = None) -> list[dict]:
         out,
         "lab_formula_linear_mib",
         acc["formula_parts"]["act_linear"] / 2**20,
-        mib(acc["formula_parts"]["act_linear"], 2),
+        mib(acc["formula_parts"]["act_linear"], dg),
         "线性项 = L × 34sbh 字节",
         **fi,
     )
@@ -533,30 +532,30 @@ def figures(data: dict | None = None) -> list[dict]:
         out,
         "lab_formula_scores_mib",
         acc["formula_parts"]["act_scores"] / 2**20,
-        mib(acc["formula_parts"]["act_scores"], 2),
+        mib(acc["formula_parts"]["act_scores"], dg),
         "注意力分数项 = L × 5as²b 字节",
         **fi,
     )
     for name in ("fp32", "bf16"):
         saved = lab_results.snapshots(d, name)["after_forward"]["parts"]["saved_for_backward"]
-        # From the two values as the sentence shows them (MiB, 2 decimals), so its arithmetic checks by hand.
-        shown_saved, shown_fa = (Fraction(units.round_half_up(Fraction(x, 2**20), 2)) for x in (saved, fa))
-        diff = shown_saved - shown_fa
+        # The true gap and ratio, rounded: the gap at the lab's precision, so that the estimate plus the gap
+        # reads as the saved figure (lab_text.mib_sums has the sum).
+        diff = saved - fa
         _fig(
             out,
             f"lab_{name}_saved_minus_formula_mib",
-            float(diff),
-            f"{units.number(diff, 2)} MiB",
-            "实测保存给反向的 MiB − 公式的 MiB（都按显示的两位小数）",
+            diff / 2**20,
+            mib(diff, dg),
+            "实测保存给反向的字节 − 公式的字节，÷ 2²⁰",
             measured=saved,
             formula_bytes=fa,
         )
         _fig(
             out,
             f"lab_{name}_saved_over_formula",
-            float(shown_saved / shown_fa),
-            f"{units.number(shown_saved / shown_fa, 2)} 倍",
-            "实测保存给反向的 MiB ÷ 公式的 MiB（都按显示的两位小数）",
+            saved / fa,
+            f"{units.number(Fraction(saved, fa), 2)} 倍",
+            "实测保存给反向的字节 ÷ 公式的字节",
             measured=saved,
             formula_bytes=fa,
         )

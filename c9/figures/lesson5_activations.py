@@ -27,11 +27,16 @@ def figures() -> list[dict]:
         return activation_memory(d["s"], d["b"], d["h"], d["a"], d["L"], mode, s2_layers)
 
     full = act()
+    dbl = act(s=2 * s)
+    # The two terms add up to the total, at s and at 2s, as the lesson quotes them side by side: one precision
+    # for the six (units.sum_decimals).
+    terms = [[a.find("act_linear").bytes, a.find("act_scores").bytes] for a in (full, dbl)]
+    dg = units.sum_decimals(terms, "GiB", 1)
     figs.append(
         figure(
             "act_anchor",
             full.bytes,
-            units.size(full.bytes, "GiB"),
+            units.size(full.bytes, "GiB", dg),
             "全部留着的激活 = L × sbh(34 + 5as/h) 字节（Korthikanti 式 1）",
             **dims,
         )
@@ -57,11 +62,15 @@ def figures() -> list[dict]:
     )
     linear = full.find("act_linear").bytes
     figs.append(
-        figure("act_anchor_linear", linear, units.size(linear, "GiB"), "线性项 = L × 34sbh 字节", **dims)
+        figure("act_anchor_linear", linear, units.size(linear, "GiB", dg), "线性项 = L × 34sbh 字节", **dims)
     )
     figs.append(
         figure(
-            "act_anchor_scores", scores, units.size(scores, "GiB"), "注意力分数项 = L × 5as²b 字节", **dims
+            "act_anchor_scores",
+            scores,
+            units.size(scores, "GiB", dg),
+            "注意力分数项 = L × 5as²b 字节",
+            **dims,
         )
     )
     sel = act("selective")
@@ -137,7 +146,6 @@ def figures() -> list[dict]:
     # Per-layer terms at the reference sequence, for the formula walk-through.
     # One unit for the one-layer table (lesson 5), at the precision where the rounded terms add up.
     lin1, sc1 = 34 * s * b * m.h, score_term(s, b, m.a)
-    assert not units.apportion([lin1, sc1], "GiB", 2)[2], "the one-layer table would need a note"
     (lin_t, sc_t), tot_t = units.adding_up([lin1, sc1], "GiB", 2)
     figs.append(figure("layer_linear_anchor", lin1, lin_t, "一层的线性项：34sbh 字节", s=s, b=b, h=m.h))
     figs.append(figure("layer_scores_anchor", sc1, sc_t, "一层的注意力分数项：5as²b 字节", s=s, b=b, a=m.a))
@@ -336,13 +344,12 @@ def figures() -> list[dict]:
 
     # Doubling the sequence: the linear part doubles, the scores quadruple.
     s2x = 2 * s
-    dbl = act(s=s2x)
     figs.append(figure("seq_double", s2x, units.number(s2x), "序列加倍 = 2 × s", s=s))
     figs.append(
         figure(
             "act_anchor_s_double",
             dbl.bytes,
-            units.size(dbl.bytes, "GiB"),
+            units.size(dbl.bytes, "GiB", dg),
             "序列加倍后的激活 = L × sbh(34 + 5as/h) 字节",
             **{**dims, "s": s2x},
         )
@@ -351,7 +358,7 @@ def figures() -> list[dict]:
         figure(
             "act_anchor_s_double_linear",
             dbl.find("act_linear").bytes,
-            units.size(dbl.find("act_linear").bytes, "GiB"),
+            units.size(dbl.find("act_linear").bytes, "GiB", dg),
             "序列加倍后的线性项 = L × 34sbh 字节",
             **{**dims, "s": s2x},
         )
@@ -360,7 +367,7 @@ def figures() -> list[dict]:
         figure(
             "act_anchor_s_double_scores",
             dbl.find("act_scores").bytes,
-            units.size(dbl.find("act_scores").bytes, "GiB"),
+            units.size(dbl.find("act_scores").bytes, "GiB", dg),
             "序列加倍后的分数项 = L × 5as²b 字节",
             **{**dims, "s": s2x},
         )

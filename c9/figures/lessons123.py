@@ -235,13 +235,14 @@ def _fp16_bf16() -> list[dict]:
                 )
             )
     # fp16(1e-8 × 65,536): the lesson's underflowing gradient, scaled by 2^16 first
-    scaled = F.round_value(fp16, Fraction(1, 10**8) * 65536)
+    # the gradient is an FP32 value (the seed's rule), scaled exactly (a power of two), then stored in FP16
+    scaled = F.round_value(fp16, Fraction(F.as_float32(Fraction(1, 10**8))) * 65536)
     out.append(
         figure(
             "fp16_of_1e_minus_8_scaled",
             scaled,
             _t(scaled, 5),
-            "先乘 S 再存成 FP16：FP16(10⁻⁸ × 2¹⁶)",
+            "先乘 S 再存成 FP16：FP16(FP32(10⁻⁸) × 2¹⁶)",
             x="10⁻⁸",
             S=65536,
         )
@@ -255,13 +256,15 @@ def _fp16_bf16() -> list[dict]:
             S=65536,
         )
     )
-    b = F.round_value(bf16, Fraction(1, 10**8))
-    out.append(figure("bf16_of_1e_minus_8", b, units.sci(b, 4), "存成 BF16：BF16(10⁻⁸)", x="10⁻⁸"))
+    b = F.round_via_float32(bf16, Fraction(1, 10**8))
+    out.append(
+        figure("bf16_of_1e_minus_8", b, units.sci(b, 4), "先存成 FP32，再存成 BF16：BF16(10⁻⁸)", x="10⁻⁸")
+    )
     out.append(
         figure(
             "bf16_of_70000",
-            F.round_value(bf16, 70000),
-            _t(F.round_value(bf16, 70000)),
+            F.round_via_float32(bf16, 70000),
+            _t(F.round_via_float32(bf16, 70000)),
             "存成 BF16：BF16(70,000)",
             x=70000,
         )
@@ -307,8 +310,8 @@ def _fp16_bf16() -> list[dict]:
     out.append(
         figure(
             "bf16_of_1001",
-            F.round_value(bf16, 1001),
-            _t(F.round_value(bf16, 1001)),
+            F.round_via_float32(bf16, 1001),
+            _t(F.round_via_float32(bf16, 1001)),
             "存成 BF16：BF16(1,001)",
             x=1001,
         )

@@ -49,17 +49,15 @@ def figures() -> list[dict]:
     figs.append(
         figure("adam_mv_anchor", mv, units.size(mv, "GB"), "Adam 的 m 与 v = (4 + 4) B × Ψ", Ψ=m.param_total)
     )
-    # The ledger tables (guide, lessons 1 and 5): every part with the total, at the precision where the
-    # rows add up to the total as shown (units.adding_up). Two decimals: there the half-up rows already add
-    # up, so no row is adjusted and the tables need no note (one decimal would move 222.25 to 222.2).
+    # The ledger tables (guide, lessons 1 and 5): every part with the total, at the fewest decimals (at least
+    # two) at which the rows add up to the total as shown (units.adding_up). At one decimal they would not:
+    # 55.6 + 55.6 + 111.1 + 222.3 = 444.6 against a total of 444.5.
     rows = [
         ("weights", "BF16 权重", 2),
         ("grads", "BF16 梯度", 2),
         ("master", "FP32 主权重", 4),
         ("mv", "Adam 的 m 与 v（FP32）", 8),
     ]
-    shown, _, adjusted = units.apportion([k * m.param_total for _, _, k in rows], "GB", 2)
-    assert not adjusted, "the ledger tables would need a note on the adjusted last digit"
     texts, total = units.adding_up([k * m.param_total for _, _, k in rows], "GB", 2)
     for (key, what, k), text in zip(rows, texts):
         figs.append(

@@ -36,7 +36,9 @@ WIDGETS = {
 }
 # The widgets the build draws once and the reader cannot change (no ``view``): the worker answers them
 # without importing their modules, which the page's Python zip leaves out (hooks/modules.py).
-BUILD_ONLY = frozenset({"score-tensor", "pattern-table", "fp4-line", "evolution-map", "lab-charts"})
+BUILD_ONLY = frozenset(
+    {"score-tensor", "pattern-table", "fp4-line", "evolution-map", "lab-charts", "step-stages"}
+)
 
 
 def widget_module(name: str):

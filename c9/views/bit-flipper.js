@@ -43,6 +43,10 @@ export default function mount(root) {
       const note = el.querySelector('[data-k="missing"]');
       note.textContent = r.missing ?? "";
       note.hidden = !r.missing;
+      // Two roundings (FP32 first, then this format) that one rounding of the exact value would not give.
+      const twice = el.querySelector('[data-k="double"]');
+      twice.querySelector('[data-k="double-text"]').textContent = r.double ?? "";
+      twice.hidden = !r.double;
     }
   };
   const { send } = liveView("bit-flipper", root, draw);

@@ -1,9 +1,12 @@
 """The bit flipper (lessons 2 and 3): one renderer for every format, driven by the format record.
 
-The reader flips a bit, types a code (hex or binary) in one format, or types a decimal value; every
-format shown then holds the same real number, rounded once to nearest (ties to even) by
-:mod:`c9.core.formats`. The same view serves FP32/FP16/BF16 (lessons 2–3), FP8 E4M3/E5M2 (lesson 4)
-and E2M1/E8M0 (the FP4 branch); ``overflow`` chooses what a value past the largest finite one becomes
+The reader flips a bit, types a code (hex or binary) in one format, or types a decimal value. A typed
+value is stored by the seed's 数字口径: first as FP32 (exactly rounded once), then rounded to each
+narrower format by that format's own tie rule (:func:`c9.core.formats.encode_via_float32`), as PyTorch
+and ml_dtypes store a float64. Where one rounding of the exact value would give another code, the row
+says so (:func:`double_rounding_note`). A code typed or flipped in one row is a value FP32 holds
+exactly, so the other rows round it once. The same view serves FP32/FP16/BF16 (lessons 2–3), FP8
+E4M3/E5M2 (lesson 4) and E2M1/E8M0 (the FP4 branch); ``overflow`` chooses what a value past the largest finite one becomes
 ("default": E4M3FN NaN, E5M2/FP16 ±∞; "saturate": ±max, OFP8 §5.3). Python computes everything (value, exact power-of-two form, class,
 neighbours, spacing, the interval that rounds here); JavaScript only draws the bits and the text.
 """
@@ -158,10 +161,15 @@ def _bits(fmt: F.Format, code: int) -> list[dict]:
 
 
 def format_view(
-    fmt: F.Format, code: int, typed: Fraction | float | None = None, overflow: str = "default"
+    fmt: F.Format,
+    code: int,
+    typed: Fraction | float | None = None,
+    overflow: str = "default",
+    double: str | None = None,
 ) -> dict:
     """Everything one format's row shows for ``code``; ``typed`` (the reader's real number) adds the
-    rounding error; ``overflow`` decides which reals round to the largest code (the interval)."""
+    rounding error; ``overflow`` decides which reals round to the largest code (the interval);
+    ``double`` is the note on two roundings (:func:`double_rounding_note`), or None."""
     d = F.fields(fmt, code)
     cls = F.classify(fmt, code)
     v = F.decode(fmt, code)
@@ -195,6 +203,7 @@ def format_view(
         "ulp_text": "—" if spacing is None else _pow2_exp(spacing),
         "interval": "—" if iv is None else _short_interval(iv, fmt),
         "missing": None,
+        "double": double,
     }
     if typed is not None:
         row["error_text"] = _error_text(fmt, typed, v)
@@ -229,6 +238,7 @@ def missing_row(fmt: F.Format, why: str) -> dict:
         "ulp_text": "—",
         "interval": "—",
         "missing": why,
+        "double": None,
     }
 
 
@@ -268,6 +278,8 @@ def _error_text(fmt: F.Format, typed, stored: float) -> str:
     if stored != stored:
         if not fmt.signed and typed <= 0:
             return f"变成了 NaN：{short_name(fmt)} 没有 0，也没有负数"
+        if not fmt.has_zero and F.as_float32(typed) == 0:
+            return f"变成了 NaN：先存成 FP32 时已下溢成 0，而 {short_name(fmt)} 没有 0"
         return "舍入后超出最大值，变成了 NaN（非饱和）"
     if math.isinf(stored):
         return "溢出成了无穷大"
@@ -327,6 +339,7 @@ def view(params: dict | None = None) -> dict:
         v = F.decode(src, code)
         x = v if (v != v or math.isinf(v) or v == 0) else F.decode_exact(src, code)
     rows = []
+    asides = {}  # the summary's word on a row that two roundings moved
     for f in fmts:
         if (
             typed is None and f.name == src.name
@@ -340,7 +353,15 @@ def view(params: dict | None = None) -> dict:
                 missing_row(f, _no_nan(f))
             )  # a NaN code made in another row: that row stays reachable
             continue
-        rows.append(format_view(f, F.encode(f, x, overflow), typed, overflow))
+        if typed is None:  # a code's value: every format here holds it exactly in FP32
+            rows.append(format_view(f, F.encode(f, x, overflow), typed, overflow))
+            continue
+        two = F.two_roundings(f, x, overflow)
+        note = None
+        if two.differ:
+            note = double_rounding_note(f, p["value"], two)
+            asides[f.name] = f"，直接舍入一次会是 {exact_short(f, two.direct)}"
+        rows.append(format_view(f, two.code, typed, overflow, note))
     head = rows[0]
     mode = ""
     if any(f.name in OVERFLOW_CHOICE for f in fmts):
@@ -355,7 +376,8 @@ def view(params: dict | None = None) -> dict:
             f"{r['short']} 存不下"
             if r["missing"]
             else f"{r['short']} 存成 {r['value_text']}"
-            f"（{_approx(r)}{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}）"  # not "NaN(NaN(非数)…"
+            f"（{_approx(r)}{'非数' if r['cls'] == 'nan' else r['cls_zh']}，{r['hex']}"  # not "NaN(NaN(非数)…"
+            f"{asides.get(r['format'], '')}）"
             for r in rows
         )
         + "。"
@@ -373,6 +395,53 @@ def view(params: dict | None = None) -> dict:
         "summary": summary,
         "lead_format": head["format"],
     }
+
+
+FP32 = F.get_format("float32")
+
+
+def rounding_rule(fmts: list[F.Format]) -> str:
+    """The caption's sentence on how a typed value is stored, each format's tie rule read off its
+    definition (:attr:`c9.core.formats.Format.tie_rule_zh`): "FP16、BF16 平局取偶", "E8M0 平局进到较大的 2 的幂"."""
+    narrow = [f for f in fmts if f.name != FP32.name]
+    by_rule: dict[str, list[str]] = {}
+    for f in narrow:
+        by_rule.setdefault(f.tie_rule_zh, []).append(short_name(f))
+    rules = "，".join(f"{'、'.join(names)} {rule}" for rule, names in by_rule.items())
+    first = (
+        "输入的十进制数先精确地舍入成 FP32（FP32 那一行就是它）"
+        if len(narrow) < len(fmts)
+        else "输入的十进制数先存成 FP32"
+    )
+    return f"{first}，再就近舍入到{'其他' if len(narrow) < len(fmts) else '每种'}格式：{rules}。"
+
+
+def double_rounding_note(fmt: F.Format, text, two: F.TwoRoundings, what: str = "输入的 ") -> str:
+    """Why ``fmt`` holds another code than one rounding of the exact value would give, with the numbers:
+    the value typed (``text``, named by ``what``), its FP32 value, the code stored, the code one rounding
+    gives. Chinese, for the row (and for the repeated update's w₀ and Δ)."""
+    name = short_name(fmt)
+    typed_text = ascii_text(str(text)).strip()  # the exact value as typed (at most 60 characters)
+    f32 = exact_short(FP32, F.encode(FP32, two.float32))
+    stored = f"{exact_short(fmt, two.code)}（{_hex(fmt, two.code)}）"
+    direct = f"{exact_short(fmt, two.direct)}（{_hex(fmt, two.direct)}）"
+    tie = F.tie_neighbours(fmt, two.float32)
+    if tie is not None:
+        lo, hi = (exact_short(fmt, c) for c in tie)
+        how = (
+            f"先存成 FP32 是 {f32}（FP32 的 {FP32.mantissa_bits + 1} 位有效数字存不下两者的差）；"
+            f"{f32} 恰在 {name} 相邻的 {lo} 与 {hi} 正中，"
+            f"{fmt.tie_rule_zh}，存成 {stored}"
+        )
+    elif two.float32 == 0 and not fmt.has_zero:
+        how = f"先存成 FP32 就下溢成了 0；{name} 没有 0，存成 {stored}"
+    else:
+        how = f"先存成 FP32 是 {f32}，再存进 {name} 得 {stored}"
+    return f"两次舍入：{what}{typed_text} {how}。若把精确值直接舍入到 {name} 一次，会得到 {direct}。"
+
+
+def _hex(fmt: F.Format, code: int) -> str:
+    return f"0x{code:0{(fmt.bits + 3) // 4}X}"
 
 
 def _hex_note(text, x) -> str:
@@ -405,6 +474,7 @@ def page_context(**options) -> dict:
         view=v,
         uid=f"bf-{zlib.crc32(repr(sorted(options.items())).encode()):08x}",
         overflow_choice=_offers_overflow_choice(v),
+        rounding_rule=rounding_rule([F.get_format(r["format"]) for r in v["rows"]]),
     )
 
 

@@ -27,6 +27,7 @@ from c9.base.palette import var
 from c9.core import blockscale as B
 from c9.core import quant_configs
 from c9.core.formats import CodecInputError
+from c9.views import fp32_first
 from c9.views.params import ascii_text, integer, with_defaults, within_fp32
 
 WIDGET = "block-lab"
@@ -136,7 +137,7 @@ def describe_tensor(p: dict, outlier_cols: list[int] | None = None) -> str:
 def parse_tensor(text) -> list[list]:
     """A tensor typed by the reader: rows on separate lines (or separated by ';' or "]"), numbers
     separated by commas, "、" or spaces; brackets are ignored. Each number is read exactly
-    (:mod:`c9.base.typed`): "1e-330" stays 10⁻³³⁰ and underflows in E4M3, not before.
+    (:mod:`c9.base.typed`): "1e-330" stays 10⁻³³⁰ here; the view stores it as FP32 (0) before it quantises.
     Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的：至少输入一个数")
@@ -230,19 +231,31 @@ def tile_means(tensor, rel_error, tile) -> list[list]:
     return out
 
 
-def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
-    """One scheme on one tensor: summary numbers, the per-block mean errors and their chart."""
+def _cell_name(i: int, j: int) -> str:
+    return f"第 {i + 1} 行第 {j + 1} 列"
+
+
+def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False) -> dict:
+    """One scheme on one tensor: summary numbers, the per-block mean errors and their chart. A typed
+    tensor (``typed_in``) is stored as FP32 first, by the seed's rule (:mod:`c9.views.fp32_first`), and its
+    errors are measured against the numbers as typed."""
+    double = None
     try:
-        q = B.quantize(tensor, scheme)
+        if typed_in:
+            held = fp32_first.quantize(tensor, scheme, SCHEME_LABELS[scheme], _cell_name)
+            q, rel, double = held.q, held.rel, held.note
+        else:
+            q = B.quantize(tensor, scheme)
+            rel = q.rel_error
     except CodecInputError as e:
         raise InputError(e.message_zh) from None
-    rel = q.rel_error
     zeros = sum(row.count(0) for row in tensor)
     if zeros:
         nonzero = sorted(r for row, trow in zip(rel, tensor) for r, v in zip(row, trow) if v != 0)
     else:
         nonzero = sorted(chain.from_iterable(rel))
     n = len(nonzero)
+    max_rel = max(chain.from_iterable(rel))  # against the numbers as typed (q's own is against FP32's)
     median = (nonzero[(n - 1) // 2] + nonzero[n // 2]) / 2 if n else 0.0
     to_bin = partial(bisect_left, BIN_EDGES)
     counts = [0] * (len(BIN_EDGES))
@@ -267,17 +280,20 @@ def scheme_view(tensor: list[list[float]], scheme: str) -> dict:
         else f"整张量只有一个块，平均误差 {units.error_percent(flat[0]) if flat else '0%'}"
     )
     summary = (
-        f"{label}：{blocks}；最大相对误差 {units.error_percent(q.max_rel_error)}，中位数 {units.error_percent(median)}；"
+        f"{label}：{blocks}；最大相对误差 {units.error_percent(max_rel)}，中位数 {units.error_percent(median)}；"
         f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
         f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
     )
+    if typed_in and held.flushed:
+        summary += f"其中 {held.flushed:,} 个数太小，先存成 FP32 时就已是 0。"
+    summary += double or ""
     return {
         "scheme": scheme,
         "label": label,
         "shape": list(shape),
         "tile": list(tile),
-        "max_rel": q.max_rel_error,
-        "max_rel_text": units.error_percent(q.max_rel_error),
+        "max_rel": max_rel,
+        "max_rel_text": units.error_percent(max_rel),
         "median_rel": median,
         "median_rel_text": units.error_percent(median),
         "coarse": coarse,
@@ -453,7 +469,7 @@ def view(params: dict | None = None) -> dict:
     Raises InputError (Chinese message) on bad input."""
     p = normalise(params)
     t, cols = tensor_for(p)
-    v = scheme_view(t, p["scheme"])
+    v = scheme_view(t, p["scheme"], typed_in=p["source"] == "typed")
     v["params"] = p
     v["tensor_note"] = describe_tensor(p, cols)
     v["shown"] = preset_schemes(p["preset"])

@@ -76,10 +76,19 @@ def view(params: dict | None = None) -> dict:
     ratio = Fraction(5 * a * s, h)
     lin, sc, tot = linear_term(s, b, h), score_term(s, b, a), per_layer(s, b, h, a)
     # One unit for every figure of the view (activations are quoted in GiB; MiB/TiB at the ends), with the
-    # terms at the precision where they add up to the layer's total.
+    # terms at the precision where, each rounded on its own, they add up to the layer's total (two to four
+    # decimals: units.readable_decimals; past that the summary says what they make).
     unit = units.unit_for(tot * m.L, binary=True)
-    (lin_t, sc_t), tot_t = units.adding_up([lin, sc], unit, 2)
-    note = units.ADJUSTED_NOTE if units.apportion([lin, sc], unit, 2)[2] else ""
+    d = units.readable_decimals([[lin, sc]], unit, 2)
+    lin_t, sc_t, tot_t = (units.size(n, unit, d) for n in (lin, sc, tot))
+    missed = (
+        ""
+        if units.adds_up([lin, sc], unit, d)
+        else f"（两项各自四舍五入，加起来是 {units.shown_sum([lin, sc], unit, d)}）"
+    )
+    (lin_share, sc_share), _ = units.shares_adding_up(
+        [lin, sc]
+    )  # the two shares of the layer make 100% as shown
     values = {
         "s": f"s = {units.number(s)}",
         "b": f"b = {b}",
@@ -87,15 +96,15 @@ def view(params: dict | None = None) -> dict:
         "a": f"a = {a}",
         "34": f"每个 token、每个隐藏单元 34 字节：34 × s × b × h = {lin_t}（每层）",
         "5as/h": f"5as/h = {units.number(ratio, 1)}，是 34 的 {units.number(ratio / 34, 2)} 倍",
-        "34sbh": f"34sbh = {lin_t}，占这一层的 {units.percent(lin, tot)}",
-        "5as2b": f"5as²b = {sc_t}，占这一层的 {units.percent(sc, tot)}",
+        "34sbh": f"34sbh = {lin_t}，占这一层的 {lin_share}",
+        "5as2b": f"5as²b = {sc_t}，占这一层的 {sc_share}",
     }
     terms = [
         {"key": k, "tex": tex, "title": title, "explain": text, "value": values[k]}
         for k, tex, title, text in TERMS
     ]
     summary = (
-        f"{m.label}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{note}，"
+        f"{m.label}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{missed}，"
         f"{m.L} 层共 {units.size(tot * m.L, unit)}。"
     )
     return {"params": p, "terms": terms, "summary": summary, "beyond": beyond(m, s, b)}
@@ -116,7 +125,7 @@ def beyond(m: Model, s: int, b: int) -> str:
     gap = " " if m.label[-1:].isascii() and m.label[-1:].isalnum() else ""
     return (
         f"{m.label}{gap}自己的代码（全存时）比式 1 多存 {len(names)} 种张量：{'、'.join(names)}，"
-        f"共 {units.size(acts['beyond_bytes'], acts['unit'], 2)}。"
+        f"共 {acts['beyond_text']}。"
         + (
             f"式 1 里有、这个模型却大小不同（或没有）的项：{'、'.join(differ)}。"
             if differ

@@ -167,5 +167,6 @@ def page_context() -> dict:
         notes=NOTES,
         rows=rows(),
         fmt_name=f.name,
+        tie_rule=f.tie_rule_zh,
         distinct=len(set(F.code_points(f))),
     )

@@ -15,7 +15,7 @@ from c9.base import units
 from c9.base.palette import var
 from c9.core import lab_results
 from c9.core.lab_results import POINTS, RUN_ORDER
-from c9.views.lab_text import POINT_LABELS, frac_text, sci, snapshot_texts, throughput_rows
+from c9.views.lab_text import POINT_LABELS, frac_text, mib_digits, sci, snapshot_texts, throughput_rows
 
 WIDGET = "lab-charts"
 
@@ -61,10 +61,6 @@ def _layout(title: str, xtitle: str, ytitle: str, **extra) -> dict:
     return lay
 
 
-def _mib(n) -> str:
-    return units.size(n, "MiB", 2)
-
-
 COLUMN_NAME = "精度"
 # tokens per CPU-second on one thread, repeated: the measure that ranks the precisions reproducibly here
 THROUGHPUT_COLUMN = "tokens / CPU 秒（单线程，{n} 次重复的中位数；括号里是最低–最高）"
@@ -73,6 +69,7 @@ THROUGHPUT_COLUMN = "tokens / CPU 秒（单线程，{n} 次重复的中位数；
 def comparison_rows(d: dict) -> list[dict]:
     rows = []
     tp = throughput_rows(d)
+    digits = mib_digits(d)  # the snapshots' precision: a peak is one of them and reads as it does there
     for name in RUN_ORDER:
         r = d["runs"][name]
         rows.append(
@@ -80,8 +77,12 @@ def comparison_rows(d: dict) -> list[dict]:
                 "key": name,
                 "label": r["label"],
                 "tokens_per_cpu_s": tp[name]["cell"],
-                "peak": _mib(r["peak_bytes"]),
-                "saved": _mib(lab_results.snapshots(d, name)["after_forward"]["parts"]["saved_for_backward"]),
+                "peak": units.size(r["peak_bytes"], "MiB", digits),
+                "saved": units.size(
+                    lab_results.snapshots(d, name)["after_forward"]["parts"]["saved_for_backward"],
+                    "MiB",
+                    digits,
+                ),
                 "val_loss": units.number(r["val_loss"], 4),
                 "skipped": str(r["skipped_steps"]),
                 "zero": _sci(r["mean_zero_grad_fraction"]),
@@ -350,6 +351,8 @@ def page_context(chart: str = "table") -> dict:
         snaps = lab_results.snapshots(d, "fp32")
         acc = d["accounting"]
         xs = [POINT_LABELS[p] for p in POINTS]
+        digits = mib_digits(d)  # one precision for the table, the hovers and the summary
+        shown = {p: snapshot_texts(snaps[p], digits) for p in POINTS}
         data = []
         for part, color in PART_COLORS.items():
             data.append(
@@ -359,6 +362,9 @@ def page_context(chart: str = "table") -> dict:
                     "x": xs,
                     "y": [snaps[p]["parts"][part] / 2**20 for p in POINTS],
                     "marker": {"color": color},
+                    "text": [shown[p][0][part] for p in POINTS],
+                    "textposition": "none",
+                    "hovertemplate": f"%{{x}} · {PART_LABELS[part]}：%{{text}}<extra></extra>",
                 }
             )
         ledger = acc["ledger_model_states_bytes"]
@@ -371,6 +377,7 @@ def page_context(chart: str = "table") -> dict:
                 "x": [xs[-1]],
                 "y": [ledger / 2**20],
                 "marker": {"symbol": "line-ew-open", "size": 40, "color": var("ink"), "line": {"width": 3}},
+                "hovertemplate": f"账本：16 B × Ψ = {units.size(ledger, 'MiB', digits)}<extra></extra>",
             }
         )
         data.append(
@@ -380,6 +387,7 @@ def page_context(chart: str = "table") -> dict:
                 "name": "参数 + 第 5 课公式的激活",
                 "x": [xs[1]],
                 "y": [formula_total / 2**20],
+                "hovertemplate": f"参数 + 第 5 课公式的激活：{units.size(formula_total, 'MiB', digits)}<extra></extra>",
                 "marker": {
                     "symbol": "line-ew-open",
                     "size": 40,
@@ -393,20 +401,18 @@ def page_context(chart: str = "table") -> dict:
             "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB", barmode="stack"),
         }
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
-        # each row's parts add up to its total as shown (largest remainder: lab_text.snapshot_texts)
-        shown = {p: snapshot_texts(snaps[p]) for p in POINTS}
+        # each row's parts add up to its total as shown, at the lab's one precision (lab_text.mib_digits)
         for p in POINTS:
-            parts, total, _ = shown[p]
+            parts, total = shown[p]
             ctx["rows"].append([POINT_LABELS[p]] + [parts[k] for k in PART_COLORS] + [total])
-        moved = units.ADJUSTED_NOTE if any(a for _, _, a in shown.values()) else ""
         ctx["caption"] = (
             "四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获，"
-            f"其中含交叉熵存下的 log-softmax；logits 本身不在其中，单列一列）{moved}"
+            "其中含交叉熵存下的 log-softmax；logits 本身不在其中，单列一列）"
         )
         ctx["summary"] = (
-            f"第一次更新后实测 {shown['after_step'][1]}，账本 16 B × Ψ = {_mib(ledger)}；"
+            f"第一次更新后实测 {shown['after_step'][1]}，账本 16 B × Ψ = {units.size(ledger, 'MiB', digits)}；"
             f"前向之后保存给反向的张量 {shown['after_forward'][0]['saved_for_backward']}，"
-            f"第 5 课的公式估 {_mib(acc['formula_activation_bytes'])}。"
+            f"第 5 课的公式估 {units.size(acc['formula_activation_bytes'], 'MiB', digits)}。"
         )
     if ctx["figure"] is not None:
         ctx["view"] = {"figure": ctx["figure"]}  # the hook serialises it as view_json for data-default

@@ -10,7 +10,7 @@ import math
 from fractions import Fraction
 
 from c9.base import units
-from c9.core.lab_results import PARTS, throughput
+from c9.core.lab_results import PARTS, POINTS, RUN_ORDER, snapshots, throughput
 
 POINT_LABELS = {
     "after_build": "建好模型后",
@@ -20,11 +20,38 @@ POINT_LABELS = {
 }
 
 
-def snapshot_texts(snap: dict) -> tuple[dict, str, bool]:
-    """A snapshot's parts and total in MiB at two decimals as the table shows them and the prose quotes
-    them: the shown parts add up to the shown total (units.apportion); the flag says a last digit moved."""
-    shown, total, adjusted = units.apportion([snap["parts"][k] for k in PARTS], "MiB", 2)
-    return {k: f"{x:,.2f} MiB" for k, x in zip(PARTS, shown)}, f"{total:,.2f} MiB", adjusted
+def mib_sums(d: dict) -> list[list[int]]:
+    """Every sum the lab's pages show in MiB, as lists of parts (byte counts): each snapshot of each run
+    (its parts to its total), the saved tensors split into the model body and the loss head, eq. 1's two
+    terms to its estimate, the estimate plus the gap to what each run saved, and the parameters plus the
+    estimate (the memory chart's mark); the ledger's 16 B × Ψ stands alone."""
+    acc = d["accounting"]
+    fa = acc["formula_activation_bytes"]
+    sums = [[acc["ledger_model_states_bytes"]], list(acc["formula_parts"].values())]
+    for name in RUN_ORDER:
+        snaps = snapshots(d, name)
+        sums += [[snaps[p]["parts"][k] for k in PARTS] for p in POINTS]
+        fwd = snaps["after_forward"]
+        det = fwd["saved_detail"]
+        saved = fwd["parts"]["saved_for_backward"]
+        sums += [[det["model_body"], det["loss_head"]], [fa, saved - fa], [det["weight_copies_16bit"]]]
+        sums.append([fwd["parts"]["parameters"], fa])  # the chart's mark: parameters + eq. 1's estimate
+    return sums
+
+
+def mib_digits(d: dict) -> int:
+    """The one precision of every MiB figure of the lab (at least two decimals): the fewest at which every
+    sum of :func:`mib_sums` adds up as shown, each value rounded on its own (units.sum_decimals), so that
+    a snapshot's parameters read the same in every row and every run."""
+    return units.sum_decimals(mib_sums(d), "MiB", 2)
+
+
+def snapshot_texts(snap: dict, digits: int) -> tuple[dict, str]:
+    """A snapshot's parts and total in MiB as the table shows them and the prose quotes them, at the lab's
+    one precision (``digits``: :func:`mib_digits`), where the shown parts add up to the shown total."""
+    return {k: units.size(snap["parts"][k], "MiB", digits) for k in PARTS}, units.size(
+        snap["total"], "MiB", digits
+    )
 
 
 def sci(x: float, digits: int = 2) -> str:

@@ -221,7 +221,11 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "marker": {"color": LABEL_COLORS[name]},
                     "legendgroup": name,
                     "showlegend": name not in seen,
-                    "hovertemplate": f"{y} · {name}：%{{x:,.1f}} GB<extra></extra>",
+                    # the part as the site rounds it (half-up on the exact bytes; Plotly's own format
+                    # rounds the float), so a part reads in the hover as it does everywhere else
+                    "text": [units.size(part["bytes"], "GB")],
+                    "textposition": "none",
+                    "hovertemplate": f"{y} · {name}：%{{text}}<extra></extra>",
                 }
             )
             seen.add(name)

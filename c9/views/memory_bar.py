@@ -131,63 +131,78 @@ def view(params: dict | None = None) -> dict:
     the_card = card(p["card"])
     card_bytes = the_card["memory_bytes"]
     card_label = card_name(the_card)
-    # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sum and
-    # the chart's axis; activations also quoted in GiB beside (units.activation_size).
+    # One decimal unit for the whole step (GB, MB for a small model): the segments, the summary's sums and
+    # the chart's axis; activations also quoted in GiB beside (_gib_beside).
     unit = units.states_unit(tree.bytes)
-    # Each group rounded half-up on its own, so that model states do not move when s or b does; the total
-    # shown is their sum, and each group's segments add up to the group's shown value (units.apportion),
-    # so the summary and the bar agree to the last digit.
-    states_d, act_d = (units.round_half_up(Fraction(g.bytes, units.UNITS[unit]), 1) for g in (states, act))
-    adjusted = False
-    leaves, texts = [], []
-    for group, group_shown in zip(tree.children, (states_d, act_d)):
-        its = group.leaves()
-        group_texts, _ = units.adding_up([it.bytes for it in its], unit, 1, group_shown)
-        adjusted |= units.apportion([it.bytes for it in its], unit, 1, group_shown)[2]
-        leaves += [(group, it) for it in its]
-        texts += group_texts
+    meas = measured(p, m)
+    # One precision for the widget, each value rounded on its own, so equal segments read equal and every
+    # total is the true total rounded (units.readable_decimals: at most three decimals). First the sums the
+    # text prints (the groups to the step; the derived step plus the difference to the lab's measured
+    # bar), then each group's segments to the group and the measured bar's parts to its total. Where one
+    # does not add up at that precision, the summary says so: model states, multiples of one Ψ, can add
+    # up only at the byte count (Qwen3-8B: 8 decimals of GB).
+    printed = [[states.bytes, act.bytes]]
+    if meas:
+        meas_total = sum(x["bytes"] for x in meas)
+        printed.append([tree.bytes, meas_total - tree.bytes])
+    groups = [[it.bytes for it in g.leaves()] for g in tree.children]
+    d = units.readable_decimals(
+        printed, unit, 1, also=groups + ([[x["bytes"] for x in meas]] if meas else [])
+    )
+    binary = "GiB" if unit in ("GB", "TB") else "MiB"
+    d_bin = units.readable_decimals([[it.bytes for it in act.leaves()]], binary, 1)
     segments = [
         {
             "key": it.key,
             "label": it.label,
             "bytes": it.bytes,
             "gib": it.bytes / units.GiB,
-            "text": text + (_gib_beside(it.bytes, unit) if group is act else ""),
+            "text": units.size(it.bytes, unit, d)
+            + (_gib_beside(it.bytes, binary, d_bin) if group is act else ""),
             "formula": it.formula,
             "note": it.note,
             "group": group.label,
         }
-        for (group, it), text in zip(leaves, texts)
+        for group in tree.children
+        for it in group.leaves()
     ]
     scores = act.find("act_scores").bytes
     share = units.percent(scores, act.bytes) if act.bytes else "0%"
     over = tree.bytes / card_bytes
-    meas = measured(p, m)
-    (states_t, act_t), total_t = units.adding_up([states.bytes, act.bytes], unit, 1, states_d + act_d)
+    states_t, act_t, total_t = (units.size(n, unit, d) for n in (states.bytes, act.bytes, tree.bytes))
     summary = (
         f"{m.label}，s = {units.number(p['s'])}、b = {units.number(p['b'])}、{MODES[p['mode']]}"
         f"{'（只有 ' + str(m.full_attention_layers) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
-        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes, unit)}，其中注意力分数占 {share}。"
-        f"合计 {states_t} + {act_t} = {total_t}{units.ADJUSTED_NOTE if adjusted else ''}，"
+        f"模型状态 {states_t}，激活 {act_t}{_gib_beside(act.bytes, binary, d_bin)}，其中注意力分数占 {share}。"
+        f"合计 {states_t} + {act_t} = {total_t}"
+        + ("" if units.adds_up(printed[0], unit, d) else _missed(printed[0], unit, d))
+        + "，"
         + (
             f"是 {card_label}的 {units.number(over, 1)} 倍。"
             if over >= 0.1
             else f"只占 {card_label}的 {units.percent(tree.bytes, card_bytes, 2)}。"
         )
     )
+    # where a group's segments, each rounded on its own, do not make the group's value, the summary says so
+    for g, parts in zip(tree.children, groups):
+        if not units.adds_up(parts, unit, d):
+            summary += (
+                f"分项表里{g.label}的各行各自四舍五入，加起来是 {units.shown_sum(parts, unit, d)}，"
+                f"与上面的 {units.size(g.bytes, unit, d)} 差在末位。"
+            )
     if meas:
-        total = sum(x["bytes"] for x in meas)
-        meas_t, diff_t = units.size(total, unit, 2), units.size(total - tree.bytes, unit, 2)
+        meas_t, diff_t = units.size(meas_total, unit, d), units.size(meas_total - tree.bytes, unit, d)
         summary += (
-            f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(total, 'MiB', 2)}），比上面的推演多 "
-            f"{diff_t}（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。"
+            f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(meas_total, 'MiB', 2)}），比上面的推演多 "
+            f"{diff_t}{'' if units.adds_up(printed[1], unit, d) else _missed(printed[1], unit, d)}"
+            "（FP32 激活每个数 4 字节、输出层和 loss 不在式 1 里）。"
         )
     acts = memory_tables.activation_tables(m, p["s"], p["b"], p["mode"])
     params = memory_tables.param_table(m)
     own = acts["own"]
     own_step = states.bytes + own["total_bytes"] if own else None
     cards_needed = cards_text(
-        the_card, [(s["label"], s["bytes"], s["text"]) for s in segments], tree.bytes, own_step, unit
+        the_card, [(s["label"], s["bytes"], s["text"]) for s in segments], tree.bytes, own_step, unit, d
     )
     return {
         "params": p,
@@ -202,21 +217,29 @@ def view(params: dict | None = None) -> dict:
         "cards": cards_needed,
         "cards_needed": math.ceil(tree.bytes / card_bytes),
         "parameter_total": params["total_count"] if params else None,
-        "chart": _chart(segments, card_bytes, meas, own, card_label),
+        "chart": _chart(segments, card_bytes, meas, own, card_label, d),
         # the tables as markup only (their numbers are in c9/views/memory_tables.py): each answer stays small
         "detail": memory_tables.detail_html(m, params, acts, MODES[p["mode"]]),
     }
 
 
 def cards_text(
-    c: dict, parts: list[tuple[str, int, str]], total: int, own_total: int | None, unit: str
+    c: dict, parts: list[tuple[str, int, str]], total: int, own_total: int | None, unit: str, digits: int
 ) -> str:
     """How many cards of ``c`` the step needs (if memory could be split evenly) and what is too big for one.
-    ``parts``: (label, bytes, as shown) of the bar's segments; totals in bytes."""
+    ``parts``: (label, bytes, as shown) of the bar's segments; totals in bytes; the free room at ``digits``
+    decimals, the step's."""
     cap = c["memory_bytes"]
     n = math.ceil(total / cap)
     if n <= 1:
-        text = f"按式 1 一张 {units.size(cap, 'GB', 0)} 卡就放得下，还空着 {units.size(cap - total, unit)}"
+        # the card less the total as shown, so the two add up to the card (the true room, rounded the other
+        # way only when the total sits exactly on a half)
+        free = Fraction(cap, units.UNITS[unit]) - Fraction(
+            units.round_half_up(Fraction(total, units.UNITS[unit]), digits)
+        )
+        text = (
+            f"按式 1 一张 {units.size(cap, 'GB', 0)} 卡就放得下，还空着 {units.number(free, digits)} {unit}"
+        )
     else:
         text = f"按式 1 需要 {units.number(n)} 张 {units.size(cap, 'GB', 0)} 卡（假设显存能在卡之间均分）"
     if own_total is not None:
@@ -232,10 +255,16 @@ def cards_text(
     return text
 
 
-def _gib_beside(n: int, unit: str) -> str:
+def _missed(parts: list[int], unit: str, digits: int) -> str:
+    """The note after a printed sum whose parts, each rounded on its own, miss its total in the last digit."""
+    return f"（两项各自四舍五入，加起来是 {units.shown_sum(parts, unit, digits)}）"
+
+
+def _gib_beside(n: int, binary: str, digits: int) -> str:
     """An activation's binary size beside its decimal one, one pairing on every row: GB with GiB, MB with
-    MiB (so a row of 0 bytes reads "0.0 GB（0.0 GiB）", not "（0.0 MiB）")."""
-    return f"（{units.size(n, 'GiB' if unit in ('GB', 'TB') else 'MiB')}）"
+    MiB (so a row of 0 bytes reads "0.0 GB（0.0 GiB）", not "（0.0 MiB）"), at the precision at which the
+    activation segments add up to the activations in that unit too."""
+    return f"（{units.size(n, binary, digits)}）"
 
 
 MEASURED_COLORS = {
@@ -256,10 +285,12 @@ def _chart(
     meas: list[dict] | None = None,
     own: dict | None = None,
     card_label: str = "",
+    digits: int = 1,
 ) -> str:
     """The bar as SVG markup (c9.views.stacked_bar): GB with the card's line; for the lab's model, MB, the
     derived bar above the measured one (hatched) and no card in sight; for a model with a config, eq. 1's
-    bar above the one of the model's own tensors (states the same, activations hatched)."""
+    bar above the one of the model's own tensors (states the same, activations hatched). Every segment's
+    text at ``digits`` decimals, the summary's (a model state reads the same in both bars)."""
 
     def seg(key, label, n, text, color, hatch=False):
         return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
@@ -269,7 +300,7 @@ def _chart(
     scale = units.UNITS[unit]
     axis = f"{unit}（10{'⁹' if unit == 'GB' else '⁶'} 字节）"
     if meas:
-        texts, _ = units.adding_up([x["bytes"] for x in meas], unit, 2)
+        texts = [units.size(x["bytes"], unit, digits) for x in meas]
         rows = [
             {
                 "label": "推演",
@@ -292,13 +323,24 @@ def _chart(
         saved = sum(r["bytes"] for r in own["rows"] if r["saved"])
         logits = own["total_bytes"] - saved
         states = [s for s in segments if s["group"] != segments[-1]["group"]]
-        texts, _ = units.adding_up([s["bytes"] for s in states] + [saved, logits], unit, 1)
-        second = [
-            seg("o_" + s["key"], s["label"], s["bytes"], t, COLORS[s["key"]]) for s, t in zip(states, texts)
-        ]
+        second = [seg("o_" + s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in states]
         second += [
-            seg("o_act_saved", "激活·为反向保存的张量", saved, texts[-2], OWN_COLORS["o_act_saved"], True),
-            seg("o_act_logits", "激活·logits", logits, texts[-1], OWN_COLORS["o_act_logits"], True),
+            seg(
+                "o_act_saved",
+                "激活·为反向保存的张量",
+                saved,
+                units.size(saved, unit, digits),
+                OWN_COLORS["o_act_saved"],
+                True,
+            ),
+            seg(
+                "o_act_logits",
+                "激活·logits",
+                logits,
+                units.size(logits, unit, digits),
+                OWN_COLORS["o_act_logits"],
+                True,
+            ),
         ]
         rows = [{"label": "按式 1", "segments": first}, {"label": "按这个模型自己的张量", "segments": second}]
         return stacked_bar.svg(

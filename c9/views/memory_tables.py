@@ -136,36 +136,46 @@ def own_rows(m: Model, s: int, b: int, mode: str) -> list[dict] | None:
     ]
 
 
-def _shown(rows: list[dict], unit: str) -> dict:
-    """Rows with their bytes in ``unit`` at two decimals, adding up to the total as shown."""
-    texts, total = units.adding_up([r["bytes"] for r in rows], unit, 2)
-    adjusted = units.apportion([r["bytes"] for r in rows], unit, 2)[2]
+def _shown(rows: list[dict], unit: str, digits: int) -> dict:
+    """Rows with their bytes in ``unit`` at ``digits`` decimals, and their total; ``missed``: what the rows
+    as shown make where that is not the total as shown (else "")."""
+    total = sum(r["bytes"] for r in rows)
+    parts = [r["bytes"] for r in rows]
     return {
-        "rows": [{**r, "text": t, "bpe": f"{r['bpe']} 字节"} for r, t in zip(rows, texts)],
-        "total": total,
-        "total_bytes": sum(r["bytes"] for r in rows),
-        "note": units.ADJUSTED_NOTE if adjusted else "",
+        "rows": [
+            {**r, "text": units.size(r["bytes"], unit, digits), "bpe": f"{r['bpe']} 字节"} for r in rows
+        ],
+        "total": units.size(total, unit, digits),
+        "total_bytes": total,
+        "missed": "" if units.adds_up(parts, unit, digits) else units.shown_sum(parts, unit, digits),
     }
 
 
 def activation_tables(m: Model, s: int, b: int, mode: str) -> dict:
-    """Eq. 1 and (where the model has a config) its own tensors, in one binary unit for both."""
+    """Eq. 1 and (where the model has a config) its own tensors, in one binary unit for both and at one
+    precision, two to four decimals (units.readable_decimals): where each table's rows, each rounded on
+    its own, add up to its total as shown, and the rows beyond eq. 1 to the total the formula view quotes.
+    So a tensor in both tables reads the same in both. A table whose rows, multiples of one s·b·h, add up
+    only further down (GPT-2 XL at s = 21,131: 32 decimals of TiB) says what they make (its "missed")."""
     e = eq1_rows(m, s, b, mode)
     own = own_rows(m, s, b, mode)
     biggest = max(sum(r["bytes"] for r in e), sum(r["bytes"] for r in own) if own else 0)
     unit = units.unit_for(biggest, binary=True)
+    extra = [r for r in own if r["eq1"] is None] if own else []
+    tables = [[r["bytes"] for r in t] for t in (e, own) if t]
+    d = units.readable_decimals(tables, unit, 2, also=[[r["bytes"] for r in extra]] if extra else [])
     out = {
         "unit": unit,
-        "eq1": _shown(e, unit),
-        "own": _shown(own, unit) if own else None,
+        "digits": d,
+        "eq1": _shown(e, unit, d),
+        "own": _shown(own, unit, d) if own else None,
         "own_missing": "" if own else (m.why_eq1_only or "这个模型没有可以逐个张量计数的配置"),
         "beyond": [],
     }
     if own:
-        extra = [r for r in own if r["eq1"] is None]
         out["beyond"] = [r["label"] for r in extra]
         out["beyond_bytes"] = sum(r["bytes"] for r in extra)
-        out["beyond_text"] = units.size(out["beyond_bytes"], unit, 2)
+        out["beyond_text"] = units.size(out["beyond_bytes"], unit, d)
     return out
 
 
@@ -246,7 +256,17 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             f"两种算法：按式 1 共 {acts['eq1']['total']}，按这个模型自己的张量共 {acts['own']['total']}，"
             f"比式 1 {more}。式 1 只数了 16 位的 Transformer 层；模型自己的代码还有 FP32 的副本、词表上的 logits 和损失等。"
         )
-        out["act_note"] = _span(note + (acts["eq1"]["note"] or acts["own"]["note"]))
+        out["act_note"] = _span(note + _missed_note(acts))
     else:
-        out["act_note"] = _span(acts["own_missing"] + "。")
+        out["act_note"] = _span(acts["own_missing"] + "。" + _missed_note(acts))
     return out
+
+
+def _missed_note(acts: dict) -> str:
+    """A sentence for each table whose rows, each rounded on its own, miss its total in the last digits."""
+    names = {"eq1": "按式 1 的表", "own": "按模型自己的张量的表"}
+    return "".join(
+        f"{names[k]}各行各自四舍五入，加起来是 {acts[k]['missed']}，与合计 {acts[k]['total']} 差在末位。"
+        for k in ("eq1", "own")
+        if acts[k] and acts[k]["missed"]
+    )

@@ -1,5 +1,7 @@
 """The FP4 lesson's comparison: one block of up to 16 values quantised to MXFP4 and to NVFP4.
 
+The typed numbers are stored as FP32 first (the seed's rule, :mod:`c9.views.fp32_first`), then quantised;
+where quantising the exact numbers would recover another value, the summary says so.
 MXFP4 (OCP MX v1.0): E2M1 elements, one power-of-two E8M0 scale per 32 values. NVFP4: E2M1
 elements, one E4M3 scale per 16 values and an FP32 scale for the whole tensor. The block here is the
 whole tensor and at most 16 values long, so each scheme uses exactly one block scale. All numbers
@@ -12,6 +14,7 @@ from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.core import blockscale as B
 from c9.core import formats as F
+from c9.views import fp32_first
 from c9.views.params import with_defaults, within_fp32
 
 WIDGET = "mx-nv"
@@ -42,12 +45,14 @@ def _eq(x) -> str:
     return "=" if units.sci(x, 6) == units.sci(x, 25) else "≈"
 
 
-def scheme_rows(vals: list[float], scheme: str) -> dict:
-    q = B.quantize(vals, scheme)
-    e2m1 = F.get_format("float4_e2m1fn")
+def scheme_rows(vals: list, scheme: str) -> dict:
+    """One scheme on the typed block ``vals`` (exact numbers), stored as FP32 first (the seed's rule)."""
     bf = B.get_block_format(scheme)
+    held = fp32_first.quantize(vals, scheme, bf.title_zh, lambda i, j: f"第 {j + 1} 个数")
+    q = held.q
+    e2m1 = F.get_format("float4_e2m1fn")
     elems = []
-    for v, c, d, r in zip(vals, q.codes, q.dequantized, q.rel_error):
+    for v, c, d, r in zip(vals, q.codes, q.dequantized, held.rel):
         elems.append(
             {
                 "code": c,
@@ -89,6 +94,8 @@ def scheme_rows(vals: list[float], scheme: str) -> dict:
         "max_rel_text": units.error_percent(max(nonzero)),
         "zeroed": zeroed,
         "block_size": bf.block_size,
+        "flushed": held.flushed,
+        "double": held.note,
     }
 
 
@@ -102,6 +109,7 @@ def view(params: dict | None = None) -> dict:
         {"value": float(v), "value_text": units.sci(v, 6), "mx": a, "nv": b}
         for v, a, b in zip(vals, mx["elements"], nv["elements"])
     ]
+    flushed = mx["flushed"]
     vals = [float(v) for v in vals]
 
     def part(s):
@@ -112,6 +120,9 @@ def view(params: dict | None = None) -> dict:
         f"{len(vals)} 个数：{part(mx)}；{part(nv)}。名义上每个数 {mx['bits_nominal']:g} 位对 "
         f"{nv['bits_nominal']:g} 位（缩放因子摊到整块 {mx['block_size']} / {nv['block_size']} 个数上）。"
     )
+    if flushed:
+        summary += f"其中 {flushed} 个数太小，先存成 FP32 时就已是 0。"
+    summary += "".join(s["double"] for s in (mx, nv) if s["double"])
     return {
         "params": {"text": p["text"]},
         "values": vals,

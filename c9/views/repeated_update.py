@@ -2,6 +2,11 @@
 format and once in an FP32 master copy, each sum rounded once to nearest, ties to even
 (:func:`c9.core.formats.round_value`). The same widget shows a running sum that stops growing
 (w₀ = 0, Δ = 1 in BF16 stops at 256).
+
+The typed w₀ and Δ are stored by the seed's rule: as FP32 first, then in the 16-bit format
+(:func:`c9.core.formats.as_float32`); where one rounding of the exact value would give another 16-bit
+value, the summary says so. The sums need no such care: a sum of two 16-bit values formed in FP32 and
+then rounded to FP16 or BF16 equals the sum rounded once (FP32 has 24 ≥ 2 × 11 + 1 bits: Figueroa 1995).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core import formats as F
-from c9.views.bit_flipper import short_name
+from c9.views.bit_flipper import double_rounding_note, short_name
 from c9.views.params import integer, sixteen_bit_format, with_defaults
 
 WIDGET = "repeated-update"
@@ -40,10 +45,10 @@ def _add(fmt, a: float, b: float) -> float:
 def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
     """The three sequences, each of ``steps + 1`` floats: ``low`` (w kept in ``fmt``), ``master``
     (w kept in FP32), ``copy`` (the ``fmt`` copy of the master, what the forward pass would use)."""
-    low_d = F.round_value(fmt, delta)
-    m_d = F.round_value("float32", delta)
-    low = [F.round_value(fmt, w0)]
-    master = [F.round_value("float32", w0)]
+    m_d = F.as_float32(delta)
+    low_d = F.round_value(fmt, m_d)  # the seed's rule: FP32 first, then the 16-bit format
+    master = [F.as_float32(w0)]
+    low = [F.round_value(fmt, master[0])]
     seen: dict = {}  # a swallowed update repeats the same sum: compute it once
     for _ in range(steps):
         w = low[-1]
@@ -162,6 +167,10 @@ def view(params: dict | None = None) -> dict:
         f"FP32 主权重到了 {_t(master[-1])}；直接存在 {name} 里的 w 停在 {_t(low[-1])}——{low_story}。"
         f"由主权重转成的 {name} 副本是 {copy_end}。"
     )
+    for what, text, x in (("初值 w₀", p["w0"], w0), ("增量 Δ", p["delta"], delta)):
+        two = F.two_roundings(fmt, x)
+        if two.differ:
+            summary += double_rounding_note(F.get_format(fmt), text, two, f"{what} = ")
     exact = [float(w0 + i * delta) for i in idx]
     lines = [
         ("exact", "精确值 w₀ + kΔ", exact, "dot"),
@@ -243,6 +252,7 @@ def page_context(**options) -> dict:
     v = view(options or None)
     return dict(
         view=v,
+        tie_rule=F.get_format(v["params"]["fmt"]).tie_rule_zh,
         low_formats={f: short_name(f) for f in LOW_FORMATS},
         steps_max=STEPS_MAX,
         uid=f"ru-{zlib.crc32(repr(sorted(options.items())).encode()):08x}",

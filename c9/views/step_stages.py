@@ -1,21 +1,17 @@
-"""Lesson 5's opening: the stages of one training step, each chosen to see what it leaves in memory.
+"""Lesson 5's opening: the stages of one training step, each with what it leaves in memory.
 
 The figures are the memory bar's own ledger (:func:`c9.views.memory_bar.ledger` at its default state: the
 anchor model, BF16 mixed precision + AdamW, s = 4,096, b = 1, every activation stored), grouped by the
-stage of the step that creates each part. ``view({"stage": key})`` returns the chosen stage's figure,
-its parts and what it holds; the build writes every stage into the page, so the table reads whole
-without scripts.
+stage of the step that creates each part. Drawn once by the build (api.BUILD_ONLY): a table of the four
+stages, the forward one marked as the part lesson 1's ledger lacks, and what each holds. (It once had a
+button per stage that revealed a sentence the table already showed; the buttons gave their room back.)
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from c9.base import units
-from c9.base.errors import InputError
 from c9.core.models import model
 from c9.views import memory_bar
-from c9.views.params import shown, with_defaults
 
 WIDGET = "step-stages"
 
@@ -50,7 +46,7 @@ STAGES = [
     ),
 ]
 KEYS = [s[0] for s in STAGES]
-DEFAULTS = {"stage": "forward"}
+NEW = "forward"  # the stage lesson 1's ledger (the table just above the widget) does not have
 
 
 def _part(leaves: dict, spec: tuple) -> dict:
@@ -65,11 +61,11 @@ def _part(leaves: dict, spec: tuple) -> dict:
     }
 
 
-def stages() -> tuple[list[dict], int, str, dict, bool]:
+def stages() -> tuple[list[dict], int, str, dict, str]:
     """Every stage on the anchor model at the memory bar's default state, in step order; the step's
-    total (bytes and text), the memory bar's parameters, and whether a shown last digit was moved.
-    GB at two decimals throughout (lesson 1's table), adding up as shown (units.apportion): the parts
-    to their stage's value, the stages to the step's total."""
+    total (bytes and text), the memory bar's parameters, and the shares' total as shown ("100%").
+    GB at two decimals or more, at the fewest at which the parts add up to their stage's value and the
+    stages to the step's total, as shown (units.sum_decimals)."""
     p = memory_bar.normalise(None)
     tree = memory_bar.ledger(p)
     leaves = {leaf.key: leaf for leaf in tree.leaves()}
@@ -79,66 +75,33 @@ def stages() -> tuple[list[dict], int, str, dict, bool]:
     ]
     for r in rows:
         r["bytes"] = sum(x["bytes"] for x in r["parts"])
-    shown, total, adjusted = units.apportion([r["bytes"] for r in rows], "GB", 2)
-    for r, value in zip(rows, shown):
-        parts, _, moved = units.apportion([x["bytes"] for x in r["parts"]], "GB", 2, value)
-        adjusted |= moved
-        for x, v in zip(r["parts"], parts):
-            x["text"] = f"{v:,.2f} GB"
-        r["text"] = r["gb_text"] = f"{value:,.2f} GB"
+    d = units.sum_decimals(
+        [[x["bytes"] for x in r["parts"]] for r in rows] + [[r["bytes"] for r in rows]], "GB", 2
+    )
+    for r in rows:
+        for x in r["parts"]:
+            x["text"] = units.size(x["bytes"], "GB", d)
+        r["text"] = r["gb_text"] = units.size(r["bytes"], "GB", d)
         if (
             r["key"] == "forward"
         ):  # activations are quoted in GiB across the chapter: both, as the memory bar does
             r["text"] += f"（{units.activation_quote(r['bytes'])}）"
-    # each stage's share of the step in whole percent, the shown shares adding up to the table's 100%
-    # (units.apportion's rule; at one decimal they would need a moved digit: 9.0 + 28.2 + 9.0 + 53.9 = 100.1)
-    pct, _, _ = units.apportion([Fraction(100 * r["bytes"], tree.bytes) for r in rows], "B", 0)
-    for r, value in zip(rows, pct):
-        r["share"] = f"{value:f}%"
-    return rows, tree.bytes, f"{total:,.2f} GB", p, adjusted
-
-
-def view(params: dict | None = None) -> dict:
-    """The chosen stage (params: stage, one of KEYS) with its size on the anchor and what it holds.
-    Raises InputError (Chinese message) for an unknown stage."""
-    p = with_defaults(params, DEFAULTS)
-    if p["stage"] not in KEYS:
-        raise InputError(f"训练一步里没有这个环节：{shown(p['stage'])}")
-    rows, total, total_text, bar, adjusted = stages()
-    chosen = next(r for r in rows if r["key"] == p["stage"])
-    m = model(bar["model"])
-    # no space after a full-width bracket: "主权重（FP32）111.13 GB"
-    parts = "，".join(
-        f"{x['label']}{'' if x['label'].endswith('）') else ' '}{x['text']}（{x['formula']}）"
-        for x in chosen["parts"]
-    )
-    how = (
-        f"其中{parts}。"
-        if len(chosen["parts"]) > 1
-        else f"按 {chosen['parts'][0]['formula']} 算，Ψ = {units.number(m.param_total)}。"
-    )
-    setting = f"s = {units.number(bar['s'])}、b = {bar['b']}"
-    summary = (
-        f"{chosen['label']}：在{m.label} 上（{setting}，BF16 混合精度 + AdamW）"
-        f"占 {chosen['text']}，是训练一步合计 {total_text} 的 {chosen['share']}。{how}{chosen['holds']}"
-    )
-    return {
-        "params": p,
-        "stage": chosen,
-        "stages": rows,
-        "total_bytes": total,
-        "total_text": total_text,
-        "summary": summary,
-        "adjusted": adjusted,
-        "setting": setting,
-        "model_label": m.label,
-    }
+    # each stage's share of the step, in whole percent where the shown shares add up to the table's 100%
+    # (at one decimal they would not: 9.0 + 28.2 + 9.0 + 53.9 = 100.1)
+    shares, whole = units.shares_adding_up([r["bytes"] for r in rows], 0)
+    for r, text in zip(rows, shares):
+        r["share"] = text
+    return rows, tree.bytes, units.size(tree.bytes, "GB", d), p, whole
 
 
 def page_context() -> dict:
-    return {"view": view()}
-
-
-def neighbours(context: dict) -> list[dict]:
-    """For the build's answer cache (c9/views/nearby.py): step-stages.js sends {stage} for each button."""
-    return [{"stage": s["key"]} for s in context["view"]["stages"]]
+    rows, total, total_text, bar, whole = stages()
+    return {
+        "stages": rows,
+        "new": NEW,
+        "total_bytes": total,
+        "total_text": total_text,
+        "total_share": whole,
+        "setting": f"s = {units.number(bar['s'])}、b = {bar['b']}",
+        "model_label": model(bar["model"]).label,
+    }

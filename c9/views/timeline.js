@@ -1,5 +1,4 @@
 import { drawChart, redrawChart } from "../charts.js";
-import { fixed } from "../format.js";
 import { liveView } from "../live-view.js";
 import { showControls, urlState } from "../url-state.js";
 
@@ -19,16 +18,15 @@ export default function mount(root) {
     const upTo = (t) => {
       const keep = t.x.map((x, i) => (x <= k ? i : -1)).filter((i) => i >= 0);
       const out = { ...t };
-      for (const key of ["x", "y", "text"]) if (Array.isArray(t[key])) out[key] = keep.map((i) => t[key][i]);
+      for (const key of ["x", "y", "text", "customdata"]) if (Array.isArray(t[key])) out[key] = keep.map((i) => t[key][i]);
       return out;
     };
     return { data: view.figure.data.map(upTo), layout: view.figure.layout };
   };
-  // The chart's unit, as its axis names it (MiB for our small model, GB otherwise).
-  const unit = () => view.figure.layout.yaxis.title.text.split("（")[0];
   const announce = (k) => {
     const line = view.figure.data[0];
-    now.textContent = `第 ${k} 步（共 ${view.n - 1} 步）：${line.text[k]}，${fixed(line.y[k], 1)} ${unit()}。`;
+    // the moment's size as Python wrote it: rounded as the summary rounds it (a peak reads the same in both)
+    now.textContent = `第 ${k} 步（共 ${view.n - 1} 步）：${line.text[k]}，${line.customdata[k]}。`;
   };
   const drawFrame = (k, speak) => {
     frame = k;

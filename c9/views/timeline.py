@@ -108,6 +108,14 @@ def events(p: dict) -> list[dict]:
     return out
 
 
+def _missed(parts: list[int], unit: str, digits: int) -> str:
+    """After a difference whose two sides, each rounded on its own, miss it in the last digit: what they make."""
+    if units.adds_up(parts, unit, digits):
+        return ""
+    start = units.size(parts[0], unit, digits)
+    return f"（两个数各自四舍五入，{start} 加上它是 {units.shown_sum(parts, unit, digits)}）"
+
+
 PHASE_NAMES = {
     "start": "开始",
     "forward": "前向",
@@ -135,19 +143,31 @@ def view(params: dict | None = None) -> dict:
     unit, scale = ("MiB", units.MiB) if lab else ("GB", units.GB)
     s, b = (m.measured.s, m.measured.b) if lab else (p["s"], p["b"])
     who = f"{m.label}，s = {units.number(s)}、b = {b}"
+    # What the summary adds up: the start plus the rise is the peak; the peak plus what full recomputation
+    # saved is the peak with every activation stored. One precision for those and every moment of the
+    # curve (units.readable_decimals), so a moment reads in the chart as the summary quotes it.
+    stored = max(e["bytes"] for e in events({**p, "mode": "store_all"}))
+    sums = [[start, peak["bytes"] - start]]
+    if p["mode"] == "full_recompute":
+        sums.append([peak["bytes"], stored - peak["bytes"]])
+    d = units.readable_decimals(sums, unit, 1)
+
+    def size(n: int) -> str:
+        return units.size(n, unit, d)
+
     summary = (
         f"{who}，第 {p['iteration']} 次迭代，{TIMELINE_MODES[p['mode']]}："
-        f"起点 {units.size(start, unit)}，峰值 {units.size(peak['bytes'], unit)}，出现在「{peak['label']}」"
-        f"（第 {peak_i} 步；第 0 步是起点，共 {len(ev) - 1} 步），比起点高 {units.size(peak['bytes'] - start, unit)}。"
+        f"起点 {size(start)}，峰值 {size(peak['bytes'])}，出现在「{peak['label']}」"
+        f"（第 {peak_i} 步；第 0 步是起点，共 {len(ev) - 1} 步），比起点高 {size(peak['bytes'] - start)}"
+        f"{_missed(sums[0], unit, d)}。"
     )
     if peak["phase"] == "step":
         summary += "这一刻激活已经全部释放，峰值全是模型状态，重计算只省激活，压不低它。"
     if p["mode"] == "full_recompute":
         # What the mode bought, said in the summary (the two peaks can round to the same text).
-        stored = max(e["bytes"] for e in events({**p, "mode": "store_all"}))
         summary += (
-            f"同样设置下激活全存的峰值是 {units.size(stored, unit)}，"
-            f"全量重计算把它压低了 {units.size(stored - peak['bytes'], unit)}。"
+            f"同样设置下激活全存的峰值是 {size(stored)}，"
+            f"全量重计算把它压低了 {size(stored - peak['bytes'])}{_missed(sums[-1], unit, d)}。"
             if stored != peak["bytes"]
             else "激活全存的峰值也正是这么多：峰值那一刻，两种做法留在显存里的东西一样多，重计算省下的激活不在这一刻。"
         )
@@ -181,7 +201,8 @@ def view(params: dict | None = None) -> dict:
                 "y": ys,
                 "line": {"color": var("series"), "width": 2, "shape": "hv"},
                 "text": [e["label"] for e in ev],
-                "hovertemplate": f"%{{text}}<br>%{{y:.1f}} {unit}<extra></extra>",
+                "customdata": [size(e["bytes"]) for e in ev],  # as the summary writes them
+                "hovertemplate": "%{text}<br>%{customdata}<extra></extra>",
             },
             {
                 "type": "scatter",
@@ -192,7 +213,7 @@ def view(params: dict | None = None) -> dict:
                 "marker": {"color": var("peak"), "size": 11, "symbol": "diamond"},
                 "text": ["峰值"],
                 "textposition": "top center",
-                "hovertemplate": f"峰值：{peak['label']}<br>%{{y:.1f}} {unit}<extra></extra>",
+                "hovertemplate": f"峰值：{peak['label']}<br>{size(peak['bytes'])}<extra></extra>",
             },
         ]
         + (
@@ -208,7 +229,8 @@ def view(params: dict | None = None) -> dict:
                         "size": 10,
                         "line": {"color": var("ink"), "width": 1.5},
                     },
-                    "hovertemplate": "实测：%{y:.2f} " + unit + "<extra></extra>",
+                    "customdata": [units.size(dot["bytes"], unit, 2) for dot in measured],
+                    "hovertemplate": "实测：%{customdata}<extra></extra>",
                 }
             ]
             if measured

@@ -1,12 +1,14 @@
 """The same codec modules run inside Pyodide (npm pyodide 314, Python 3.14, via Node) give the
 same codes as CPython: encode on a sample of values in every format and mode, a block-scaled
-tensor through every scheme, and the chapter's codec figures. Skipped only when node is missing."""
+tensor through every scheme, and the chapter's codec figures; and a value stored FP32 first (the seed's
+rule) the same in both. Skipped only when node is missing."""
 
 import json
 import random
 import shutil
 import subprocess
 import textwrap
+from fractions import Fraction
 
 import pytest
 from conftest import ROOT
@@ -119,3 +121,32 @@ def test_pyodide_gives_the_same_codes_as_cpython(tmp_path):
         assert len(theirs) == len(codes)
     assert got["blocks"] == want["blocks"]
     assert got["figures"] == want["figures"]
+
+
+FP32_FIRST = textwrap.dedent("""
+    import json
+    from fractions import Fraction
+    from c9.core import formats as F
+    xs = [Fraction(t) for t in json.loads(SAMPLE)]
+    out = {"f32": [F.as_float32(x).hex() for x in xs]}
+    for name in ("bfloat16", "float16", "float8_e4m3fn", "float4_e2m1fn", "float8_e8m0fnu"):
+        out[name] = [[t.code, t.direct] for t in (F.two_roundings(name, x) for x in xs)]
+    RESULT = json.dumps(out)
+""")
+
+
+def test_pyodide_stores_fp32_first_like_cpython(tmp_path):
+    # as_float32's fast path is C's float64 → float32 cast (struct): the same in WebAssembly, and the exact
+    # codec where the float lands on a float32 tie (1 + 2⁻²⁴ + 10⁻³⁰) or past FP32's range
+    rng = random.Random(8)
+    xs = ["257.0000001", "1.000000059604644775390625000001", "1e-50", "1e39", "-2.5000000001", "1.4999999999"]
+    for _ in range(400):
+        m, e = rng.randrange(1 << 23, 1 << 24), rng.randint(-150, 100)
+        tie = Fraction(2 * m + 1, 2) * Fraction(2) ** e
+        xs.append(str(tie + rng.choice((-1, 0, 1)) * tie / 10 ** rng.randint(8, 30)))
+    got = run_in_pyodide(f"SAMPLE = {json.dumps(json.dumps(xs))}\n" + FP32_FIRST, tmp_path)
+    fr = [Fraction(t) for t in xs]
+    assert got["f32"] == [F.as_float32(x).hex() for x in fr]
+    assert got["f32"] == [F.round_value("float32", x).hex() for x in fr]  # and the exact codec
+    for name in ("bfloat16", "float16", "float8_e4m3fn", "float4_e2m1fn", "float8_e8m0fnu"):
+        assert got[name] == [[t.code, t.direct] for t in (F.two_roundings(name, x) for x in fr)], name

@@ -394,3 +394,17 @@ def test_cards_list():
     default = next(c for c in cards if c["key"] == facts["cards"]["default"])
     assert default["memory_bytes"] == card_bytes() == 80 * 10**9
     assert all(c["source"] and c["url"].startswith("https://") for c in cards)
+
+
+def test_each_cards_memory_is_cited_from_its_maker():
+    """A card's capacity comes from its maker (NVIDIA's or AMD's own pages), not a shop, a blog or a wiki;
+    the source names the maker's page and the capacity the file records."""
+    from urllib.parse import urlparse
+
+    makers = {"NVIDIA": "nvidia.com", "AMD": "amd.com"}
+    for c in load_facts()["cards"]["list"]:
+        maker = "AMD" if "MI3" in c["label"] else "NVIDIA"
+        host = urlparse(c["url"]).hostname
+        assert host == makers[maker] or host.endswith("." + makers[maker]), (c["key"], c["url"])
+        assert c["source"].startswith(f"{maker}'s own"), c["source"]
+        assert str(c["memory_bytes"] // 10**9) in c["source"], c["source"]

@@ -118,7 +118,7 @@ def test_the_reported_examples_now_read_as_chinese():
     assert "decode" not in how and "round once" not in how
     assert (
         how
-        == "依据：把 x 存进 FP16 再读出：就近舍入一次，恰在正中时取尾数为偶的一边；超出范围 → ∞；代入：格式 = FP16，x = 1×10⁻⁸"
+        == "依据：把 x 先存成 FP32，再存进 FP16 读出：就近舍入，平局取偶；超出范围 → ∞；代入：格式 = FP16，x = 1×10⁻⁸"
     )
     how = provenance(FIGURES["timeline_it1_store_all_peak"])
     assert (

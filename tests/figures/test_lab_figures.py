@@ -31,7 +31,7 @@ def test_figures_are_unique_and_consistent(data):
     rows = lab_figures.figures(data)
     figs = {r["name"]: r for r in rows}
     assert len(figs) == len(rows)
-    assert figs["lab_ledger_mib"]["text"] == "56.29 MiB"
+    assert figs["lab_ledger_mib"]["text"] == "56.2852 MiB"  # 59,019,264 B at the lab's four decimals
     assert figs["lab_ledger_bytes"]["value"] == model_states(3_688_704, "fp32_adamw").bytes
     for name in lab_results.RUN_ORDER:
         assert figs[f"lab_{name}_val_loss"]["value"] == data["runs"][name]["val_loss"]
@@ -43,22 +43,34 @@ def test_figures_are_unique_and_consistent(data):
 def test_the_memory_prose_and_table_say_the_same_thing(data):
     """The QA tester's lab page: the prose put the logits inside the 10.89 MiB saved for backward while the
     table listed them beside it, and quoted the ledger as 56.3 MiB beside 56.29 MiB. Every figure the memory
-    prose quotes is the table's own cell; the parts it names add up as shown."""
+    prose quotes is the table's own cell; the parts it names add up as shown. Issue 21: the table moved a last
+    digit so its rows would add up (28.15 MiB for 28.1426…); now every MiB figure is at the lab's one precision,
+    four decimals, where each value rounded on its own adds up."""
     figs = {r["name"]: r["text"] for r in lab_figures.figures(data)}
     table = lab_charts.page_context(chart="memory")
     col = {c: i for i, c in enumerate(table["columns"])}
     rows = {r[0]: r for r in table["rows"]}
     fwd, step = rows["前向之后"], rows["第一次优化器更新后"]
-    assert figs["lab_fp32_saved_mib"] == fwd[col["保存给反向的张量"]] == "10.89 MiB"
-    assert figs["lab_fp32_logits_mib"] == fwd[col["logits（前向输出）"]] == "1.00 MiB"
-    assert figs["lab_fp32_forward_params_mib"] == fwd[col["参数（FP32）"]] == "14.07 MiB"
-    assert figs["lab_fp32_after_forward_mib"] == fwd[col["合计"]] == "25.96 MiB"
-    # 10.89 is the model body and the loss head's log-probabilities; the logits are not inside it
-    assert (figs["lab_fp32_body_saved_mib"], figs["lab_fp32_head_saved_mib"]) == ("9.89 MiB", "1.00 MiB")
-    # one value for the ledger and the measured state after the step, and the last row adds up as shown
-    assert figs["lab_ledger_mib"] == figs["lab_fp32_after_step_mib"] == step[col["合计"]] == "56.29 MiB"
-    assert step[1:] == ["14.07 MiB", "14.07 MiB", "28.15 MiB", "0.00 MiB", "0.00 MiB", "56.29 MiB"]
-    assert "末位调过" in table["caption"]
+    assert figs["lab_fp32_saved_mib"] == fwd[col["保存给反向的张量"]] == "10.8858 MiB"
+    assert figs["lab_fp32_logits_mib"] == fwd[col["logits（前向输出）"]] == "1.0000 MiB"
+    assert figs["lab_fp32_forward_params_mib"] == fwd[col["参数（FP32）"]] == "14.0713 MiB"
+    assert figs["lab_fp32_after_forward_mib"] == fwd[col["合计"]] == "25.9571 MiB"
+    # 10.8858 is the model body and the loss head's log-probabilities; the logits are not inside it
+    assert (figs["lab_fp32_body_saved_mib"], figs["lab_fp32_head_saved_mib"]) == ("9.8848 MiB", "1.0010 MiB")
+    # the ledger and the measured state after the step, 108 B apart, and the last row adds up as shown
+    assert figs["lab_fp32_after_step_mib"] == step[col["合计"]] == "56.2853 MiB"
+    assert figs["lab_ledger_mib"] == "56.2852 MiB" and figs["lab_fp32_step_minus_ledger"] == "108 B"
+    # the parameters and the gradients are the same 4 B × Ψ and read the same; AdamW's state is their
+    # double plus 108 B of step counters
+    assert step[1:] == [
+        "14.0713 MiB",
+        "14.0713 MiB",
+        "28.1427 MiB",
+        "0.0000 MiB",
+        "0.0000 MiB",
+        "56.2853 MiB",
+    ]
+    assert "末位" not in table["caption"]
     # the sign of a difference in words, not an ASCII minus
     assert figs["lab_bf16_vs_fp32_val"] == "低 0.0001"
 
@@ -152,7 +164,7 @@ def test_guide_page_carries_the_comparison_table(built_site, data):
     for name in lab_results.RUN_ORDER:
         row = [figs[f"lab_{name}_{k}"] for k in ("tpc_cell", "peak_mib_table", "val_loss", "skipped")]
         assert all(cell in text for cell in row), (name, row)
-    assert figs["lab_fp32_peak_mib_table"] == "56.29 MiB"
+    assert figs["lab_fp32_peak_mib_table"] == "56.2853 MiB"
     assert figs["lab_fp16_scaled_skipped"] == str(data["runs"]["fp16_scaled"]["skipped_steps"])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -195,7 +196,11 @@ def test_smoke_file_feeds_the_page_figures(smoke):
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names))
     figs = {r["name"]: r for r in rows}
-    assert figs["lab_ledger_mib"]["text"] == "56.29 MiB"
+    # 16 B × Ψ in MiB, at the precision the file's sums need (c9.views.lab_text.mib_digits: two or more)
+    shown = figs["lab_ledger_mib"]["text"].removesuffix(" MiB")
+    digits = len(shown.split(".")[1])
+    exact = (Decimal(16 * PSI) / 2**20).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    assert digits >= 2 and Decimal(shown) == exact
     assert figs["lab_params"]["value"] == PSI
     assert figs["lab_fp32_step_minus_ledger"]["value"] == 4 * figs["lab_step_counters"]["value"]
 

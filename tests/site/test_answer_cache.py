@@ -126,7 +126,6 @@ def test_every_interactive_widget_names_its_cache(built_site):
         "repeated-update",
         "loss-scale",
         "block-lab",
-        "step-stages",
         "memory-bar",
         "formula",
         "timeline",
@@ -292,7 +291,7 @@ def test_a_bit_flippers_states_ahead_are_each_bit_of_each_row_flipped():
     "request_text",
     [
         '{"widget": "memory-bar", "params": {"b": 5000}}',  # refused: nothing around it
-        '{"widget": "step-stages", "params": {}}',  # a widget that declares no nearby
+        '{"widget": "step-stages", "params": {}}',  # a build-only widget: nothing to answer
         '{"widget": "nope"}',
         "not json",
         '{"widget": "memory-bar", "params": [1]}',

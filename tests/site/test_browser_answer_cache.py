@@ -70,9 +70,6 @@ def test_lesson_5_sliders_and_options_redraw_without_python(no_python, site_serv
         python_view("formula", model=MB["model"], config="", s=4096, b=1)["summary"],
         ".c9-formula-summary",
     )
-    stages = page.locator('[data-widget="step-stages"]')
-    stages.locator('button[data-stage="backward"]').click()
-    answered_by_build(stages, python_view("step-stages", stage="backward")["summary"])
     timeline = page.locator('[data-widget="timeline"]')
     timeline.locator('input[name="iteration"][value="2"]').check()
     answered_by_build(

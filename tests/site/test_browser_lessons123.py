@@ -1,8 +1,11 @@
 """Lessons 1–3 in headless Chromium: a bit flipped with the keyboard and a loss-scale slider step are
 recomputed by Python in the page and match the same views in CPython; a bad hex code gets a Chinese
-message; the ledger's slider moves the bars. One page per lesson, to keep the suite fast."""
+message; 257.0000001 typed in lesson 3 is stored FP32 first (BF16 256) with the note on double rounding;
+the ledger's slider moves the bars. One page per lesson, to keep the suite fast."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from conftest import PYTHON_TIMEOUT, python_view
@@ -52,6 +55,39 @@ def test_bit_flip_by_keyboard_and_a_bad_hex_code(page, site_server):
     expect(ls.locator(".c9-summary")).to_have_text(
         python_view("loss-scale", k=16)["summary"], timeout=PYTHON_TIMEOUT
     )
+    assert page.errors == []
+
+
+def test_lesson_3_stores_257_0000001_fp32_first_and_says_so(page, site_server):
+    # The seed's rule: FP32 holds 257, a BF16 tie, so BF16 stores 256 (0x4380); the row's note says that one
+    # rounding of the exact value would give 258 (0x4381), as in PyTorch's and ml_dtypes' casts.
+    page.goto(site_server.url + "lesson-3/")
+    widget = page.locator('[data-widget="bit-flipper"]').first
+    bf16 = widget.locator('.c9-bf-row[data-format="bfloat16"]')
+    note = bf16.locator('[data-k="double"]')
+    expect(note).to_be_hidden()  # the default 257: FP32 holds it exactly, one rounding either way
+    value = widget.locator('input[name="value"]')
+    value.fill("257.0000001")
+    value.press("Enter")
+    expected = python_view("bit-flipper", formats="float32,float16,bfloat16", value="257.0000001")
+    expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
+    expect(bf16.locator('input[name="hex"]')).to_have_value("0x4380")
+    expect(bf16.locator('dd[data-k="exact"]')).to_have_text("256")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("先存成 FP32 是 257")
+    expect(note).to_contain_text("256（0x4380）")
+    expect(note).to_contain_text("258（0x4381）")
+    # the lab appendix's table of such inputs (Material's instant navigation writes links out in full)
+    expect(note.get_by_role("link")).to_have_attribute("href", re.compile(r"/lab/#double-rounding$"))
+    expect(widget.locator('.c9-bf-row[data-format="float16"] [data-k="double"]')).to_be_hidden()
+    value.fill("257")
+    value.press("Enter")
+    expect(bf16.locator('input[name="hex"]')).to_have_value("0x4380", timeout=PYTHON_TIMEOUT)
+    expect(widget.locator(".c9-summary")).to_have_text(
+        python_view("bit-flipper", formats="float32,float16,bfloat16", value="257")["summary"],
+        timeout=PYTHON_TIMEOUT,
+    )
+    expect(note).to_be_hidden()  # the note leaves with the input that needed it
     assert page.errors == []
 
 

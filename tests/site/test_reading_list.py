@@ -128,3 +128,14 @@ def test_the_tools_the_guide_describes_are_the_ones_linked(built_site):
     assert (
         "https://evanw.github.io/float-toy/" not in hrefs
     )  # has no bfloat16 and no neighbours: not the guide's
+
+
+def test_the_reading_list_cites_only_what_a_reader_can_open(built_site):
+    """The list once spoke of 「章导读」 (the source document the chapter was written from, which no reader of
+    the site has) as where an entry came from; it names only what a reader can open, and an unlinked entry
+    says plainly that no open address was found."""
+    section = " ".join(n.text() for n in _section(article(built_site / "index.html"), "延伸阅读"))
+    assert "章导读" not in section
+    unlinked = [li.text() for items in _entries(article(built_site / "index.html")).values() for li in items
+                if "未链接" in li.text()]
+    assert unlinked and all("没能找到它能公开打开的地址" in t for t in unlinked), unlinked

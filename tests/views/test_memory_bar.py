@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import pytest
 from conftest import ROOT
@@ -12,7 +12,7 @@ from svg_chart import bar_rows, bar_values, reference_line
 
 from c9.base import units
 from c9.core.activations import MODES
-from c9.views import api, memory_bar
+from c9.views import api, memory_bar, memory_tables
 
 GiB, GB = 2**30, 10**9
 
@@ -50,10 +50,11 @@ def test_model_states_in_gb_activations_in_gib_beside_and_a_sum_in_one_unit():
         "111.1 GB",
         "111.1 GB",
         "45.6 GB（42.5 GiB）",
-        "128.9 GB（120.0 GiB）",
+        "128.8 GB（120.0 GiB）",
     ]
-    # the rows as shown add up to the total as shown, at the summary's one decimal: 619.0 GB
-    assert sum(Decimal(t.split(" GB")[0]) for t in texts) == Decimal("619.0")
+    # each segment its own value rounded (128.849… is 128.8, not moved to 128.9 to make 174.5): the model
+    # states' rows add up to their 444.5 GB, and where the activations' rows do not, the summary says so
+    assert "分项表里激活的各行各自四舍五入，加起来是 174.4 GB，与上面的 174.5 GB 差在末位。" in v["summary"]
     small = memory_bar.view({"model": "lab", "s": 64, "b": 2})
     assert "模型状态 59.0 MB，激活 5.1 MB（4.9 MiB）" in small["summary"] and "GiB" not in small["summary"]
 
@@ -179,29 +180,81 @@ def test_our_small_model_shows_the_labs_measured_bar_at_its_own_s_and_b():
     assert bar_rows(memory_bar.view({"model": "lab", "s": 128, "b": 2})["chart"]) == []
 
 
+def _exact(n_bytes: int, unit: str, digits: int) -> Decimal:
+    """An oracle for one shown size: the exact bytes in ``unit``, rounded half-up with Decimal's own rule
+    (not units.round_half_up); the context is wide enough for any byte count the bar shows."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return (Decimal(n_bytes) / Decimal(units.UNITS[unit])).quantize(
+            Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP
+        )
+
+
+def _num(t: str) -> Decimal:
+    return Decimal(t.split(" ")[0].replace(",", ""))
+
+
 @pytest.mark.parametrize(
     "params",
     [
         {"model": "qwen3-8b", "s": 21131, "b": 7, "mode": "full_recompute"},
         {"model": "qwen3-8b", "s": 4096, "b": 1, "mode": "store_all"},
         {"model": "qwen3.8-27b", "s": 131072, "b": 8, "mode": "selective"},
+        {"model": "llama-3.1-70b", "s": 4096, "b": 1, "mode": "store_all"},
         {"model": "lab", "s": 64, "b": 2},
+        {"model": "lab", "s": 4096, "b": 1},
+        {"model": "gpt2-xl", "s": 1024, "b": 3, "mode": "flash"},
     ],
 )
-def test_segments_groups_and_summary_add_up_at_one_decimal(params):
-    """Reviewer: Qwen3-8B, s 21,131, b 7 printed states 16.3815 ×2 + 32.7629 ×3 = 131.0517 against 131.0518,
-    segments summing to 174.6742 against 174.6743, and 「0.0000 GB」 beside a summary at one decimal."""
+def test_every_sum_the_bar_prints_is_true_and_equal_segments_read_equal(params):
+    """Issue 21: Qwen3-8B printed 131.1 GB + 117.2 GB = 248.3 GB (the true total is 248.22 GB), our model at
+    s = 4,096 0.1 GB + 1.5 GB = 1.6 GB beside a share of 1.93% (1.544 GB), and equal rows different values
+    (Llama-3.1-70B's three 4Ψ rows 282.3, 282.2, 282.2 GB). Every value is its own exact value rounded, at
+    one precision for the widget; the printed sum adds up as shown; a group's rows add up to the group's
+    value, or the summary says by how much they miss (a reviewer once found 16.3815 × 2 + 32.7629 × 3 =
+    131.0517 against 131.0518)."""
     v = memory_bar.view(params)
-    num = lambda t: Decimal(t.split(" ")[0].replace(",", ""))
-    texts = [s["text"] for s in v["segments"]]
-    assert all(len(t.split(" ")[0].split(".")[-1]) == 1 for t in texts), texts
-    a, b, c = re.search(r"合计 ([\d,.]+) [GM]B \+ ([\d,.]+) [GM]B = ([\d,.]+) [GM]B", v["summary"]).groups()
-    states = [num(s["text"]) for s in v["segments"] if s["group"] == "模型状态"]
-    acts = [num(s["text"]) for s in v["segments"] if s["group"] == "激活"]
-    assert sum(states) == num(a) and sum(acts) == num(b) and num(a) + num(b) == num(c)
-    if params["model"] == "qwen3-8b" and params["s"] == 21131:
-        assert "0.0 GB（0.0 GiB）" in texts[-1] and "174.7 GB" in v["summary"]
-        assert units.ADJUSTED_NOTE in v["summary"]  # 32.7629 shown as 32.7: the page says why
+    a, b, c = re.search(r"合计 ([\d,.]+) ([GM]B) \+ ([\d,.]+) [GM]B = ([\d,.]+) [GM]B", v["summary"]).group(
+        1, 3, 4
+    )
+    unit = re.search(r"合计 [\d,.]+ ([GM]B)", v["summary"]).group(1)
+    digits = len(a.split(".")[1])
+    assert (_num(a), _num(b), _num(c)) == tuple(
+        _exact(n, unit, digits) for n in (v["states_bytes"], v["activation_bytes"], v["total_bytes"])
+    )
+    assert _num(a) + _num(b) == _num(c)
+    # the share of the card is the true total's, and agrees with the total as shown: some value that
+    # rounds to the shown total gives a share that rounds to the shown share
+    share = re.search(r"只占 [^的]+的 ([\d.]+)%", v["summary"])
+    if share:
+        card, scale = 80 * 10**9, units.UNITS[unit]
+        with localcontext() as ctx:
+            ctx.prec = 60
+            true = (Decimal(100 * v["total_bytes"]) / card).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+            assert Decimal(share.group(1)) == true
+            from_shown = _num(c) * scale * 100 / card
+            slack = Decimal("0.005") + Decimal(scale) * 100 / card * Decimal(1).scaleb(-digits) / 2
+            assert abs(Decimal(share.group(1)) - from_shown) <= slack
+    for seg in v["segments"]:
+        assert _num(seg["text"]) == _exact(seg["bytes"], unit, digits), seg
+    by_bytes = {}
+    for seg in v["segments"]:
+        by_bytes.setdefault(seg["bytes"], set()).add(seg["text"])
+    assert all(len(t) == 1 for t in by_bytes.values()), by_bytes
+    for group, total in (("模型状态", a), ("激活", b)):
+        rows = sum(_num(s["text"]) for s in v["segments"] if s["group"] == group)
+        note = (
+            f"分项表里{group}的各行各自四舍五入，加起来是 {rows:,} {unit}，与上面的 {total} {unit} 差在末位。"
+        )
+        assert (rows == _num(total)) != (note in v["summary"]), (group, rows, total)
+    if params["model"] == "llama-3.1-70b":  # three decimals: every row reads true and they add up
+        assert [s["text"] for s in v["segments"]][:5] == ["141.107 GB"] * 2 + ["282.215 GB"] * 3
+        assert "合计 1,128.859 GB + 520.765 GB = 1,649.624 GB" in v["summary"]
+    if params["model"] == "qwen3-8b" and params["s"] == 4096:
+        assert "合计 131.052 GB + 117.172 GB = 248.224 GB" in v["summary"]
+    if params["model"] == "lab" and params["s"] == 4096:
+        assert "合计 0.06 GB + 1.48 GB = 1.54 GB，只占 80 GB 单卡的 1.93%" in v["summary"]
+        assert "还空着 78.46 GB" in v["cards"]  # 1.54 + 78.46 = 80
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -217,9 +270,86 @@ def test_every_activation_row_pairs_gb_with_gib(mode):
 @pytest.mark.parametrize("model", ["qwen3-8b", "qwen3.8-27b", "llama-3.1-8b"])
 def test_the_model_states_shown_do_not_move_with_s_or_b(model):
     """Model states do not depend on s or b, so their shown value must not either (a total rounded first
-    and shared out between the groups moved Qwen3-8B's 131.05 GB between 131.0 and 131.1 GB)."""
-    shown = set()
-    for s, b in [(1, 1), (4096, 1), (8192, 1), (4096, 3), (131072, 8)]:
+    and shared out between the groups moved Qwen3-8B's 131.05 GB between 131.0 and 131.1 GB). The widget's
+    precision may change with s (a sum that needs a digit more), but every text is the same exact value
+    rounded: never two values at one precision."""
+    states = memory_bar.view({"model": model})["states_bytes"]
+    for s, b in [(1, 1), (4096, 1), (8192, 1), (4096, 3), (131072, 8), (21131, 7)]:
         v = memory_bar.view({"model": model, "s": s, "b": b})
-        shown.add(v["summary"].split("模型状态 ", 1)[1].split("，", 1)[0])
-    assert len(shown) == 1, shown
+        text = v["summary"].split("模型状态 ", 1)[1].split("，", 1)[0]
+        digits = len(text.split(" ")[0].split(".")[1])
+        assert _num(text) == _exact(states, "GB", digits), (s, b, text)
+
+
+def _table_cells(markup: str) -> list[list[str]]:
+    """A table's rows as cell texts (the estimator's tables are plain markup: th/td without nesting)."""
+    rows = re.findall(r"<tr>(.*?)</tr>", markup)
+    return [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r)] for r in rows]
+
+
+QWEN3_8B = json.dumps(json.loads((ROOT / "anchor-model.json").read_text())["models"]["qwen3-8b"]["config"])
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"model": "qwen3-8b", "s": 4096, "b": 1},
+        {"model": "llama-3.1-70b", "s": 8192, "b": 2, "mode": "selective"},
+        {"model": "llama-3.1-8b", "s": 1000, "b": 3},
+        {"model": "qwen3-30b-a3b", "s": 64, "b": 8, "mode": "flash"},
+        {"model": "gpt2-xl", "s": 21131, "b": 7},
+        {"model": "lab", "s": 64, "b": 2},
+        {"config": QWEN3_8B, "s": 333, "b": 5},
+    ],
+)
+def test_the_estimators_answers_total_the_true_values(params):
+    """Through the worker's entry point (c9.views.api.handle), as the page asks: the bar's printed sum, the
+    eq. 1 and own-tensor tables (each row its own bytes rounded, one precision for both tables, the total
+    row the true total rounded and the rows adding up to it as shown), and the formula view's one-layer sum."""
+    v = ask(**params)["view"]
+    a, b, c = re.search(r"合计 ([\d,.]+) [GM]B \+ ([\d,.]+) [GM]B = ([\d,.]+) [GM]B", v["summary"]).groups()
+    unit = re.search(r"合计 [\d,.]+ ([GM]B)", v["summary"]).group(1)
+    d = len(a.split(".")[1])
+    assert [_num(x) for x in (a, b, c)] == [
+        _exact(n, unit, d) for n in (v["states_bytes"], v["activation_bytes"], v["total_bytes"])
+    ]
+    assert (_num(a) + _num(b) == _num(c)) != (
+        f"（两项各自四舍五入，加起来是 {_num(a) + _num(b):,} {unit}）" in v["summary"]
+    )
+    m = memory_bar.normalise(params)
+    model_ = memory_bar.resolve(m["model"], m["config"])
+    acts = memory_tables.activation_tables(model_, m["s"], m["b"], m["mode"])
+    precisions = set()
+    for part in ("eq1", "own"):
+        if not v["detail"][part]:
+            continue
+        body = _table_cells(v["detail"][part])[1:]
+        rows, total = body[:-1], body[-1]
+        bytes_ = [r["bytes"] for r in acts[part]["rows"]]
+        shown = [r[3] for r in rows]
+        digits = len(total[3].split(" ")[0].split(".")[1])
+        precisions.add(digits)
+        assert [_num(t) for t in shown] == [_exact(n, acts["unit"], digits) for n in bytes_]
+        assert _num(total[3]) == _exact(sum(bytes_), acts["unit"], digits)
+        # the rows add up to the total as shown, or the note under the tables says what they make
+        made = sum((_num(t) for t in shown), Decimal(0))
+        name = {"eq1": "按式 1 的表", "own": "按模型自己的张量的表"}[part]
+        said = f"{name}各行各自四舍五入，加起来是 {made:,} {acts['unit']}，与合计 {total[3]} 差在末位。"
+        assert (made == _num(total[3])) != (said in v["detail"]["act_note"]), (made, total[3])
+    assert len(precisions) == 1  # a tensor in both tables reads the same in both
+    if "config" not in params:
+        f = json.loads(api.handle(json.dumps({"widget": "formula", "params": params | {"mode": None}})))
+        if not f["ok"]:  # the formula view takes no mode: ask it as the page does
+            q = {k: params[k] for k in ("model", "s", "b")}
+            f = json.loads(api.handle(json.dumps({"widget": "formula", "params": q})))
+        s = f["view"]["summary"]
+        lin, sc, tot = re.search(r"= ([\d,.]+ \w+) \+ ([\d,.]+ \w+) = ([\d,.]+ \w+)[（，]", s).groups()
+        u = lin.split(" ")[1]
+        digits = len(lin.split(" ")[0].split(".")[1])
+        h, heads = model_.h, model_.a
+        s_, b_ = m["s"], m["b"]
+        exact = [34 * s_ * b_ * h, 5 * heads * s_ * s_ * b_]
+        assert [_num(lin), _num(sc)] == [_exact(n, u, digits) for n in exact]
+        assert _num(tot) == _exact(sum(exact), u, digits)
+        made = _num(lin) + _num(sc)
+        assert (made == _num(tot)) != (f"（两项各自四舍五入，加起来是 {made:,} {u}）" in s)

@@ -8,9 +8,6 @@ export const thousands = (n) => Number(n).toLocaleString("en-US");
 // At most `digits` significant digits, trailing zeros dropped: 4.25 → "4.25", 4.0625 → "4.063", 8 → "8".
 export const significant = (x, digits = 4) => Number(Number(x).toPrecision(digits)).toString();
 
-// A fixed number of decimals: 14.06 → "14.1".
-export const fixed = (x, decimals) => Number(x).toFixed(decimals);
-
 // A power of two with its exponent as superscript digits: -12 → "2⁻¹²".
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 export const powerOfTwo = (k) => `2${[...String(k)].map((c) => SUPERSCRIPT[c]).join("")}`;

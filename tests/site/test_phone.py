@@ -1,0 +1,165 @@
+"""A phone reader gets the lesson's question first, knows how long the lesson takes, and hits every choice.
+
+At 390 × 844 CSS px (touch, 2× pixels), on every lesson:
+- the evolution map is one closed line that opens on demand (a <details>, no script needed), and the
+  lesson's question starts within the first screen and a bit (at most QUESTION_SCREENS screens down);
+  the guide keeps the map whole;
+- the time line under the title, 「阅读 + 实验 ≈ N 分钟 · 页内实验 ×W · 预测题 ×T」, is the rule of
+  hooks/reading_time.py recounted here: the browser's own DOM of the page built without scripts, its own
+  text nodes and its own regular expression (not the hook's parser, which read the page before KaTeX and
+  the parts were added);
+- every prediction choice is a whole row at least 44 px tall (a tap at its far end picks it), and the
+  button that checks it is 44 px tall.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import new_page
+
+from hooks import reading_time
+
+pytestmark = pytest.mark.timeout(300)
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+LESSONS = ["lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/"]  # the pages with a map
+TIMED = [*LESSONS, "lab/"]  # every page but the guide
+QUESTION_SCREENS = 1.2
+MIN_TARGET = 44  # CSS px
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    ctx, page = new_page(browser, **PHONE, color_scheme="light")
+    yield page
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def phone_without_scripts(browser):
+    ctx, page = new_page(browser, **PHONE, java_script_enabled=False)
+    yield page
+    ctx.close()
+
+
+MAP = """() => {
+  const nav = document.querySelector('article nav.c9-evo');
+  const fold = nav.querySelector('details.c9-evo-fold');
+  const line = fold && fold.querySelector('summary .c9-evo-line');
+  const question = document.querySelector('article .admonition.question');
+  return {
+    fold: Boolean(fold), open: Boolean(fold && fold.open), navHeight: nav.getBoundingClientRect().height,
+    lineBoxes: line ? line.getClientRects().length : 0,
+    lineClipped: line ? line.scrollWidth > line.clientWidth + 1 : null,
+    lineText: line ? line.textContent : '',
+    questionTop: question.getBoundingClientRect().top + scrollY,
+  };
+}"""
+
+
+@pytest.mark.parametrize("path", LESSONS)
+def test_the_map_is_one_closed_line_and_the_question_comes_first(phone, site_server, path):
+    phone.goto(site_server.url + path)
+    m = phone.evaluate(MAP)
+    assert m["fold"] and not m["open"], m
+    # one row: the summary's line is one line box, not cut short, and the closed map a 44 px row and its border
+    assert m["lineBoxes"] == 1 and not m["lineClipped"], m
+    assert m["navHeight"] <= MIN_TARGET + 16, m
+    assert "（本课）" in m["lineText"] and m["lineText"].count("→") in (1, 2), m
+    assert m["questionTop"] <= QUESTION_SCREENS * PHONE["viewport"]["height"], m
+    # it opens on demand: the six stations, each with its text
+    phone.locator("details.c9-evo-fold > summary").click()
+    heights = phone.eval_on_selector_all(
+        "details.c9-evo-fold li.c9-evo-stage", "els => els.map((e) => e.getBoundingClientRect().height)"
+    )
+    assert len(heights) == 6 and min(heights) > 100, heights
+
+
+def test_the_guide_keeps_the_whole_map(phone, site_server):
+    phone.goto(site_server.url)
+    assert phone.locator("nav.c9-evo details").count() == 0
+    heights = phone.eval_on_selector_all(
+        "nav.c9-evo li.c9-evo-stage", "els => els.map((e) => e.getBoundingClientRect().height)"
+    )
+    assert len(heights) == 6 and min(heights) > 100, heights
+
+
+# The same rule as hooks/reading_time.py's docstring, counted the browser's way.
+RECOUNT = """() => {
+  const skip = 'script, style, svg, math, template, [data-widget], .c9-evo, .arithmatex, .fig-how, .headerlink, .c9-reading';
+  const article = document.querySelector('article');
+  const text = [];
+  const walk = (el) => {
+    for (const n of el.childNodes) {
+      if (n.nodeType === Node.TEXT_NODE) text.push(n.data);
+      else if (n.nodeType === Node.ELEMENT_NODE && !n.matches(skip)) { text.push(' '); walk(n); text.push(' '); }
+    }
+  };
+  walk(article);
+  const outside = (e) => !e.parentElement.closest(skip);
+  const line = article.querySelector('.c9-reading');
+  return {
+    chars: (text.join('').match(/[\\u3400-\\u4dbf\\u4e00-\\u9fff]|[A-Za-z0-9]+/g) || []).length,
+    widgets: [...article.querySelectorAll('[data-widget]')].filter(outside).length,
+    tasks: [...article.querySelectorAll('div.admonition.task')].filter(outside).length,
+    line: line ? line.textContent : null,
+    how: line ? line.querySelector('.fig-how').textContent : null,
+    // right under the title (whatever wraps it): the next thing drawn below the heading
+    gapBelowTitle: line ? line.getBoundingClientRect().top - article.querySelector('h1').getBoundingClientRect().bottom : null,
+  };
+}"""
+
+
+@pytest.mark.parametrize("path", TIMED)
+def test_each_lessons_time_line_is_the_rule_recounted(phone_without_scripts, site_server, path):
+    page = phone_without_scripts
+    page.goto(site_server.url + path)
+    got = page.evaluate(RECOUNT)
+    assert got["line"] and -1 <= got["gapBelowTitle"] < 60, got
+    exact = (
+        got["chars"] / reading_time.READ_RATE
+        + got["widgets"] * reading_time.WIDGET_MINUTES
+        + got["tasks"] * reading_time.TASK_MINUTES
+    )
+    step = reading_time.ROUND_TO
+    minutes = max(step, step * math.floor(exact / step + 0.5))
+    want = f"阅读 + 实验 ≈ {minutes} 分钟" + (f" · 页内实验 ×{got['widgets']}" if got["widgets"] else "")
+    want += f" · 预测题 ×{got['tasks']}" if got["tasks"] else ""
+    assert got["line"].replace(got["how"], "") == want, (got, exact)
+    # the stated rule: the count and the rates it used
+    assert f"正文 {got['chars']:,} 字 ÷ 每分钟 {reading_time.READ_RATE} 字" in got["how"], got["how"]
+    assert got["chars"] > 2000 and (got["widgets"] or got["tasks"]), got
+
+
+def test_the_guide_has_no_time_line(built_site):
+    assert reading_time.LINE_CLASS not in (built_site / "index.html").read_text(encoding="utf-8")
+
+
+CHOICES = """() => [...document.querySelectorAll('article .c9-task-choices li')].map((li) => {
+  const label = li.querySelector('label'), input = li.querySelector('input[type=radio]');
+  const l = label.getBoundingClientRect(), r = li.getBoundingClientRect();
+  return {text: label.textContent.trim().slice(0, 12), height: l.height, width: l.width, row: r.width,
+          within: input.labels[0] === label};
+})"""
+
+
+@pytest.mark.parametrize("path", [p for p in TIMED if p != "lab/"])
+def test_every_prediction_choice_is_a_44px_row(phone, site_server, path):
+    phone.goto(site_server.url + path)
+    phone.wait_for_function("() => document.querySelectorAll('article .c9-task-choices').length > 0")
+    choices = phone.evaluate(CHOICES)
+    assert choices and all(c["within"] for c in choices), choices
+    short = [c for c in choices if c["height"] < MIN_TARGET - 0.5 or c["width"] < c["row"] - 1]
+    assert not short, short
+    buttons = phone.eval_on_selector_all(
+        "article .admonition.task button", "els => els.map((e) => e.getBoundingClientRect().height)"
+    )
+    assert buttons and min(buttons) >= MIN_TARGET - 0.5, buttons
+    # a tap at the row's far end, well past the words, picks that choice
+    label = phone.locator("article .c9-task-choices label").last
+    label.scroll_into_view_if_needed()
+    box = label.bounding_box()
+    phone.touchscreen.tap(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
+    assert label.locator("input").is_checked()
