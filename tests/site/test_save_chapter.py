@@ -206,6 +206,36 @@ def test_save_the_chapter_then_every_page_and_widget_works_offline(browser, site
         ctx.close()
 
 
+def test_a_save_cut_short_says_so_and_goes_on_where_it_stopped(browser, site_server, built_site):
+    """A file the server will not give (here: one Plotly bundle) leaves the chapter unsaved: the footer says in
+    Chinese how many files did not arrive and what is left, its button goes on; once the file is there, one
+    more press saves the rest and says so."""
+    listed = chapter(built_site)
+    bundle = next(f for f in listed["files"] if f["path"] == "vendor/plotly/plotly-basic.min.js")
+    ctx = browser.new_context(color_scheme="dark")
+    page = ctx.new_page()
+    try:
+        page.goto(site_server.url + "lesson-1/")
+        save = page.locator("[data-c9-save]")
+        expect(save).to_be_visible(timeout=60_000)
+        site_server.block("plotly-basic.min.js")
+        save.locator(".c9-save-button").click()
+        status = save.locator(".c9-save-status")
+        kept = len(listed["files"]) - 1
+        expect(status).to_have_text(
+            f"没有存完：有 1 个文件没能下载，可能是网络断了。已存的 {kept} 个文件留在本机；联网后再点一次，"
+            f"会接着存剩下的{about(bundle['bytes'])}。",
+            timeout=PYTHON_TIMEOUT,
+        )
+        button = save.get_by_role("button", name=f"接着保存（还差{about(bundle['bytes'])}）")
+        site_server.block()
+        button.click()
+        expect(status).to_contain_text(f"整章已存到本机（{len(listed['files'])} 个文件", timeout=PYTHON_TIMEOUT)
+    finally:
+        site_server.block()
+        ctx.close()
+
+
 def test_an_updated_build_replaces_what_changed_and_keeps_the_rest(browser, built_site, tmp_path):
     """A reader saved the chapter; a new build changes lesson 1. On the next visit the new service worker
     carries every unchanged file over without asking the server, drops the old caches, and the page saves

@@ -6,16 +6,10 @@
 // binds the new one to the one state, so a save keeps going, and showing, while the reader moves on.
 // A reader who asked for the chapter keeps it: after an update, the files that changed are saved on the next
 // visit (with Save-Data off).
-import { fixed, thousands } from "./format.js";
+import { aboutMegabytes as about, megabytes as mb, thousands } from "./format.js";
 
 const AT_ONCE = 4;
 const QUIET_MS = 60_000; // a file with no byte for this long has failed (a stalled connection)
-// As the build writes it (hooks/offline.py: size_text): MB = 10⁶ bytes, to a tenth below 10 MB, whole from there.
-const mb = (bytes) => `${fixed(bytes / 1e6, 1)} MB`;
-const about = (bytes) => {
-  const tenths = Math.round(bytes / 1e5);
-  return tenths < 100 ? `约 ${fixed(tenths / 10, 1)} MB` : `约 ${thousands(Math.round(bytes / 1e6))} MB`;
-};
 
 const state = { phase: "unknown", files: [], wanted: false, done: 0, bytes: 0, failed: 0, quota: false, resumed: false };
 const roots = new Set(); // the footer blocks on screen (one per page, replaced on each instant-navigation page)
