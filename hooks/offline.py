@@ -11,8 +11,9 @@
   caches of an older build when its hash is unchanged.
 - The shell: what the fallback page itself loads (its styles and scripts, the web font, the search), cached
   when the service worker installs, so that the fallback is never drawn in boxes.
-- The cache versions written into sw.js: one per folder of vendor/ (a new web font does not throw away
-  Pyodide) and one for the rest of the site, each a hash of what it holds.
+- The cache versions written into sw.js: one per folder of vendor/, a hash of the folder (a new web font
+  does not throw away Pyodide), and one for the rest of the site, a hash of every file of the manifest
+  (pages included: any new build of them is a new cache, and the unchanged files are carried over).
 """
 
 from __future__ import annotations
@@ -82,11 +83,6 @@ def chapter_files(site: Path, search_scripts: list[str]) -> list[str]:
     return out
 
 
-def url_of(path: str) -> str:
-    """The address a file is asked for by, relative to the site's root: a page by its folder."""
-    return re.sub(r"(^|/)index\.html$", r"\1", path)
-
-
 def size_text(n_bytes: int) -> str:
     """「约 24 MB」: MB = 10⁶ bytes, to a tenth below 10 MB, whole from there (halves up, as every figure)."""
     tenths = units.round_half_up(Fraction(n_bytes, units.MB), 1)
@@ -96,9 +92,8 @@ def size_text(n_bytes: int) -> str:
 def write_size_into_pages(site: Path, files: list[str]) -> str:
     """Writes the chapter's size into every page that states it (SIZE_MARK) and returns the text. The text
     is part of the pages it sizes: repeated until the total it states is the total with it written in."""
-    marked = {
-        p: p.read_text(encoding="utf-8") for p in site.rglob("*.html") if SIZE_MARK in p.read_text("utf-8")
-    }
+    pages = {p: p.read_text(encoding="utf-8") for p in site.rglob("*.html")}
+    marked = {p: t for p, t in pages.items() if SIZE_MARK in t}
     others = sum((site / f).stat().st_size for f in files if site / f not in marked)
     text = size_text(others)
     for _ in range(10):
