@@ -8,7 +8,8 @@
   and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the Python the Web
   Worker can load (hooks/modules.py), writes numbers.json, and renders math to HTML with KaTeX (node), so the
   pages read complete with JavaScript off, makes the search index's formulas readable text (hooks/search_text.py);
-  writes the cache versions into the service worker (sw.js).
+  then the offline manifest and the service worker's cache versions (hooks/offline.py).
+- on_template_context: the offline fallback page's links start from the service worker's scope.
 - on_page_content: a lesson's time line under its title (hooks/reading_time.py); the blocks between headings
   become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
@@ -17,7 +18,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mimetypes
 import re
@@ -40,7 +40,17 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, codemirror, fonts, modules, reading_time, search_text, sections, static_charts  # noqa: E402
+from hooks import (  # noqa: E402
+    answers,
+    codemirror,
+    fonts,
+    modules,
+    offline,
+    reading_time,
+    search_text,
+    sections,
+    static_charts,
+)
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -195,6 +205,10 @@ def on_page_markdown(markdown, page, config, files):
     return "".join(out)
 
 
+def on_template_context(context, template_name, config):
+    return offline.template_context(context, template_name, config)  # the offline fallback page
+
+
 def on_page_content(html, page, config, files):
     if page.file.src_uri != "index.md":  # every lesson says how long it takes (hooks/reading_time.py)
         html = reading_time.add_line(html)
@@ -224,11 +238,13 @@ def on_post_build(config):
     subprocess.run(["node", str(ROOT / "tools" / "render_math.mjs"), str(site)], check=True)
     search_text.clean_index(site)  # the search snippets show formulas as text, not TeX (hooks/search_text.py)
     fonts.write_fonts(site, vendor / "fonts")  # after KaTeX: math can carry Chinese text too
-    answers.write(site)  # before sw.js: the site cache's version counts them
+    answers.write(site)
     for path, data in static_charts.files().items():  # the heatmaps a page without scripts draws
         (site / path).parent.mkdir(parents=True, exist_ok=True)
         (site / path).write_bytes(data)
-    _service_worker_build(site)
+    # Last: the manifest sizes and hashes every file the steps above wrote (hooks/offline.py).
+    pyodide = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]["pyodide"]
+    offline.write(site, pyodide)
 
 
 def _copy(src: Path, dst: Path) -> None:
@@ -239,63 +255,3 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copytree(src, dst, dirs_exist_ok=True)
     else:
         shutil.copy2(src, dst)
-
-
-SW_BUILD = re.compile(r"^const BUILD = \{[^\n]*\}; // c9:build$", re.M)
-
-
-def _service_worker_build(site: Path) -> None:
-    """sw.js names its caches by what they hold, so a new deploy never answers with stale course code:
-    one per folder of site/vendor/ (a hash of it; Pyodide's also carries its version), so that a new web
-    font does not throw away Pyodide; site = a hash of site/assets/ (the course's JS and CSS, Material's
-    bundles, numbers.json) with course-py.zip counted by its members' names and CRCs (the zip's own bytes
-    change with file times). It also gets the scripts Material's search worker imports."""
-    sw = site / "sw.js"
-    pyodide = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]["pyodide"]
-    vendor = {d.name: _tree_hash(d) for d in sorted((site / "vendor").iterdir()) if d.is_dir()}
-    vendor["pyodide"] = f"{pyodide}-{vendor['pyodide']}"
-    build = {"vendor": vendor, "site": _tree_hash(site / "assets"), "search": _search_worker_scripts(site)}
-    text, n = SW_BUILD.subn(
-        lambda m: f"const BUILD = {json.dumps(build)}; // c9:build", sw.read_text(encoding="utf-8")
-    )
-    if n != 1:
-        raise SystemExit(f"{sw}: no `const BUILD = {{…}}; // c9:build` line to write the cache versions into")
-    sw.write_text(text, encoding="utf-8")
-
-
-def _search_worker_scripts(site: Path) -> list[str]:
-    """What Material's search worker imports for the index's languages (its worker code does the same):
-    a first page starts that worker before the service worker is in control, so it cannot see them."""
-    index = site / "search" / "search_index.json"
-    if not index.exists():
-        return []
-    langs = json.loads(index.read_text(encoding="utf-8"))["config"]["lang"]
-    lunr = "assets/javascripts/lunr/"
-    out = []
-    for lang in langs:
-        out += {"ja": [lunr + "tinyseg.js"], "hi": [lunr + "wordcut.js"], "th": [lunr + "wordcut.js"]}.get(
-            lang, []
-        )
-        if lang != "en":
-            out.append(f"{lunr}min/lunr.{lang}.min.js")
-    if len(langs) > 1:
-        out.append(lunr + "min/lunr.multi.min.js")
-    if out:
-        out.insert(0, lunr + "min/lunr.stemmer.support.min.js")
-    missing = [p for p in out if not (site / p).exists()]
-    if missing:
-        raise SystemExit(f"sw.js: Material's search worker scripts not found: {missing}")
-    return out
-
-
-def _tree_hash(folder: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        if path.name == "course-py.zip":
-            with zipfile.ZipFile(path) as z:
-                for info in z.infolist():
-                    h.update(f"{info.filename}:{info.CRC:08x}\n".encode())
-        else:
-            h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()[:10]

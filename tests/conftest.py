@@ -117,7 +117,8 @@ def built_site(tmp_path_factory) -> Path:
 
 
 class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the site only under SUB_PATH; `blocked` paths answer 404 (for failure tests)."""
+    """Serves the site only under SUB_PATH; `blocked` paths answer 404 (for failure tests). Each path asked
+    for is noted in the server's `requests`."""
 
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -136,6 +137,7 @@ class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
         return super().translate_path("/" + path[len(SUB_PATH) :])
 
     def do_GET(self):
+        self.server.requests.append(self.path)
         if any(b in self.path for b in self.server.blocked):
             self.send_error(404, "blocked by test")
             return
@@ -154,6 +156,7 @@ class SiteServer:
         handler = functools.partial(_SubPathHandler, directory=str(directory))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.blocked = ()
+        self.httpd.requests = []
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{SUB_PATH}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

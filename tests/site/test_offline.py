@@ -126,11 +126,10 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
         site_server.block("/c9/")
         ctx.set_offline(True)
         # A page never visited does not open (the cut is real, for the service worker's requests too): the
-        # worker answers with a short Chinese page saying so, not the browser's error page.
+        # worker answers with its fallback page saying so, not the browser's error page.
         probe = ctx.new_page()
-        response = probe.goto(site_server.url + "lesson-3/")
-        assert response.status == 503
-        expect(probe.locator("h1")).to_have_text("现在是离线状态")
+        probe.goto(site_server.url + "lesson-3/")
+        expect(probe.locator("article h1")).to_have_text("现在是离线状态")
         assert "162.5" not in probe.inner_text("body")
         probe.close()
 
@@ -206,42 +205,170 @@ def test_python_unused_before_the_cut_says_so_offline(browser, site_server):
         ctx.close()
 
 
+def nav_pages() -> list[tuple[str, str]]:
+    """(title, address under the site) of each page of mkdocs.yml's nav, read from the file itself."""
+    block = (ROOT / "mkdocs.yml").read_text().split("\nnav:\n")[1].split("\n\n")[0]
+    pages = re.findall(r"^  - (.+): (\S+)\.md$", block, re.M)
+    return [(title, "" if name == "index" else f"{name}/") for title, name in pages]
+
+
+def collect_errors(page) -> list[str]:
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    return errors
+
+
+# The fallback page's own sentences may name these; anything else in Latin letters would be English.
+NAMES = {"Python", "MB"}
+
+
+def test_a_page_never_opened_gets_the_sites_fallback_offline(browser, site_server, built_site):
+    """Offline, a page never opened nor saved gets the fallback page the build rendered with the site's
+    template: the site's styles (dark palette here, 390 px wide), its web font served from the service
+    worker's cache (kept at install), the chapter's pages from the nav as links marked saved or not, its own
+    text in Chinese with full-width punctuation, a link that works offline, and no error."""
+    from test_text_rules import violations
+
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+    page = ctx.new_page()
+    try:
+        page.goto(site_server.url + "lesson-1/")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=30_000)
+        wait_cached(page, "../lesson-1/", "../offline.html")
+        site_server.block("/c9/")
+        ctx.set_offline(True)
+        probe = ctx.new_page()
+        errors = collect_errors(probe)
+        fonts = []
+        probe.on("response", lambda r: r.url.endswith(".woff2") and fonts.append((r.url, r.status, r.from_service_worker)))
+        response = probe.goto(site_server.url + "lesson-3/")
+        assert response.from_service_worker
+        expect(probe.locator("article h1")).to_have_text("现在是离线状态")
+        # The site's look: Material's header with the site's name, the dark palette, the course's font stack.
+        name = re.search(r"^site_name: (.+)$", (ROOT / "mkdocs.yml").read_text(), re.M)[1]
+        expect(probe.locator(".md-header__topic").first).to_have_text(name)
+        ground = probe.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert sum(map(int, re.findall(r"\d+", ground)[:3])) < 3 * 80, ground  # the slate palette's dark ground
+        family = probe.evaluate("getComputedStyle(document.querySelector('article p')).fontFamily")
+        assert "Noto Sans SC" in family, family
+        # This Chromium has no CJK font: the web font draws the text, from the cache (the network is cut).
+        wait_until(
+            probe,
+            """async () => document.fonts.check('16px "Noto Sans SC"', '离线状态')
+                && [...document.fonts].some((f) => f.family.includes('Noto Sans SC') && f.status === 'loaded')""",
+        )
+        assert fonts and all(status == 200 and from_sw for _, status, from_sw in fonts), fonts
+
+        # The chapter's pages, in the nav's order, as links to their addresses; lesson 1 (read before the cut)
+        # is saved, the page asked for is named.
+        links = probe.locator("[data-c9-pages] a")
+        expected = [(title, site_server.url + url) for title, url in nav_pages()]
+        assert len(expected) == 8
+        assert links.evaluate_all("as => as.map((a) => [a.textContent.trim(), a.href])") == [list(e) for e in expected]
+        marks = probe.locator("[data-c9-pages] .c9-saved-mark")
+        expect(marks).to_have_text(
+            ["未存", "已存", "未存", "未存 · 你要打开的", "未存", "未存", "未存", "未存"]
+        )
+        # Material's own navigation is there too (in the drawer on a phone).
+        assert probe.locator(".md-nav--primary a.md-nav__link[href]").count() >= 8
+
+        # Its own text: Chinese, full-width punctuation, no English (the page titles are the site's).
+        own = probe.evaluate(
+            """() => [...document.querySelectorAll('article h1, article h2, article > p, .c9-save-status, .c9-save-button, title')]
+                .map((e) => e.textContent.trim())"""
+        )
+        assert len(own) >= 6, own
+        for text in own:
+            assert violations(text) == [], (text, violations(text))
+            assert set(re.findall(r"[A-Za-z]+", text)) <= NAMES, text
+        assert "Made with" not in probe.inner_text("body")
+
+        # A link to a saved page opens it, offline.
+        probe.locator("[data-c9-pages] a", has_text="第 1 课").click()
+        expect(probe.locator("article h1").first).to_contain_text("训练一个参数要几字节")
+        assert errors == [], errors
+    finally:
+        ctx.set_offline(False)
+        site_server.block()
+        ctx.close()
+
+
+def test_a_widget_whose_script_was_never_saved_says_so_offline(browser, site_server):
+    """A page saved without one widget's script (here: the server refused it on the first visit): offline that
+    widget says in Chinese why it cannot work, the page's text and figures stay, nothing is logged as an error."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    try:
+        site_server.block("assets/js/widgets/bit-flipper.js")
+        page.goto(site_server.url + "lesson-2/")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=30_000)
+        wait_cached(page, "../lesson-2/", "../assets/js/widgets/loss-scale.js")
+        assert not evaluate_within(page, CACHED, "../assets/js/widgets/bit-flipper.js")
+
+        site_server.block("/c9/")
+        ctx.set_offline(True)
+        errors = collect_errors(page)
+        page.goto(site_server.url + "lesson-2/")
+        widget = page.locator('[data-widget="bit-flipper"]').first
+        status = widget.locator(".c9-status")
+        expect(status).to_have_text(re.compile("^现在断网，这个组件的脚本还没存到本机.*「保存整章」.*$"))
+        expect(widget).to_have_attribute("data-state", "offline")
+        # The build's default state stays, and so do the page's figures.
+        default = json.loads(widget.get_attribute("data-default"))
+        expect(widget.locator(".c9-summary")).to_have_text(default["summary"])
+        assert page.locator("article .fig").count() > 10
+        # The other widgets, saved, still mount.
+        wait_until(page, "async () => performance.getEntriesByName('c9:mount:loss-scale').length > 0")
+        assert errors == [], errors
+    finally:
+        ctx.set_offline(False)
+        site_server.block()
+        ctx.close()
+
+
 def test_the_build_writes_the_cache_versions_into_sw_js(built_site, tmp_path):
+    import hashlib
     import os
     import zipfile
 
-    from hooks.course import _tree_hash
+    from hooks.offline import content_hash, folder_hash
 
-    line = re.search(r"^const BUILD = (\{.*\}); // c9:build$", (built_site / "sw.js").read_text(), re.M)
-    build = json.loads(line.group(1))
+    build = sw_build(built_site)
     pyodide = json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
     folders = sorted(d.name for d in (built_site / "vendor").iterdir() if d.is_dir())
     assert sorted(build["vendor"]) == folders and {"pyodide", "katex", "fonts"} <= set(folders), build
-    assert build["vendor"]["pyodide"] == f"{pyodide}-{_tree_hash(built_site / 'vendor' / 'pyodide')}"
-    assert build["vendor"]["fonts"] == _tree_hash(built_site / "vendor" / "fonts")
-    assert build["site"] == _tree_hash(built_site / "assets")
+    assert build["vendor"]["pyodide"] == f"{pyodide}-{folder_hash(built_site / 'vendor' / 'pyodide')}"
+    assert build["vendor"]["fonts"] == folder_hash(built_site / "vendor" / "fonts")
+    # The site's version covers every file of the chapter's manifest, pages included: a new build of any of
+    # them is a new cache, and what did not change is carried over by its hash.
+    chapter = json.loads((built_site / "offline.json").read_text())
+    listed = "".join(f"{f['path']}\0{f['hash']}\n" for f in chapter["files"])
+    assert build["site"] == hashlib.sha256(listed.encode()).hexdigest()[:10]
+    page = next(f for f in chapter["files"] if f["path"] == "lesson-2/index.html")
+    assert page["hash"] == hashlib.sha256((built_site / "lesson-2" / "index.html").read_bytes()).hexdigest()[:12]
     assert build["search"] == [
         "assets/javascripts/lunr/min/lunr.stemmer.support.min.js",
         "assets/javascripts/lunr/min/lunr.zh.min.js",
     ]
     assert all((built_site / p).is_file() for p in build["search"])
 
-    # The site hash follows the course's code, not the zip's file times.
-    (tmp_path / "js").mkdir()
-    (tmp_path / "js" / "a.js").write_text("1")
+    # The zip's hash follows the course's code, not the zip's file times.
     src = tmp_path / "m.py"
     src.write_text("x = 1\n")
 
     def zip_it():
         with zipfile.ZipFile(tmp_path / "course-py.zip", "w") as z:
             z.write(src, "c9/m.py")
-        return _tree_hash(tmp_path)
+        return content_hash(tmp_path / "course-py.zip")
 
     first = zip_it()
     os.utime(src, (1_000_000_000, 1_000_000_000))  # another file time (2001), the same bytes
     assert zip_it() == first
     src.write_text("x = 2\n")
-    second = zip_it()
-    assert second != first
-    (tmp_path / "js" / "a.js").write_text("2")
-    assert zip_it() not in (first, second)
+    assert zip_it() != first
+
+
+def sw_build(site):
+    line = re.search(r"^const BUILD = (\{.*\}); // c9:build$", (site / "sw.js").read_text(), re.M)
+    return json.loads(line.group(1))

@@ -1,5 +1,5 @@
 // The course's front end, entry point: mounts the widgets of each page Material shows, asks for the wide
-// tables' cues, registers the service worker. Each widget's script is c9/views/NAME.js (served as
+// tables' cues, registers the service worker and shows the footer's 「保存整章」 (save-chapter.js). Each widget's script is c9/views/NAME.js (served as
 // widgets/NAME.js) and exports `mount(root) -> teardown | null`; it imports what it needs from the modules
 // beside this one: worker.js (Python in a Web Worker), answers.js (answers computed ahead), live-view.js
 // (the request loop), charts.js (Plotly), url-state.js (the page address), format.js (numbers).
@@ -8,6 +8,7 @@
 // .c9-widget, no globals, mounted once (guarded by root.c9Mounted), torn down when the page is left.
 import { answers } from "./answers.js";
 import { registerServiceWorker } from "./offline.js";
+import { mountSaveChapter } from "./save-chapter.js";
 import { addScrollCues } from "./table-cues.js";
 import { python } from "./worker.js";
 // The modules the widgets share, fetched with this one (before the page's load event), so that mounting a
@@ -35,11 +36,28 @@ const warmUp = "IntersectionObserver" in window
   : null;
 const touched = (root) => { answers.load(root); if (!saveData()) python.start(); };
 
+// Said in the widget when its script was never saved and the network is cut (sw.js answers such a script
+// with a module that only says so): the page's text, tables and figures are whole without it.
+const NOT_SAVED = "现在断网，这个组件的脚本还没存到本机，暂时不能操作；正文、表格和图照常可读。"
+  + "联网后再打开这一页，或在页脚点「保存整章」，以后断网也能用。";
+
+function tell(root, text) {
+  let status = root.querySelector(".c9-status");
+  if (!status) { // a task has no status line of its own
+    status = Object.assign(document.createElement("p"), { className: "c9-status" });
+    status.setAttribute("role", "status");
+    root.append(status);
+  }
+  status.textContent = text;
+  status.dataset.kind = "error";
+}
+
 async function mountOne(root, name, usesPython) {
   root.c9Mounted = true;
   try {
-    const { default: mount } = await import(`./widgets/${name}.js`);
+    const { default: mount, unavailable } = await import(`./widgets/${name}.js`);
     if (!root.isConnected) return;
+    if (unavailable) { root.dataset.state = "offline"; tell(root, NOT_SAVED); return; }
     const t0 = performance.now();
     mounted.set(root, mount(root) || (() => {}));
     // Our code's share of the main thread, for the benchmark's long-task check.
@@ -51,13 +69,13 @@ async function mountOne(root, name, usesPython) {
     }
   } catch (err) {
     console.error("C9 widget failed to mount:", name, err);
-    const status = root.querySelector(".c9-status");
-    if (status) status.textContent = "这个组件没能启动；正文和默认数字不受影响。";
+    tell(root, "这个组件没能启动；正文和默认数字不受影响。");
   }
 }
 
 function mountAll() {
   addScrollCues();
+  mountSaveChapter();
   for (const [root, teardown] of mounted) {
     if (!root.isConnected) { teardown(); mounted.delete(root); }
   }

@@ -8,6 +8,13 @@ export const thousands = (n) => Number(n).toLocaleString("en-US");
 // At most `digits` significant digits, trailing zeros dropped: 4.25 → "4.25", 4.0625 → "4.063", 8 → "8".
 export const significant = (x, digits = 4) => Number(Number(x).toPrecision(digits)).toString();
 
+// Bytes in MB (10⁶ bytes) to a tenth: 7213000 → "7.2 MB".
+export const megabytes = (bytes) => `${(Math.round(bytes / 1e5) / 10).toFixed(1)} MB`;
+
+// A size as the build states it (hooks/offline.py: size_text): 「约」, to a tenth below 10 MB, whole from there.
+export const aboutMegabytes = (bytes) => (Math.round(bytes / 1e5) < 100
+  ? `约 ${megabytes(bytes)}` : `约 ${thousands(Math.round(bytes / 1e6))} MB`);
+
 // A power of two with its exponent as superscript digits: -12 → "2⁻¹²".
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 export const powerOfTwo = (k) => `2${[...String(k)].map((c) => SUPERSCRIPT[c]).join("")}`;

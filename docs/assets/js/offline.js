@@ -1,7 +1,8 @@
-// Offline use after a first visit: the service worker at the site's root (sw.js) keeps what the reader
-// used. Registered by course.js, only on a built site (the template writes <meta name="c9-offline"
-// content="on">; not under `mkdocs serve`, where a worker left from a built site is removed). A failure
-// only warns.
+// Offline use: the service worker at the site's root (sw.js) keeps what the reader used, the offline
+// fallback page with what it loads, and the whole chapter once saved (save-chapter.js). Registered by
+// course.js once the page has loaded (its install fetches the fallback's files: they do not compete with the
+// page's own), only on a built site (the template writes <meta name="c9-offline" content="on">; not under
+// `mkdocs serve`, where a worker left from a built site is removed). A failure only warns.
 import { python } from "./worker.js";
 
 export function registerServiceWorker() {
@@ -29,5 +30,8 @@ export function registerServiceWorker() {
       }).observe({ type: "mark", buffered: true });
     }, { once: true });
   }
-  sw.register(url, { scope }).catch((err) => console.warn("C9: no offline cache (service worker not registered):", err));
+  const register = () => sw.register(url, { scope })
+    .catch((err) => console.warn("C9: no offline cache (service worker not registered):", err));
+  if (document.readyState === "complete") register();
+  else addEventListener("load", register, { once: true });
 }
