@@ -166,10 +166,24 @@ def site_server(built_site):
     server.close()
 
 
-def new_page(browser, **context_options):
-    """A fresh browser context and page; page.errors collects page errors and console errors.
-    Returns (context, page); close the context when done."""
+# A reader who only reads: Save-Data on, so no widget fetches its answer cache or starts Python ahead of a
+# touch (course.js; tests/site/test_browser_answer_cache.py checks that it does not). For the checks of
+# what the pages show before any input (layout, contrast, fonts, tooltips): Python changes nothing there,
+# and its boot is the costliest thing a page does (about 5 s of CPU, on six of the eight pages).
+READS_ONLY = "Object.defineProperty(navigator, 'connection', {value: {saveData: true}})"
+
+
+def reading_context(browser, **context_options):
+    """A browser context whose pages start no Python until a request needs it (READS_ONLY)."""
     ctx = browser.new_context(**context_options)
+    ctx.add_init_script(READS_ONLY)
+    return ctx
+
+
+def new_page(browser, python: bool = True, **context_options):
+    """A fresh browser context and page; page.errors collects page errors and console errors.
+    python=False: a reading_context. Returns (context, page); close the context when done."""
+    ctx = browser.new_context(**context_options) if python else reading_context(browser, **context_options)
     page = ctx.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
