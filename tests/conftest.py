@@ -14,12 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
-
-# No per-example deadline: a loaded machine makes one example slow and the test would fail on time, not on a
-# value; pytest-timeout bounds each test instead.
-settings.register_profile("c9", deadline=None)
-settings.load_profile("c9")
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -49,6 +44,11 @@ ACTION_TIMEOUT = 30_000  # ms: a click, a fill, wait_for_function without its ow
 NAVIGATION_TIMEOUT = 60_000  # ms: goto, reload, go_back on a loaded 2-core machine
 EVALUATE_TIMEOUT = 30_000  # ms: a promise awaited inside page.evaluate
 EXPECT_TIMEOUT = 15_000  # ms: expect(…) without its own timeout (Playwright's 5 s is tight with two workers)
+# Hypothesis judges by value only: its per-example deadline (200 ms) and its too-slow check time the
+# examples, and failed here whenever the machine was busy (a decimal parsed in 449 ms under load). Each test
+# keeps its time limit (pyproject.toml: timeout).
+settings.register_profile("c9", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("c9")
 # Every response carries the strict policy the site is built for, so every browser test runs under it
 # (the pages also carry it as a <meta>; the header covers the Web Worker too).
 CSP = (
@@ -57,16 +57,53 @@ CSP = (
 )
 
 
+# The files that take longest, slowest first (CPU seconds measured on 2 cores, browser and not). Under
+# `--dist loadfile` a file runs whole on one worker, and a worker takes the next file in this order as it
+# frees up, so the long files start first, the short ones fill in around them, and both workers finish
+# together instead of one running a long browser file alone at the end. (pyproject.toml turns off xdist's
+# own order, which puts the files with most tests first.) A file not named here keeps its place after these.
+SLOWEST_FIRST = (
+    "site/test_url_state.py",
+    "site/test_layout.py",
+    "site/test_bad_input.py",
+    "site/test_browser_estimator.py",
+    "site/test_charts_drawn.py",
+    "site/test_site_quality.py",
+    "site/test_browser_answer_cache.py",
+    "site/test_browser_codec_lab.py",
+    "lab/test_lab.py",
+    "views/test_fuzz_views.py",
+    "site/test_browser_block_lab.py",
+    "site/test_offline.py",
+    "site/test_browser.py",
+    "figures/test_figure_provenance.py",
+    "site/test_browser_lesson4_fp4.py",
+    "site/test_sections.py",
+    "site/test_browser_lessons123.py",
+    "views/test_step_stages.py",
+    "base/test_palette.py",
+    "lab/test_codec_check_torch.py",
+    "lab/test_activation_check.py",
+)
+
+
 def pytest_collection_modifyitems(items):
     """Each test is marked with its folder (`-m core`, `-m "site and not browser"`). A test that opens Chromium
     (the browser fixture, itself or through another fixture) is a browser test: `-m "not browser"` leaves
-    it out, whatever file it is in."""
+    it out, whatever file it is in. The files are put in SLOWEST_FIRST's order (each file's tests keep theirs)."""
     for item in items:
         folder = item.path.relative_to(TESTS).parts[0] if TESTS in item.path.parents else None
         if folder in LAYERS:
             item.add_marker(getattr(pytest.mark, folder))
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+
+    def place(item):
+        name = item.path.relative_to(TESTS).as_posix() if TESTS in item.path.parents else ""
+        return rank.get(name, len(rank))
+
+    items.sort(key=place)
 
 
 def _build_site(out: Path) -> None:
@@ -85,26 +122,45 @@ def _build_site(out: Path) -> None:
     (out.parent / "build.returncode").write_text(str(proc.returncode))
 
 
-def _shared_build(basetemp: Path) -> Path:
+def _shared_build(basetemp: Path, wait: bool = True) -> Path:
     """The site, built once for the whole run into a temporary folder, whose build log is kept beside it.
     Under pytest-xdist the workers share one build: the first builds it while holding a lock on a folder
-    that all workers share, the others wait for the lock and take its result."""
+    that all workers share, the others take its result. wait=False: when another worker holds the lock,
+    return at once (the build is on its way)."""
     import fcntl
 
     shared = (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / "built-site"
     shared.mkdir(exist_ok=True)
     with open(shared / "build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return shared
         if not (shared / "build.returncode").exists():
             _build_site(shared / "site")
     return shared
 
 
+def _needs_site(item) -> bool:
+    return "built_site" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_finish(session):
     """Build the site before the first test that needs it starts, so that the build (about 20 s, minutes on
-    a loaded machine) is not charged to that test's time limit; a run that needs no site builds none."""
-    if any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
-        _shared_build(session.config._tmp_path_factory.getbasetemp())
+    a loaded machine) is not charged to that test's time limit; a run that needs no site builds none. One
+    worker builds; the others start on their tests meanwhile (a test that needs the site waits for the
+    build before its time limit starts: pytest_runtest_protocol)."""
+    if any(_needs_site(item) for item in session.items):
+        _shared_build(session.config._tmp_path_factory.getbasetemp(), wait=False)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Outside pytest-timeout's own wrapper (tryfirst): a test that needs the site waits here for the
+    build another worker is running (itself bounded: _build_site's timeout)."""
+    if _needs_site(item):
+        _shared_build(item.config._tmp_path_factory.getbasetemp())
+    yield
 
 
 @pytest.fixture(scope="session")
@@ -175,10 +231,24 @@ def site_server(built_site):
     server.close()
 
 
-def new_page(browser, **context_options):
-    """A fresh browser context and page; page.errors collects page errors and console errors.
-    Returns (context, page); close the context when done."""
+# A reader who only reads: Save-Data on, so no widget fetches its answer cache or starts Python ahead of a
+# touch (course.js; tests/site/test_browser_answer_cache.py checks that it does not). For the checks of
+# what the pages show before any input (layout, contrast, fonts, tooltips): Python changes nothing there,
+# and its boot is the costliest thing a page does (about 5 s of CPU, on six of the eight pages).
+READS_ONLY = "Object.defineProperty(navigator, 'connection', {value: {saveData: true}})"
+
+
+def reading_context(browser, **context_options):
+    """A browser context whose pages start no Python until a request needs it (READS_ONLY)."""
     ctx = browser.new_context(**context_options)
+    ctx.add_init_script(READS_ONLY)
+    return ctx
+
+
+def new_page(browser, python: bool = True, **context_options):
+    """A fresh browser context and page; page.errors collects page errors and console errors.
+    python=False: a reading_context. Returns (context, page); close the context when done."""
+    ctx = browser.new_context(**context_options) if python else reading_context(browser, **context_options)
     page = ctx.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))

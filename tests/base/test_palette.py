@@ -79,7 +79,7 @@ def test_the_page_draws_each_role_in_its_schemes_colour(browser, site_server, pa
     from c9.figures.lab import RUN_ORDER
     from c9.views import lab_charts, memory_bar, timeline
 
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900}, color_scheme="light")
+    ctx, page = new_page(browser, python=False, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:
         page.goto(site_server.url + path)
         for w in page.locator(".c9-widget:has(.c9-chart)").all():

@@ -194,7 +194,7 @@ def test_tooltips_are_opaque_and_legible_in_both_palettes(browser, site_server, 
     from conftest import new_page
     from playwright.sync_api import expect
 
-    ctx, page = new_page(browser, viewport={"width": 390, "height": 800})
+    ctx, page = new_page(browser, python=False, viewport={"width": 390, "height": 800})
     try:
         bad, seen, backgrounds = [], 0, set()
         for path in ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]:

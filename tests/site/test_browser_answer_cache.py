@@ -6,6 +6,7 @@ Python could not load). Once Python is ready, its live answers equal the cached 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_view, wait_until
@@ -143,6 +144,15 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
         )
 
 
+# Resolves once the root is within course.js's warm-up margin (400 px) of the screen, as course.js's own
+# observer sees it.
+NEAR_THE_SCREEN = """(root) => new Promise((resolve) => {
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); resolve(true); }
+  }, { rootMargin: '400px' });
+  seen.observe(root);
+})"""
+
 COMPARE = """async () => {
   const { python } = await import(new URL('../assets/js/worker.js', location.href));
   const { canonical } = await import(new URL('../assets/js/answers.js', location.href));
@@ -192,7 +202,7 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
         box.fill("5000")
         box.press("Enter")  # not a stop: Python computes it
         expect(bar.locator(".c9-summary")).to_have_text(
-            python_view("memory-bar", **{**MB, "b": 2, "s": "5000"})["summary"]
+            python_view("memory-bar", **{**MB, "b": 2, "s": "5000"})["summary"], timeout=PYTHON_TIMEOUT
         )
         expect(bar).to_have_attribute("data-answered-by", "python")
         expect(bar.locator(".c9-status")).not_to_contain_text(BUILT)
@@ -203,21 +213,34 @@ def test_python_in_the_page_answers_every_cached_request_of_lesson_5_alike(brows
 
 def test_save_data_fetches_nothing_ahead_and_python_only_for_a_state_the_cache_lacks(browser, site_server):
     """With Save-Data, a widget near the screen fetches nothing; a touch fetches its answer cache, which
-    answers it without Python; Python starts for the first state outside the cache."""
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
-    ctx.add_init_script("Object.defineProperty(navigator, 'connection', {value: {saveData: true}})")
+    answers it without Python (and the formula, which follows the bar, fetches its own); Python starts for
+    the first state outside the cache. Each check waits for the event it is about, not for a time."""
+    ctx, page = new_page(browser, python=False, viewport={"width": 1280, "height": 900})
     state = "() => import(new URL('../assets/js/worker.js', location.href)).then(m => m.python.state)"
-    fetched = "() => performance.getEntriesByType('resource').filter(e => e.name.includes('/assets/answers/')).length"
+    # The answer files the page has asked for (answers.js records each before its fetch starts).
+    files = """() => import(new URL('../assets/js/answers.js', location.href))
+        .then(m => [...m.answers.files.keys()].map(u => new URL(u).pathname.split('/').pop()).sort())"""
     try:
         page.goto(site_server.url + "lesson-5/")
         bar = page.locator('[data-widget="memory-bar"]')
+        page.wait_for_function(
+            "() => performance.getEntriesByName('c9:mount:memory-bar').length > 0", timeout=30_000
+        )  # mounted: course.js observes it for the warm-up from now on
         bar.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
-        assert page.evaluate(fetched) == 0 and evaluate_within(page, state) == "idle"
+        # An observer of ours reports the bar near the screen in the same round as course.js's (made earlier).
+        assert evaluate_within(bar, NEAR_THE_SCREEN)
+        assert evaluate_within(page, files) == [] and evaluate_within(page, state) == "idle"
         bar.locator('input[name="b_stop"]').focus()
         page.keyboard.press("ArrowRight")
         answered_by_build(bar, python_view("memory-bar", **{**MB, "b": 2})["summary"])
-        assert page.evaluate(fetched) == 1 and evaluate_within(page, state) == "idle"
+        formula = page.locator('[data-widget="formula"]')
+        answered_by_build(
+            formula,
+            python_view("formula", model=MB["model"], config="", s=4096, b=2)["summary"],
+            ".c9-formula-summary",
+        )
+        own = [Path(w.get_attribute("data-answers")).name for w in (bar, formula)]
+        assert evaluate_within(page, files) == sorted(own) and evaluate_within(page, state) == "idle"
         bar.get_by_label("全量重计算").check()  # two steps away: Python is needed
         wait_until(page, f"() => ({state})().then(s => s !== 'idle')")
         expect(bar.locator(".c9-summary")).to_have_text(
@@ -296,7 +319,9 @@ def test_once_python_is_ready_the_next_bit_flip_is_answered_ahead_and_equals_the
             separators=(",", ":"),
             sort_keys=True,
         )
-        wait_until(page, AHEAD_HAS, nxt, ms=10_000)  # in the worker's idle time
+        wait_until(
+            page, AHEAD_HAS, nxt, ms=PYTHON_TIMEOUT
+        )  # in the worker's idle time, however busy the machine
         row.locator('.c9-bit[data-pos="1"]').click()  # → 0x3C03, answered ahead
         expect(flipper).to_have_attribute("data-answered-by", "ahead")
         expect(flipper.locator(".c9-summary")).to_have_text(

@@ -167,7 +167,9 @@ def test_a_refusal_is_on_screen_beside_the_box_the_reader_used_on_a_phone(browse
 def test_on_a_phone_an_fp8_row_wraps_between_fields_not_inside_one(browser, site_server):
     # 8 bits of 44 px do not fit the 336 px a 390 px phone leaves: the row must break between the
     # exponent and the mantissa, not leave the mantissa's last bit alone on the next line.
-    ctx, page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx, page = new_page(
+        browser, python=False, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
     page.goto(site_server.url + "lesson-4/")
     lines = page.evaluate("""() => [...document.querySelectorAll('[data-widget="bit-flipper"] .c9-bf-row')].map((row) => {
         const out = {};

@@ -181,7 +181,7 @@ CONTRAST = r"""() => {
 
 @pytest.mark.parametrize("path", ["lesson-1/", "lesson-2/", "lesson-5/", "fp4/", "lab/"])
 def test_charts_follow_a_palette_switched_at_run_time(browser, site_server, path):
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900}, color_scheme="light")
+    ctx, page = new_page(browser, python=False, viewport={"width": 1280, "height": 900}, color_scheme="light")
     try:
         _open(page, site_server.url + path)
         before = page.evaluate(CONTRAST)

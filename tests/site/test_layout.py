@@ -1,8 +1,9 @@
 """Every page, laid out and drawn once per width, then measured by every whole-page check.
 
 Two widths: a phone (390 × 844 CSS px, touch, 2× pixels) and a desktop (1280 × 900). Each page is opened
-once per width, every chart drawn and every part of the article laid out (draw_all_parts), and the checks
-below read that same page: the page never scrolls sideways and every control of a widget is at least
+once per width (by test_each_page_opens_and_draws_whole, each page within its own time limit), every chart
+drawn and every part of the article laid out (draw_all_parts), as a reader who only reads (no Python
+started: conftest.READS_ONLY), and the checks below read that same page: the page never scrolls sideways and every control of a widget is at least
 44 × 44 CSS px to hit (phone); charts stay legible (text ≥ 10 px, no label running into another); every
 trace of every build-time view is drawn; text that points at a mark has it on the chart; every Chinese
 text can fall back to the web font; axe finds no serious violation (desktop); tooltips of figures near
@@ -12,14 +13,11 @@ one font (desktop). The checks that change a page (open every <details>, wrap te
 from __future__ import annotations
 
 import pytest
-from conftest import draw_all_parts, evaluate_within, new_page
+from conftest import draw_all_parts, evaluate_within, new_page, reading_context
 from test_charts_drawn import CHART_DRAWN, MARKS, TRACES
 from test_figure_provenance import EDGE_FIGURES
 from test_fonts import FONT_STACKS, SCRIPTS, WRAP_SCRIPTS, _shown
 from test_site_quality import AXE, page_paths
-
-# Opening and drawing the eight pages falls to a width's first check: minutes on a loaded machine.
-pytestmark = pytest.mark.timeout(300)
 
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
 PHONE = 390  # the laid-out pages' phone
@@ -123,26 +121,30 @@ WIDTHS = {
 
 
 class LaidOut:
-    """The eight pages at one width, each opened once, drawn whole, and kept open for the checks."""
+    """The eight pages at one width, each opened once (when a check first asks for it), drawn whole, and kept
+    open for the checks. Its pages start no Python: nothing here needs it (conftest.READS_ONLY)."""
 
     def __init__(self, browser, base: str, name: str):
-        self.name, self.width = name, WIDTHS[name]["viewport"]["width"]
-        self.ctx = browser.new_context(**WIDTHS[name])
+        self.name, self.width, self.base = name, WIDTHS[name]["viewport"]["width"], base
+        self.ctx = reading_context(browser, **WIDTHS[name])
         self.pages = {}
-        for path in PAGES:
+
+    def page(self, path: str):
+        if path not in self.pages:
             page = self.ctx.new_page()
             page.errors = []
             page.on("pageerror", lambda e, page=page: page.errors.append(str(e)))
             page.on("console", lambda m, page=page: m.type == "error" and page.errors.append(m.text))
             page.bring_to_front()
-            _open(page, base + path)
-            page.wait_for_timeout(300)  # the last chart's traces
+            _open(page, self.base + path)
             self.pages[path] = page
+        return self.pages[path]
 
     def each(self):
-        """(path, page), each page brought to the front first: Chromium draws frames (and so runs the
-        observers that place the tables' scroll cues and draw the parts) only for the page in front."""
-        for path, page in self.pages.items():
+        """(path, page) for every page, each brought to the front first: Chromium draws frames (and so runs
+        the observers that place the tables' scroll cues and draw the parts) only for the page in front."""
+        for path in PAGES:
+            page = self.page(path)
             page.bring_to_front()
             yield path, page
 
@@ -167,6 +169,7 @@ def phone(browser):
     """A fresh phone page, for the checks that change what they measure."""
     ctx, page = new_page(
         browser,
+        python=False,
         viewport={"width": WIDTH, "height": 812},
         is_mobile=True,
         has_touch=True,
@@ -176,20 +179,41 @@ def phone(browser):
     ctx.close()
 
 
-def _open(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_function("() => document.fonts.status === 'loaded'")
-    # Charts are drawn as they come near the screen: stop at each one until it is drawn.
+# Every widget whose charts Plotly draws has said they are all drawn (charts.js: data-chart, set once the
+# last draw, and the fit of its plot area after it, is done).
+ALL_DRAWN = """() => [...document.querySelectorAll('.c9-widget')].filter((w) => w.querySelector('.js-plotly-plot'))
+  .every((w) => w.dataset.chart === 'drawn')"""
+
+
+def _draw_charts(page) -> None:
+    """Charts are drawn as they come near the screen: stop at each visible one until it is drawn, then until
+    every widget has drawn all of its charts; back to the top after."""
     for chart in page.locator(".c9-js .c9-chart").all():
         if chart.is_visible():
             chart.scroll_into_view_if_needed()
             page.wait_for_function(CHART_DRAWN, arg=chart.element_handle(), timeout=30_000)
+    page.wait_for_function(ALL_DRAWN, timeout=30_000)
     page.evaluate("() => window.scrollTo(0, 0)")
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("() => document.fonts.status === 'loaded'")
+    _draw_charts(page)
     draw_all_parts(page)  # the checks below look at the whole page at once
 
 
 def test_the_pages_checked_are_all_the_pages(built_site):
     assert sorted(PAGES) == sorted(page_paths(built_site))
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_each_page_opens_and_draws_whole(laid_out, path):
+    """Each page at each width, opened and drawn for the checks below (each with its own time limit, so that
+    the checks find their pages open): every visible chart drawn, no script or console error."""
+    page = laid_out.page(path)
+    assert page.evaluate(ALL_DRAWN)
+    assert page.errors == []
 
 
 @at("phone")
@@ -279,7 +303,7 @@ def test_every_chinese_text_can_fall_back_to_the_web_font(laid_out):
             problems[path] = found["out"][:8]
     assert problems == {}, problems
     assert seen > 500
-    code = laid_out.pages["lab/"].locator("article pre code").filter(has_text="#").first  # 「自己跑一遍」
+    code = laid_out.page("lab/").locator("article pre code").filter(has_text="#").first  # 「自己跑一遍」
     assert "Noto Sans SC" in code.evaluate("e => getComputedStyle(e).fontFamily")
 
 
@@ -465,7 +489,7 @@ def test_plots_tables_and_drawings_are_legible(laid_out):
     failures, tables, svgs = {}, 0, 0
     for path, page in laid_out.each():
         page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
-        page.wait_for_timeout(200)
+        _draw_charts(page)  # the charts in what was closed
         draw_all_parts(page)  # again: the tables in what was closed get their cues as a reader scrolls past
         problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
         t = page.evaluate(TABLES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import new_page
+from conftest import new_page, reading_context
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -64,8 +64,8 @@ def test_a_word_the_site_never_uses_finds_nothing(desktop):
 
 
 def test_search_on_a_phone(browser, site_server):
-    ctx = browser.new_context(
-        viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True, device_scale_factor=2
+    ctx = reading_context(
+        browser, viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True, device_scale_factor=2
     )
     page = ctx.new_page()
     page.goto(site_server.url + "lesson-1/")

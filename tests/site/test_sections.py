@@ -60,7 +60,7 @@ def test_every_page_has_parts_and_no_part_is_taller_than_its_placeholder(browser
     """On a 412 px phone (Lighthouse's): a part measured while skipped is laid out from its placeholder's top,
     so one taller than its placeholder would overlap the next part and the footer (axe then reported text
     under the footer). A few parts at most may run a little over."""
-    ctx, page = new_page(browser, viewport={"width": 412, "height": 823}, is_mobile=True)
+    ctx, page = new_page(browser, python=False, viewport={"width": 412, "height": 823}, is_mobile=True)
     over = {}
     try:
         for path in page_paths(built_site):
@@ -99,7 +99,7 @@ FOOT_TOOLTIP = """async () => {
 @pytest.mark.browser
 @pytest.mark.parametrize("path", ["lesson-5/", "lesson-1/"])
 def test_a_tooltip_at_the_foot_of_a_part_shows_whole_above_the_next_part(browser, site_server, path):
-    ctx, page = new_page(browser, viewport={"width": 390, "height": 800}, is_mobile=True)
+    ctx, page = new_page(browser, python=False, viewport={"width": 390, "height": 800}, is_mobile=True)
     try:
         page.goto(site_server.url + path)
         found = evaluate_within(page, FOOT_TOOLTIP)

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from conftest import PYTHON_TIMEOUT, ROOT, evaluate_within
+from conftest import PYTHON_TIMEOUT, ROOT, evaluate_within, reading_context
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -76,7 +76,9 @@ def test_anchors_point_at_ids(built_site):
 def test_text_keeps_its_contrast_on_the_dark_palette_too(browser, built_site, site_server):
     """The check above sees the light palette only. On slate, Material's indigo buttons (存进去, 检查答案)
     read 2.3:1 and the evolution map's stage links 3.4:1."""
-    ctx = browser.new_context(bypass_csp=True, color_scheme="dark", viewport={"width": 390, "height": 900})
+    ctx = reading_context(
+        browser, bypass_csp=True, color_scheme="dark", viewport={"width": 390, "height": 900}
+    )
     page = ctx.new_page()
     failures = {}
     for path in page_paths(built_site):
@@ -167,7 +169,7 @@ BIT_CONTRAST = """() => {
 def test_the_bit_flippers_digits_keep_their_contrast(browser, site_server, scheme):
     """axe skips one-character text. White on the mantissa teal read 3.3:1, and a bit that is off was faded whole
     (opacity 0.45), its 「0」 near 1.5:1."""
-    ctx = browser.new_context(color_scheme=scheme)
+    ctx = reading_context(browser, color_scheme=scheme)
     page = ctx.new_page()
     for path in ("lesson-2/", "lesson-3/", "lesson-4/", "fp4/"):
         page.goto(site_server.url + path)
