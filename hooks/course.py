@@ -8,7 +8,6 @@
   and DejaVu Sans web fonts down to the site's characters (hooks/fonts.py), zips the Python the Web
   Worker can load (hooks/modules.py), writes numbers.json, and renders math to HTML with KaTeX (node), so the
   pages read complete with JavaScript off; writes the cache versions into the service worker (sw.js).
-- on_page_content: the blocks between headings become parts that skip layout while off screen (hooks/sections.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 """
 
@@ -37,7 +36,7 @@ import build_numbers  # noqa: E402
 from c9.base import palette  # noqa: E402
 from c9.core.models import load_facts  # noqa: E402
 from c9.views.api import widget_modules  # noqa: E402
-from hooks import answers, fonts, modules, sections  # noqa: E402
+from hooks import answers, fonts, modules  # noqa: E402
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
 mimetypes.add_type("text/javascript", ".mjs")
@@ -181,10 +180,6 @@ def on_page_markdown(markdown, page, config, files):
         last = m.end()
     out.append(_render(env, markdown[last:], page))
     return "".join(out)
-
-
-def on_page_content(html, page, config, files):
-    return sections.wrap_parts(html)  # off-screen parts skip layout at load (hooks/sections.py)
 
 
 def _render(env, text: str, page) -> str:

@@ -20,15 +20,7 @@ def _section(root: Node, title: str) -> list[Node]:
     """The nodes after the h2 whose text is ``title``, up to the next h2."""
     nodes, on = [], False
     body = next(n for n in root.iter() if n.tag == "h2" and n.text().strip().startswith(title)).parent
-    # the blocks between two headings sit in a part (hooks/sections.py: <div class="c9-part">)
-    flat = [
-        g
-        for c in body.children
-        for g in (
-            c.children if isinstance(c, Node) and "c9-part" in c.attrs.get("class", "").split() else [c]
-        )
-    ]
-    for c in flat:
+    for c in body.children:
         if isinstance(c, Node) and c.tag == "h2":
             on = c.text().strip().startswith(title)
             continue
