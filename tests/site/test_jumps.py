@@ -35,17 +35,18 @@ TOC = {
     "phone": ".md-nav--primary nav.md-nav--secondary a.md-nav__link",
 }
 
-# Until the place and the page's height have held for three frames (a smooth scroll, a widget mounting), at
-# most ~4 s.
-SETTLE = """async () => {
-  const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
+# Shared by the scripts below. frame: two animation frames, or 100 ms if the page paints none. settle: until
+# the place and the page's height have held for three frames (a smooth scroll, a widget mounting), at most
+# ~4 s. want(id): where the target's top is against where it should be, Material's :target rules applied to
+# it under [data-c9-target].
+LIB = """
+const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
+const settle = async () => {
   const now = () => `${Math.round(scrollY)} ${document.scrollingElement.scrollHeight}`;
   let last = '', same = 0;
   for (let i = 0; i < 40 && same < 3; i++) { await frame(); same = now() === last ? same + 1 : 0; last = now(); }
-}"""
-
-# Where the target's top should be: Material's :target rules, applied to it under [data-c9-target].
-WANT = """(id) => {
+};
+const want = (id) => {
   const el = document.getElementById(id);
   let sheet = document.getElementById('c9-test-target');
   if (!sheet) {
@@ -64,7 +65,25 @@ WANT = """(id) => {
   // At the foot of the page the target stops lower, and it is still on screen.
   const atFoot = scrollY >= root.scrollHeight - innerHeight - 1 && top > margin && top < innerHeight;
   return {id, margin, top: Math.round(top), miss: atFoot ? 0 : Math.round(top - margin)};
+};
+"""
+SETTLE = "async () => {" + LIB + "await settle(); }"
+WANT = "(id) => {" + LIB + "return want(id); }"
+# Clicks the links selector[i] for i in order, each once the last jump has settled: [want(id), ...].
+JUMPS = (
+    "async ([selector, order]) => {"
+    + LIB
+    + """
+  const out = [];
+  for (const i of order) {
+    const link = document.querySelectorAll(selector)[i];
+    link.click();
+    await settle();
+    out.push(want(decodeURIComponent(new URL(link.href).hash.slice(1))));
+  }
+  return out;
 }"""
+)
 
 HEIGHT = "() => document.scrollingElement.scrollHeight"
 SCROLL_THROUGH = """async () => {
@@ -161,27 +180,22 @@ def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, less
         landed.setdefault(kind, []).append((id_, _land(page, id_)["miss"]))
 
     try:
-        # 1. Fresh loads, each followed by a click in the table of contents far from the top (the page's first
-        # click: Material used to fetch the page again then); then every entry, each jump a long one.
+        # 1. A fresh load and a click in the table of contents at its foot (the page's first click, on which
+        # Material used to fetch the page again); then every entry, each jump a long one.
         _open(page, url)
         at_load = page.evaluate(HEIGHT)
         entries = page.eval_on_selector_all(TOC[size], "els => els.length")
         assert entries >= 10, entries
-        for n, i in enumerate([entries - 1, entries // 2]):
-            if n:
-                _open(page, url)
-            check("toc", _toc_click(page, size, i))
-        # The reader's own clicks for the last two (Back skips the steps a script added without one).
-        order = _zigzag(entries)
-        for n, i in enumerate(order):
-            real = n >= len(order) - 2
-            check("toc", _toc_click(page, size, i) if real else _click(page, TOC[size], i))
-        # Back and Forward: to the entry before the last, and to the last again.
+        check("toc", _toc_click(page, size, entries - 1))
+        for got in evaluate_within(page, JUMPS, [TOC[size], _zigzag(entries)], ms=90_000):
+            landed["toc"].append((got["id"], got["miss"]))
+        # Back and Forward: to the entry before the last, and to the last again. (history.back(): the
+        # browser's own button skips steps a script added without a reader's click, as these were.)
         before, last = landed["toc"][-2][0], landed["toc"][-1][0]
-        page.go_back()
+        page.evaluate("() => history.back()")
         expect(page).to_have_url(f"{url}#{quote(before)}")
         check("back", before)
-        page.go_forward()
+        page.evaluate("() => history.forward()")
         expect(page).to_have_url(f"{url}#{quote(last)}")
         check("forward", last)
 
@@ -251,10 +265,16 @@ def test_an_address_with_id_lands_without_javascript(browser, site_server, built
             ids = [h for h in ("一句话", "下一个缺口", "证据三问", "常见误解") if f'<h2 id="{h}"' in html]
             assert len(ids) >= 3, (lesson, ids)
             for id_ in ids:
-                page.goto(f"{site_server.url}{lesson}#{quote(id_)}")
-                page.wait_for_load_state("load")
-                _poll_until_still(page, "() => document.fonts.status === 'loaded' && scrollY")
-                got = page.evaluate(WANT, id_)
+                # One second try: on a starved CPU Chromium now and then scrolls to the fragment before the
+                # page's final layout and does not scroll again (one in ten loads with three busy loops on
+                # two cores, 60 px); estimated placeholders missed on every load.
+                for _ in range(2):
+                    page.goto(f"{site_server.url}{lesson}#{quote(id_)}")
+                    page.wait_for_load_state("load")
+                    _poll_until_still(page, "() => document.fonts.status === 'loaded' && scrollY")
+                    got = page.evaluate(WANT, id_)
+                    if abs(got["miss"]) <= TOLERANCE:
+                        break
                 checked += 1
                 if abs(got["miss"]) > TOLERANCE:
                     missed.append((lesson, got))

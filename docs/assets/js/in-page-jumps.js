@@ -9,7 +9,36 @@
 // and this listener must come before Material's on window to keep the event from it.
 (() => {
   let shown = location.pathname; // the page whose content is in the document (Material swaps it)
-  addEventListener("DOMContentLoaded", () => window.document$?.subscribe(() => { shown = location.pathname; }));
+
+  // After a jump to page#id (an address opened with one, or a page Material brings in), the page's widgets
+  // mount and change the layout above the target, and the browser's scroll anchoring holds the block that
+  // straddles the top edge, not the target (a search result on lesson 4 stopped 16 px low). Until the layout
+  // has held still for half a second (3 s at most) or the reader scrolls, the target is kept where its
+  // scroll-margin puts it.
+  function holdTarget() {
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!target?.matches(":target")) return;
+    const inputs = ["wheel", "touchstart", "keydown", "pointerdown"];
+    let held = true, still = 0, frames = 0;
+    const release = () => { held = false; };
+    for (const type of inputs) addEventListener(type, release, { capture: true, passive: true });
+    const step = () => {
+      held &&= target.isConnected && decodeURIComponent(location.hash.slice(1)) === target.id; // no later jump
+      if (!held || still >= 30 || ++frames > 180) {
+        for (const type of inputs) removeEventListener(type, release, { capture: true });
+        return;
+      }
+      const off = target.getBoundingClientRect().top - parseFloat(getComputedStyle(target).scrollMarginTop);
+      const by = Math.min(off, document.scrollingElement.scrollHeight - innerHeight - scrollY); // the foot stops it lower
+      if (Math.abs(by) >= 1) { scrollBy(0, by); still = 0; } else still += 1;
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+  addEventListener("DOMContentLoaded", () => window.document$?.subscribe(() => {
+    shown = location.pathname;
+    if (location.hash && history.state === null) holdTarget(); // not a step back, whose place Material restores
+  }));
 
   const drawer = () => document.querySelector("[data-md-toggle=drawer]");
 
