@@ -89,7 +89,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
             "../assets/js/widgets/bit-flipper.js",
         )
         # Without a CJK system font (this Chromium has none) the pages fetched the web font's first slice and
-        # those their drawn parts needed: every slice is kept, so parts and pages not yet read draw offline too.
+        # those their text needed: every slice is kept, so pages not yet read draw offline too.
         slices = sorted(
             f.name for f in (built_site / "vendor" / "fonts" / "files").glob("noto-sans-sc-*.woff2")
         )
