@@ -255,10 +255,11 @@ def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, less
 @pytest.mark.parametrize("size", SIZES)
 def test_an_address_with_id_lands_without_javascript(browser, site_server, built_site, size):
     """Without scripts the browser's own jump is the only one: headings far down each lesson, each address
-    loaded fresh (lesson 2's 「一句话」 landed 1,174 px off). Timers do not run in such a page, so the waits
-    poll from here."""
+    loaded fresh, land; and each lesson is as tall when it loads as once scrolled through (lesson 4 was
+    3.5 times taller with the parts' placeholders). Timers do not run in such a page, so the waits poll
+    from here."""
     ctx, page = new_page(browser, viewport=SIZES[size], java_script_enabled=False)
-    missed, checked = [], 0
+    missed, checked, heights = [], 0, {}
     try:
         for lesson in LESSONS:
             html = (built_site / lesson / "index.html").read_text(encoding="utf-8")
@@ -278,7 +279,18 @@ def test_an_address_with_id_lands_without_javascript(browser, site_server, built
                 checked += 1
                 if abs(got["miss"]) > TOLERANCE:
                     missed.append((lesson, got))
+            # The height as it loads, against the height once scrolled through a screen at a time.
+            page.goto(site_server.url + lesson)
+            page.wait_for_load_state("load")
+            _poll_until_still(page, "() => document.fonts.status === 'loaded' && document.body.scrollHeight")
+            at_load, y = page.evaluate(HEIGHT), 0
+            while y < page.evaluate(HEIGHT):
+                y += SIZES[size]["height"]
+                page.evaluate("(y) => scrollTo(0, y)", y)
+                page.wait_for_timeout(30)
+            heights[lesson] = (at_load, page.evaluate(HEIGHT))
         assert checked >= 9 and not missed, missed
+        assert all(abs(a - b) <= 0.03 * b for a, b in heights.values()), heights
     finally:
         ctx.close()
 
