@@ -25,6 +25,11 @@ export default [
     },
   },
   {
+    // Run before Material's bundle, as a classic script (overrides/main.html).
+    files: ["docs/assets/js/in-page-jumps.js"],
+    languageOptions: { sourceType: "script", globals: globals.browser },
+  },
+  {
     // The service worker: a classic script.
     files: ["docs/sw.js"],
     languageOptions: { sourceType: "script", globals: globals.serviceworker },

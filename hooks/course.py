@@ -10,8 +10,7 @@
   pages read complete with JavaScript off, makes the search index's formulas readable text (hooks/search_text.py);
   then the offline manifest and the service worker's cache versions (hooks/offline.py).
 - on_template_context: the offline fallback page's links start from the service worker's scope.
-- on_page_content: a lesson's time line under its title (hooks/reading_time.py); the blocks between headings
-  become parts that skip layout while off screen (hooks/sections.py).
+- on_page_content: a lesson's time line under its title (hooks/reading_time.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 - Each Plotly chart's default state as a static drawing in <noscript> (hooks/static_charts.py).
 """
@@ -48,7 +47,6 @@ from hooks import (  # noqa: E402
     offline,
     reading_time,
     search_text,
-    sections,
     static_charts,
 )
 
@@ -212,7 +210,7 @@ def on_template_context(context, template_name, config):
 def on_page_content(html, page, config, files):
     if page.file.src_uri != "index.md":  # every lesson says how long it takes (hooks/reading_time.py)
         html = reading_time.add_line(html)
-    return sections.wrap_parts(html)  # off-screen parts skip layout at load (hooks/sections.py)
+    return html
 
 
 def _render(env, text: str, page) -> str:

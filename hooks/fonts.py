@@ -9,13 +9,12 @@ is only fetched by readers whose system has no CJK font (it is last in the font 
 docs/assets/css/course.css).
 
 That cut is then split again, by where a character is drawn, into three @font-face slices with their own
-unicode-range (the browser fetches a slice only when it lays out text that needs one): the first holds
-every character drawn when any page opens (the text outside the parts of hooks/sections.py and in those
-near the top: the nav, the headings and the first screens; Material's and our scripts' messages; every
-Latin letter and symbol); the other two split the rest, the more frequent half and the rarer. Later
-parts have `content-visibility: auto`, so their text is laid out, and their slices fetched, only near the
-screen (Chromium's first layout reaches further down on the lessons, so these fetch all three at load):
-a page's first paint waits for the first slice only (~93 KB of ~155 KB; LCP 0.2–0.3 s sooner, README).
+unicode-range: the first holds every character any page shows when it opens (all text outside the
+article: the nav, the table of contents with every heading, the footer; the article's first two phone
+screens; Material's and our scripts' messages; every Latin letter and symbol); the other two split the
+rest, the more frequent half and the rarer. The head asks for the first slice before the body is laid out
+(docs/assets/js/material/base.js); the others are fetched once the page's text is laid out (the whole page,
+at load), a few hundred ms later, so the first screen's text waits for the first slice only.
 
 Noto Sans SC lacks some characters the site shows: most super- and subscripts (2¹²⁷ drew ¹² from it
 and ⁷ from a system font, another size and baseline), Greek, ∞, ⅛. A second small font, DejaVu Sans
@@ -53,6 +52,8 @@ CACHE = ROOT / ".cache" / "fonts"
 TYPED = set(range(0x20, 0x7F)) | {ord(c) for c in ",。、;:?!“”‘’()《》【】—…·×−±≈≤≥→²³⁰¹⁴⁵⁶⁷⁸⁹⁻"}
 # Material's messages (search's 「键入以开始搜索」…), written by its script from the page's JSON config.
 CONFIG = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+# Elements without an end tag: they open nothing (_Screens counts the elements open in the article).
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 FACE = re.compile(r"@font-face\s*\{[^}]*?src:\s*url\(\./files/(?P<file>[^)]+\.woff2)\)[^}]*\}", re.S)
 
 
@@ -73,36 +74,51 @@ def used_characters(site: Path) -> set[int]:
 
 
 class _Screens(HTMLParser):
-    """A page's text split into what is laid out when it opens and the rest: the text outside the c9-part
-    parts and in the parts that start within NEAR px of the top (by their contain-intrinsic-size, the
-    estimates of hooks/sections.py) is laid out at once; a later part only when it nears the screen
-    (content-visibility: auto; Chromium lays out what is within half a screen of the view)."""
+    """A page's text split by where it stands: what a reader sees when the page opens (all that is outside
+    the article: the header, the navigation and table of contents, which name every heading, the footer;
+    and the article's first FIRST characters drawn, about two phone screens) and the rest of the article.
+    A figure's formula (shown on hover) and math (KaTeX's own fonts) are not drawn there: they are not
+    counted, and go with the rest."""
 
-    NEAR = 2000
+    FIRST = 1500
+    UNSEEN = {"fig-how", "katex"}
 
     def __init__(self):
         super().__init__()
-        self.first, self.later, self.top, self.depth, self.near = (
-            [],
-            [],
-            0,
-            0,
-            True,
-        )  # depth: <div>s open in the part
+        self.first, self.later, self.in_article, self.seen = [], [], False, 0
+        self.depth, self.unseen_from = 0, None  # elements open in the article; depth of the unseen one
 
     def handle_starttag(self, tag, attrs):
-        if tag == "div" and self.depth:
-            self.depth += 1
-        elif tag == "div" and "c9-part" in (dict(attrs).get("class") or "").split():
-            self.near, self.depth = self.top < self.NEAR, 1
-            self.top += int(re.search(r"(\d+)px", dict(attrs).get("style") or "0px")[1])
+        self.in_article = self.in_article or tag == "article"  # a page has one article (Material's)
+        if not self.in_article or tag in VOID:
+            return
+        self.depth += 1
+        if self.unseen_from is None and self.UNSEEN & set((dict(attrs).get("class") or "").split()):
+            self.unseen_from = self.depth
+
+    def handle_startendtag(self, tag, attrs):  # <path/>: opens nothing
+        pass
 
     def handle_endtag(self, tag):
-        if tag == "div" and self.depth:
-            self.depth -= 1
+        if tag == "article":
+            self.in_article = False
+        if not self.in_article or tag in VOID:
+            return
+        if self.unseen_from == self.depth:
+            self.unseen_from = None
+        self.depth -= 1
 
     def handle_data(self, data):
-        (self.first if not self.depth or self.near else self.later).append(data)
+        if not self.in_article:
+            self.first.append(data)
+            return
+        if self.unseen_from is not None:
+            self.later.append(data)
+            return
+        head = data[: max(0, self.FIRST - self.seen)]
+        self.seen += len(data.strip())
+        self.first.append(head)
+        self.later.append(data[len(head) :])
 
 
 def first_screen(site: Path) -> tuple[set[int], Counter]:

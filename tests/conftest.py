@@ -78,7 +78,6 @@ SLOWEST_FIRST = (
     "site/test_browser.py",
     "figures/test_figure_provenance.py",
     "site/test_browser_lesson4_fp4.py",
-    "site/test_sections.py",
     "site/test_browser_lessons123.py",
     "views/test_step_stages.py",
     "base/test_palette.py",
@@ -289,18 +288,17 @@ def wait_until(page, predicate: str, arg=None, ms: int = ACTION_TIMEOUT, every: 
     assert found, f"not true within {ms} ms: {predicate}"
 
 
-def draw_all_parts(page) -> None:
-    """Scrolls through the article as a reader would, then keeps every part drawn: the parts off screen skip
-    layout until they near the screen (content-visibility, hooks/sections.py), and a table's scroll cue is
-    made then (course.js); checks of the whole page's layout (sizes, overlaps, scroll cues, axe) need both."""
+def scroll_through(page) -> None:
+    """Scrolls past every table of the article as a reader would, and back: a table's scroll cue is made when
+    the table nears the screen (course.js, table-cues.js); checks of the whole page's layout (sizes, overlaps,
+    scroll cues, axe) need them all."""
     evaluate_within(
         page,
         """async () => {
         // Two frames, or 100 ms if the page paints no frame (a headless page may not).
         const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
         const y = scrollY;
-        for (const el of document.querySelectorAll('.c9-part, article table')) { el.scrollIntoView(); await frame(); }
-        document.querySelectorAll('.c9-part').forEach((p) => { p.style.contentVisibility = 'visible'; });
+        for (const el of document.querySelectorAll('article table')) { el.scrollIntoView(); await frame(); }
         scrollTo(0, y);
         await frame();
     }""",

@@ -335,7 +335,11 @@ def test_the_example_is_answered_right_under_the_button_and_the_menu_names_it(at
     assert -1 <= top and bottom <= height + 1, (top, bottom)  # in view, without the reader scrolling
     assert below < 200, below  # right under the buttons, not a screen below
     menu = w.locator('select[name="model"]')
-    assert menu.evaluate("(el) => el.selectedOptions[0].textContent") == want["menu_label"] == "正在用粘贴的配置（qwen3）"
+    assert (
+        menu.evaluate("(el) => el.selectedOptions[0].textContent")
+        == want["menu_label"]
+        == "正在用粘贴的配置（qwen3）"
+    )
     # A model from the list replaces the pasted config, and the menu says so.
     menu.select_option("gpt2-xl")
     expect(w.locator(".c9-summary")).to_have_text(
@@ -351,8 +355,13 @@ def test_a_refused_config_is_told_under_the_button(at_width):
     w.locator(".c9-config summary").click()
     w.locator('textarea[name="config"]').fill(BROKEN)
     w.locator('button[name="config_use"]').click()
-    expect(w.locator(".c9-config-result")).to_contain_text("配置里缺少「num_attention_heads」", timeout=PYTHON_TIMEOUT)
-    assert w.locator('select[name="model"]').evaluate("(el) => el.selectedOptions[0].textContent") == "锚点 Qwen3.8-27B"
+    expect(w.locator(".c9-config-result")).to_contain_text(
+        "配置里缺少「num_attention_heads」", timeout=PYTHON_TIMEOUT
+    )
+    assert (
+        w.locator('select[name="model"]').evaluate("(el) => el.selectedOptions[0].textContent")
+        == "锚点 Qwen3.8-27B"
+    )
 
 
 def test_our_small_models_bar_is_seen_and_the_card_is_marked_far_off(at_width):

@@ -56,7 +56,9 @@ def test_a_wrong_then_a_right_answer_then_a_loop_that_never_ends(browser, site_s
         expect(solution).to_be_hidden()
 
         _run(w, EX.solution, 2)
-        expect(w.locator(".c9-exercise-summary")).to_have_text(f"通过：全部 {len(EX.cases)} 个情形都与本章的 Python 一致。")
+        expect(w.locator(".c9-exercise-summary")).to_have_text(
+            f"通过：全部 {len(EX.cases)} 个情形都与本章的 Python 一致。"
+        )
         expect(w.locator(".c9-exercise-hint")).to_be_hidden()
         expect(solution).to_be_visible()
 

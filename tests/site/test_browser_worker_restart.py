@@ -57,7 +57,9 @@ def test_a_dead_worker_is_replaced_and_every_widget_keeps_working(browser, site_
     expect(summary).to_have_text(python_view("memory-bar", s=7000)["summary"], timeout=PYTHON_TIMEOUT)
     expect(status).to_contain_text("Python 已算出这一状态")
     bar.locator('select[name="model"]').select_option("qwen3-8b")
-    expect(summary).to_have_text(python_view("memory-bar", s=7000, model="qwen3-8b")["summary"], timeout=PYTHON_TIMEOUT)
+    expect(summary).to_have_text(
+        python_view("memory-bar", s=7000, model="qwen3-8b")["summary"], timeout=PYTHON_TIMEOUT
+    )
     formula = page.locator('[data-widget="formula"]')
     expect(formula.locator(".c9-formula-summary")).to_have_text(
         python_view("formula", model="qwen3-8b", config="", s=7000, b=1)["summary"], timeout=PYTHON_TIMEOUT
@@ -70,4 +72,3 @@ def test_a_dead_worker_is_replaced_and_every_widget_keeps_working(browser, site_
     assert evaluate_within(page, state) == [1, True]
     assert page.errors == [], page.errors
     ctx.close()
-

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PYTHON_TIMEOUT, draw_all_parts, new_page, python_view
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 from playwright.sync_api import expect
 
 from c9.base import palette
@@ -216,7 +216,6 @@ def test_every_row_of_a_live_view_is_in_its_table(page, site_server):
         shown = w.locator(rows)
         expect(shown).to_have_count(len(want[field]))
         texts = [r["text"] for r in want[field]]
-        draw_all_parts(page)  # inner_text is empty in a part not drawn yet
         assert [
             shown.nth(i).locator("td").last.inner_text()
             if name == "timeline"

@@ -2,7 +2,7 @@
 
 Two widths: a phone (390 × 844 CSS px, touch, 2× pixels) and a desktop (1280 × 900). Each page is opened
 once per width (by test_each_page_opens_and_draws_whole, each page within its own time limit), every chart
-drawn and every part of the article laid out (draw_all_parts), as a reader who only reads (no Python
+drawn and every table's scroll cue made (scroll_through), as a reader who only reads (no Python
 started: conftest.READS_ONLY), and the checks below read that same page: the page never scrolls sideways and every control of a widget is at least
 44 × 44 CSS px to hit (phone); charts stay legible (text ≥ 10 px, no label running into another); every
 trace of every build-time view is drawn; text that points at a mark has it on the chart; every Chinese
@@ -13,7 +13,7 @@ one font (desktop). The checks that change a page (open every <details>, wrap te
 from __future__ import annotations
 
 import pytest
-from conftest import draw_all_parts, evaluate_within, new_page, reading_context
+from conftest import evaluate_within, new_page, reading_context, scroll_through
 from test_charts_drawn import CHART_DRAWN, MARKS, TRACES
 from test_figure_provenance import EDGE_FIGURES
 from test_fonts import FONT_STACKS, SCRIPTS, WRAP_SCRIPTS, _shown
@@ -200,7 +200,7 @@ def _open(page, url: str) -> None:
     page.goto(url)
     page.wait_for_function("() => document.fonts.status === 'loaded'")
     _draw_charts(page)
-    draw_all_parts(page)  # the checks below look at the whole page at once
+    scroll_through(page)  # the checks below look at the whole page at once, every table's cue made
 
 
 def test_the_pages_checked_are_all_the_pages(built_site):
@@ -490,7 +490,7 @@ def test_plots_tables_and_drawings_are_legible(laid_out):
     for path, page in laid_out.each():
         page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
         _draw_charts(page)  # the charts in what was closed
-        draw_all_parts(page)  # again: the tables in what was closed get their cues as a reader scrolls past
+        scroll_through(page)  # again: the tables in what was closed get their cues as a reader scrolls past
         problems = [p for p in page.evaluate(PLOTS, MIN_PLOT) if p]
         t = page.evaluate(TABLES)
         s = page.evaluate(SVG_LABELS)
@@ -513,7 +513,7 @@ def test_each_exponent_is_drawn_by_one_font(laid_out):
         cdp = laid_out.ctx.new_cdp_session(page)
         page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
         runs += page.evaluate(WRAP_SCRIPTS, SCRIPTS + "ᵀ")
-        draw_all_parts(page)  # text in a part not yet drawn has no font yet
+        scroll_through(page)  # frames: the text that was closed is laid out and its fonts asked for
         page.wait_for_function("() => document.fonts.status === 'loaded'")
         cdp.send("DOM.enable")
         cdp.send("CSS.enable")

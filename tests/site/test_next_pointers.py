@@ -29,7 +29,9 @@ def _nav_pages() -> list[str]:
 def _pointer(root: Node) -> Node:
     """The 「→」 paragraph of the section 「下一个缺口」."""
     nodes = list(root.iter())
-    start = next(i for i, n in enumerate(nodes) if n.tag == "h2" and n.text().strip().startswith("下一个缺口"))
+    start = next(
+        i for i, n in enumerate(nodes) if n.tag == "h2" and n.text().strip().startswith("下一个缺口")
+    )
     after = [n for n in nodes[start + 1 :] if n.tag in ("h2", "p")]
     section = after[: next((i for i, n in enumerate(after) if n.tag == "h2"), len(after))]
     return next(p for p in section if p.text().strip().startswith("→"))

@@ -89,7 +89,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
             "../assets/js/widgets/bit-flipper.js",
         )
         # Without a CJK system font (this Chromium has none) the pages fetched the web font's first slice and
-        # those their drawn parts needed: every slice is kept, so parts and pages not yet read draw offline too.
+        # those their text needed: every slice is kept, so pages not yet read draw offline too.
         slices = sorted(
             f.name for f in (built_site / "vendor" / "fonts" / "files").glob("noto-sans-sc-*.woff2")
         )
@@ -241,7 +241,10 @@ def test_a_page_never_opened_gets_the_sites_fallback_offline(browser, site_serve
         probe = ctx.new_page()
         errors = collect_errors(probe)
         fonts = []
-        probe.on("response", lambda r: r.url.endswith(".woff2") and fonts.append((r.url, r.status, r.from_service_worker)))
+        probe.on(
+            "response",
+            lambda r: r.url.endswith(".woff2") and fonts.append((r.url, r.status, r.from_service_worker)),
+        )
         response = probe.goto(site_server.url + "lesson-3/")
         assert response.from_service_worker
         expect(probe.locator("article h1")).to_have_text("现在是离线状态")
@@ -249,7 +252,9 @@ def test_a_page_never_opened_gets_the_sites_fallback_offline(browser, site_serve
         name = re.search(r"^site_name: (.+)$", (ROOT / "mkdocs.yml").read_text(), re.M)[1]
         expect(probe.locator(".md-header__topic").first).to_have_text(name)
         ground = probe.evaluate("getComputedStyle(document.body).backgroundColor")
-        assert sum(map(int, re.findall(r"\d+", ground)[:3])) < 3 * 80, ground  # the slate palette's dark ground
+        assert sum(map(int, re.findall(r"\d+", ground)[:3])) < 3 * 80, (
+            ground
+        )  # the slate palette's dark ground
         family = probe.evaluate("getComputedStyle(document.querySelector('article p')).fontFamily")
         assert "Noto Sans SC" in family, family
         # This Chromium has no CJK font: the web font draws the text, from the cache (the network is cut).
@@ -265,7 +270,9 @@ def test_a_page_never_opened_gets_the_sites_fallback_offline(browser, site_serve
         links = probe.locator("[data-c9-pages] a")
         expected = [(title, site_server.url + url) for title, url in nav_pages()]
         assert len(expected) == 8
-        assert links.evaluate_all("as => as.map((a) => [a.textContent.trim(), a.href])") == [list(e) for e in expected]
+        assert links.evaluate_all("as => as.map((a) => [a.textContent.trim(), a.href])") == [
+            list(e) for e in expected
+        ]
         marks = probe.locator("[data-c9-pages] .c9-saved-mark")
         expect(marks).to_have_text(
             ["未存", "已存", "未存", "未存 · 你要打开的", "未存", "未存", "未存", "未存"]
@@ -346,7 +353,9 @@ def test_the_build_writes_the_cache_versions_into_sw_js(built_site, tmp_path):
     listed = "".join(f"{f['path']}\0{f['hash']}\n" for f in chapter["files"])
     assert build["site"] == hashlib.sha256(listed.encode()).hexdigest()[:10]
     page = next(f for f in chapter["files"] if f["path"] == "lesson-2/index.html")
-    assert page["hash"] == hashlib.sha256((built_site / "lesson-2" / "index.html").read_bytes()).hexdigest()[:12]
+    assert (
+        page["hash"] == hashlib.sha256((built_site / "lesson-2" / "index.html").read_bytes()).hexdigest()[:12]
+    )
     assert build["search"] == [
         "assets/javascripts/lunr/min/lunr.stemmer.support.min.js",
         "assets/javascripts/lunr/min/lunr.zh.min.js",

@@ -23,7 +23,12 @@ from hooks import reading_time
 
 pytestmark = pytest.mark.timeout(300)
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
 LESSONS = ["lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/"]  # the pages with a map
 TIMED = [*LESSONS, "lab/"]  # every page but the guide
 QUESTION_SCREENS = 1.2

@@ -20,15 +20,7 @@ def _section(root: Node, title: str) -> list[Node]:
     """The nodes after the h2 whose text is ``title``, up to the next h2."""
     nodes, on = [], False
     body = next(n for n in root.iter() if n.tag == "h2" and n.text().strip().startswith(title)).parent
-    # the blocks between two headings sit in a part (hooks/sections.py: <div class="c9-part">)
-    flat = [
-        g
-        for c in body.children
-        for g in (
-            c.children if isinstance(c, Node) and "c9-part" in c.attrs.get("class", "").split() else [c]
-        )
-    ]
-    for c in flat:
+    for c in body.children:
         if isinstance(c, Node) and c.tag == "h2":
             on = c.text().strip().startswith(title)
             continue
@@ -136,6 +128,10 @@ def test_the_reading_list_cites_only_what_a_reader_can_open(built_site):
     says plainly that no open address was found."""
     section = " ".join(n.text() for n in _section(article(built_site / "index.html"), "延伸阅读"))
     assert "章导读" not in section
-    unlinked = [li.text() for items in _entries(article(built_site / "index.html")).values() for li in items
-                if "未链接" in li.text()]
+    unlinked = [
+        li.text()
+        for items in _entries(article(built_site / "index.html")).values()
+        for li in items
+        if "未链接" in li.text()
+    ]
     assert unlinked and all("没能找到它能公开打开的地址" in t for t in unlinked), unlinked

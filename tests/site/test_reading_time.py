@@ -10,7 +10,9 @@ from hooks import reading_time as rt
 
 def _page(chinese: int, words: int = 0, widgets: int = 0, tasks: int = 0, extra: str = "") -> str:
     body = "<p>" + "字" * chinese + " word" * words + "</p>"
-    body += ('<figure class="c9-widget" data-widget="x"><p>' + "组件" * 500 + "</p><button>按</button></figure>") * widgets
+    body += (
+        '<figure class="c9-widget" data-widget="x"><p>' + "组件" * 500 + "</p><button>按</button></figure>"
+    ) * widgets
     body += '<div class="admonition task"><p>预测</p></div>' * tasks
     return f"<h1>标题</h1>{body}{extra}"
 

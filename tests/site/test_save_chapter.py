@@ -91,8 +91,12 @@ def test_the_manifest_lists_the_chapter_and_totals_its_sizes(built_site):
     # the Python zip and Pyodide, both Plotly bundles, the fonts, the styles and the search index.
     needed = {f"{url}index.html" for _, url in nav_pages()}
     needed |= {f"assets/js/widgets/{p.name}" for p in (ROOT / "c9" / "views").glob("*.js")}
-    needed |= {p.relative_to(built_site).as_posix() for p in (built_site / "assets" / "answers").glob("*.json")}
-    needed |= {p.relative_to(built_site).as_posix() for p in (built_site / "vendor" / "fonts").rglob("*.woff2")}
+    needed |= {
+        p.relative_to(built_site).as_posix() for p in (built_site / "assets" / "answers").glob("*.json")
+    }
+    needed |= {
+        p.relative_to(built_site).as_posix() for p in (built_site / "vendor" / "fonts").rglob("*.woff2")
+    }
     needed |= {
         "assets/course-py.zip",
         "assets/css/course.css",
@@ -102,7 +106,16 @@ def test_the_manifest_lists_the_chapter_and_totals_its_sizes(built_site):
         "vendor/plotly/plotly-basic.min.js",
         "vendor/plotly/plotly-cartesian.min.js",
         "vendor/katex/katex.min.css",
-        *(f"vendor/pyodide/{n}" for n in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")),
+        *(
+            f"vendor/pyodide/{n}"
+            for n in (
+                "pyodide.mjs",
+                "pyodide.asm.mjs",
+                "pyodide.asm.wasm",
+                "python_stdlib.zip",
+                "pyodide-lock.json",
+            )
+        ),
     }
     # … and each script and stylesheet a page links.
     for _, url in nav_pages():
@@ -149,7 +162,9 @@ def test_save_the_chapter_then_every_page_and_widget_works_offline(browser, site
         )
         button = save.get_by_role("button", name=f"保存整章（{left}）")
         box = button.bounding_box()
-        assert box["height"] >= 44 and box["width"] >= 44 and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        assert (
+            box["height"] >= 44 and box["width"] >= 44 and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        ), box
         page.evaluate(RECORD_PROGRESS)
         started = time.monotonic()
         button.focus()
@@ -230,7 +245,9 @@ def test_a_save_cut_short_says_so_and_goes_on_where_it_stopped(browser, site_ser
         button = save.get_by_role("button", name=f"接着保存（还差{about(bundle['bytes'])}）")
         site_server.block()
         button.click()
-        expect(status).to_contain_text(f"整章已存到本机（{len(listed['files'])} 个文件", timeout=PYTHON_TIMEOUT)
+        expect(status).to_contain_text(
+            f"整章已存到本机（{len(listed['files'])} 个文件", timeout=PYTHON_TIMEOUT
+        )
     finally:
         site_server.block()
         ctx.close()
@@ -273,7 +290,18 @@ def test_an_updated_build_replaces_what_changed_and_keeps_the_rest(browser, buil
         expect(saved).to_contain_text("整章已存到本机", timeout=PYTHON_TIMEOUT)
         asked = set(server.httpd.requests)
         assert "/c9/lesson-1/" in asked
-        untouched = {f"/c9/{p}" for p in ("lesson-2/", "lesson-4/", "lesson-5/", "fp4/", "lab/", "vendor/pyodide/pyodide.asm.wasm", "vendor/plotly/plotly-cartesian.min.js")}
+        untouched = {
+            f"/c9/{p}"
+            for p in (
+                "lesson-2/",
+                "lesson-4/",
+                "lesson-5/",
+                "fp4/",
+                "lab/",
+                "vendor/pyodide/pyodide.asm.wasm",
+                "vendor/plotly/plotly-cartesian.min.js",
+            )
+        }
         assert not asked & untouched, sorted(asked & untouched)
 
         server.block("/c9/")
@@ -287,5 +315,3 @@ def test_an_updated_build_replaces_what_changed_and_keeps_the_rest(browser, buil
         ctx.set_offline(False)
         ctx.close()
         server.close()
-
-

@@ -20,8 +20,13 @@ def _docs(site):
 def test_the_built_index_has_no_tex_delimiters(built_site):
     docs = _docs(built_site)
     assert len(docs) > 50
-    raw = [(d["location"], f) for d in docs for f in ("title", "text") for mark in ("\\(", "\\)", "\\[", "\\]")
-           if mark in d.get(f, "")]
+    raw = [
+        (d["location"], f)
+        for d in docs
+        for f in ("title", "text")
+        for mark in ("\\(", "\\)", "\\[", "\\]")
+        if mark in d.get(f, "")
+    ]
     assert not raw, raw[:5]
     text = " ".join(d["text"] for d in docs)
     # lesson 5's formula and the attention scores, lesson 3's transpose, as a reader writes them

@@ -107,7 +107,9 @@ def test_every_page_is_whole_with_javascript_off(browser, built_site, site_serve
         for fig in page.locator("[data-fig]").all():
             assert fig.text_content().strip(), (path, fig.get_attribute("data-fig"))
         for widget in page.locator(".c9-widget").all():
-            summary = widget.locator(".c9-summary, .c9-formula-summary, .c9-exercise-statement, table, svg").first
+            summary = widget.locator(
+                ".c9-summary, .c9-formula-summary, .c9-exercise-statement, table, svg"
+            ).first
             assert summary.count() and summary.text_content().strip(), (
                 path,
                 widget.get_attribute("data-widget"),

@@ -225,9 +225,6 @@ def test_without_scripts_each_chart_is_drawn_in_view(browser, site_server, width
     try:
         for path in ("lesson-2/", "lesson-4/", "lesson-5/", "lab/"):
             page.goto(site_server.url + path)
-            page.evaluate(
-                "() => document.querySelectorAll('.c9-part').forEach((p) => { p.style.contentVisibility = 'visible'; })"
-            )
             got = page.evaluate(
                 """() => [...document.querySelectorAll('.c9-static')].map((s) => {
                     const r = s.getBoundingClientRect(), plot = s.querySelector('.c9-static-plot').getBoundingClientRect();

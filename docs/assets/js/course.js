@@ -1,5 +1,6 @@
 // The course's front end, entry point: mounts the widgets of each page Material shows, asks for the wide
-// tables' cues, registers the service worker and shows the footer's 「保存整章」 (save-chapter.js). Each widget's script is c9/views/NAME.js (served as
+// tables' cues, registers the service worker and shows the footer's 「保存整章」 (save-chapter.js); jumps
+// within a page are in-page-jumps.js, before Material's bundle. Each widget's script is c9/views/NAME.js (served as
 // widgets/NAME.js) and exports `mount(root) -> teardown | null`; it imports what it needs from the modules
 // beside this one: worker.js (Python in a Web Worker), answers.js (answers computed ahead), live-view.js
 // (the request loop), charts.js (Plotly), url-state.js (the page address), format.js (numbers).

@@ -36,8 +36,8 @@ function writeCue({ box, hidden, more, atEnd }) {
 const updateCues = (boxes) => boxes.map(measureCue).forEach(writeCue);
 // The observer's first report for each box comes after the page's next layout, all boxes in one call.
 const cueSizes = "ResizeObserver" in window ? new ResizeObserver((entries) => updateCues(entries.map((e) => e.target))) : null;
-// A table's cue is made when the table nears the screen: finding its scroll box reads computed styles, which
-// for a table in a part not yet drawn (hooks/sections.py) would make the browser draw that part at load.
+// A table's cue is made when the table nears the screen: finding its scroll box reads computed styles and the
+// cue is measured, which for every table at once would cost the opening page a style and layout pass.
 function addCue(table) {
   const box = scrollerOf(table);
   if (!box || box.c9Cue) return;

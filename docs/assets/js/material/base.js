@@ -9,7 +9,8 @@ document.documentElement.classList.add("c9-js");
 // Noto Sans SC cut (hooks/fonts.py), which the browser asks for only once it lays the text out: it came
 // after the first paint and the lines re-wrapped under the reader (a layout shift of 0.13–0.35). Ask for
 // it here instead, before the body is laid out: 「中」 is in the cut's first slice, which holds what a page
-// draws when it opens (hooks/fonts.py); the other slices come as the parts needing them near the screen.
+// draws when it opens (hooks/fonts.py), so it is on its way first; the other two follow once the page's
+// text is laid out.
 // Whether a family is installed is told by the width of Latin letters drawn in it (against monospace); a
 // reader who has one fetches nothing.
 (() => {

@@ -1,0 +1,73 @@
+// Jumps within the page are the browser's own: it lands the target at its scroll-margin (Material's :target
+// rule clears the sticky header) and keeps each place for Back and Forward, as with scripts off. Material's
+// instant navigation took these links over, and on the first one after a page opened it fetched the page
+// again and swapped in the fresh copy (its stream of addresses starts empty, so the first address always
+// looks like another page): the copy's widgets were not mounted yet, so the place it scrolled to landed as
+// far off as mounting had moved the text above (445 px on lesson 5), and every widget was mounted twice.
+// Links to another page, and search results (their ?h= marks the words found), stay with Material.
+// A classic script before Material's bundle (overrides/main.html): a fragment's navigation fires popstate,
+// and this listener must come before Material's on window to keep the event from it.
+(() => {
+  let shown = location.pathname; // the page whose content is in the document (Material swaps it)
+
+  // After a jump to page#id (an address opened with one, or a page Material brings in), the page's widgets
+  // mount and change the layout above the target, and the browser's scroll anchoring holds the block that
+  // straddles the top edge, not the target (a search result on lesson 4 stopped 16 px low). Until the layout
+  // has held still for half a second (3 s at most) or the reader scrolls, the target is kept where its
+  // scroll-margin puts it.
+  function holdTarget() {
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!target?.matches(":target")) return;
+    const inputs = ["wheel", "touchstart", "keydown", "pointerdown"];
+    let held = true, still = 0, frames = 0;
+    const release = () => { held = false; };
+    for (const type of inputs) addEventListener(type, release, { capture: true, passive: true });
+    const step = () => {
+      held &&= target.isConnected && decodeURIComponent(location.hash.slice(1)) === target.id; // no later jump
+      if (!held || still >= 30 || ++frames > 180) {
+        for (const type of inputs) removeEventListener(type, release, { capture: true });
+        return;
+      }
+      const off = target.getBoundingClientRect().top - parseFloat(getComputedStyle(target).scrollMarginTop);
+      const by = Math.min(off, document.scrollingElement.scrollHeight - innerHeight - scrollY); // the foot stops it lower
+      if (Math.abs(by) >= 1) { scrollBy(0, by); still = 0; } else still += 1;
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+  addEventListener("DOMContentLoaded", () => window.document$?.subscribe(() => {
+    shown = location.pathname;
+    if (location.hash && history.state === null) holdTarget(); // not a step back, whose place Material restores
+  }));
+
+  const drawer = () => document.querySelector("[data-md-toggle=drawer]");
+
+  function fragmentHere(link, event) {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || link.target) return null;
+    const url = new URL(link.href, location.href);
+    const same = url.origin === location.origin && url.pathname === shown && [location.search, ""].includes(url.search);
+    return same && url.hash ? url.hash : null;
+  }
+
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    const hash = link && fragmentHere(link, event);
+    if (!hash) return;
+    event.stopPropagation(); // Material's handler listens on document.body
+    event.preventDefault();
+    // This address with the link's fragment (a widget's state in ?… kept): the browser jumps and adds a step to
+    // the history, and jumps again to the fragment it is on, which setting location.hash would not.
+    Object.assign(document.createElement("a"), { href: hash }).click();
+    if (drawer()?.checked) drawer().click(); // the phone's drawer closes, as after Material's navigation
+  }, true);
+
+  addEventListener("popstate", (event) => {
+    if (location.pathname !== shown) return; // another page: Material brings it in
+    event.stopImmediatePropagation();
+    // Once Material has navigated it asks the browser not to restore places; then the one its state keeps.
+    if (history.scrollRestoration !== "manual") return;
+    const { x = 0, y } = history.state || {};
+    if (typeof y === "number") scrollTo(x, y);
+    else document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+  });
+})();
