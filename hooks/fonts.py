@@ -77,8 +77,9 @@ class _Screens(HTMLParser):
     """A page's text split by where it stands: what a reader sees when the page opens (all that is outside
     the article: the header, the navigation and table of contents, which name every heading, the footer;
     and the article's first FIRST characters drawn, about two phone screens) and the rest of the article.
-    A figure's formula (shown on hover) and math (KaTeX's own fonts) are not drawn there: they are not
-    counted, and go with the rest."""
+    A figure's formula (shown on hover), math (KaTeX's own fonts) and what a closed <details> holds beyond
+    its summary (a lesson's folded evolution map) are not drawn there: they are not counted, and go with the
+    rest."""
 
     FIRST = 1500
     UNSEEN = {"fig-how", "katex"}
@@ -87,6 +88,7 @@ class _Screens(HTMLParser):
         super().__init__()
         self.first, self.later, self.in_article, self.seen = [], [], False, 0
         self.depth, self.unseen_from = 0, None  # elements open in the article; depth of the unseen one
+        self.closed_from, self.summary_from = None, None  # a closed <details>, and its <summary> within it
 
     def handle_starttag(self, tag, attrs):
         self.in_article = self.in_article or tag == "article"  # a page has one article (Material's)
@@ -95,6 +97,10 @@ class _Screens(HTMLParser):
         self.depth += 1
         if self.unseen_from is None and self.UNSEEN & set((dict(attrs).get("class") or "").split()):
             self.unseen_from = self.depth
+        if tag == "details" and self.closed_from is None and "open" not in dict(attrs):
+            self.closed_from = self.depth
+        elif tag == "summary" and self.closed_from == self.depth - 1:
+            self.summary_from = self.depth
 
     def handle_startendtag(self, tag, attrs):  # <path/>: opens nothing
         pass
@@ -106,13 +112,17 @@ class _Screens(HTMLParser):
             return
         if self.unseen_from == self.depth:
             self.unseen_from = None
+        if self.summary_from == self.depth:
+            self.summary_from = None
+        if self.closed_from == self.depth:
+            self.closed_from = None
         self.depth -= 1
 
     def handle_data(self, data):
         if not self.in_article:
             self.first.append(data)
             return
-        if self.unseen_from is not None:
+        if self.unseen_from is not None or (self.closed_from is not None and self.summary_from is None):
             self.later.append(data)
             return
         head = data[: max(0, self.FIRST - self.seen)]

@@ -361,8 +361,10 @@ def _heatmap(p: Plot, t: dict, url_of: Callable[[str], str]) -> None:
     _files[path] = data
     x0, x1 = sorted(p.x.span(xe[0], xe[-1]))
     y0, y1 = sorted(p.y.span(ye[0], ye[-1]))
+    # xlink:href, not href: Material's instant navigation re-sets every [href] of the page it fetched, and an
+    # SVG image's href is read-only (its DOMParser copy parses <noscript> as elements).
     p.out.append(
-        f'<image href="{escape(url_of(path))}" x="{_attr(p.pct(x0))}%" y="{_attr(p.px(y1))}" '
+        f'<image xlink:href="{escape(url_of(path))}" x="{_attr(p.pct(x0))}%" y="{_attr(p.px(y1))}" '
         f'width="{_attr(p.pct(x1 - x0))}%" height="{_attr((y1 - y0) * p.h)}" preserveAspectRatio="none" '
         'class="c9-static-cells"/>'
     )
@@ -536,7 +538,7 @@ def svg(figure: dict, url_of: Callable[[str], str] = lambda path: path) -> str:
     )
     plot = (
         f'<svg class="c9-static-plot" width="100%" height="{_attr(height)}" aria-hidden="true" '
-        f'xmlns="http://www.w3.org/2000/svg">{"".join(p.out)}{lines}{axis}{"".join(notes)}</svg>'
+        f'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">{"".join(p.out)}{lines}{axis}{"".join(notes)}</svg>'
     )
     y_title = (layout.get("yaxis", {}).get("title") or {}).get("text", "")
     label_w = max([text_width(t) for _, t in yticks] + [0]) + 8

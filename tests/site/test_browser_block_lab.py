@@ -62,7 +62,12 @@ def test_heat_maps_draw_block_boundaries_and_the_outliers(page, site_server):
         chart = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"] .c9-chart')
         shapes = chart.evaluate("el => el.layout.shapes || []")
         # cells are centred on whole numbers: the edge before channel k is at k − 0.5
-        xs = sorted(float(x) + 0.5 for sh in shapes for x in re.findall(r"M([\d.]+),0V1", sh["path"]))
+        xs = sorted(
+            float(x) + 0.5
+            for sh in shapes
+            if sh.get("path")
+            for x in re.findall(r"M([\d.]+),0V1", sh["path"])
+        )
         assert xs == v["col_edges"][1:-1], scheme  # every inner block edge
         assert chart.locator(".shapelayer path").count() == len(shapes)  # and Plotly drew them
         assert chart.evaluate("el => el.data[0].z.length") == block_lab.ROWS  # one cell per number

@@ -95,11 +95,14 @@ def test_the_first_slice_holds_what_a_page_draws_when_it_opens(built_site):
     assert first_file.stat().st_size < 0.7 * sum(path.stat().st_size for path, _ in noto)
 
 
-# The text of every text node with a box inside the viewport (not math: KaTeX draws it with its own fonts).
+# The text of every text node with a box inside the viewport (not math: KaTeX draws it with its own fonts;
+# not what a closed <details> holds beyond its summary, which Chromium lays out but does not draw).
 ON_SCREEN = """() => {
   const out = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), range = document.createRange();
   for (let t = walk.nextNode(); t; t = walk.nextNode()) {
     if (t.parentElement.closest('script, style, .katex')) continue;
+    const fold = t.parentElement.closest('details');
+    if (fold && !fold.open && t.parentElement.closest('summary')?.parentElement !== fold) continue;
     range.selectNodeContents(t);
     const seen = [...range.getClientRects()].some((b) => b.width > 0 && b.bottom > 0 && b.top < innerHeight && b.right > 0 && b.left < innerWidth);
     if (seen) out.push(t.textContent);

@@ -185,7 +185,7 @@ def test_heatmaps_are_the_figures_cells_pixel_for_pixel(built_site):
     for box, figure in boxes[1:]:
         plot, _ = drawing(box)
         (image,) = [n for n in plot.iter() if n.tag == "image"]
-        href = image.attrs["href"]
+        href = image.attrs["xlink:href"]
         assert not re.match(r"[a-z]+:", href), href  # a file of the site, never another origin
         pixels = read_png((html.parent / href).read_bytes())
         z = figure["data"][0]["z"]
@@ -194,7 +194,7 @@ def test_heatmaps_are_the_figures_cells_pixel_for_pixel(built_site):
     # the |x| map: as many pixels as numbers, darker where |x| is larger
     plot, _ = drawing(boxes[0][0])
     (image,) = [n for n in plot.iter() if n.tag == "image"]
-    pixels = read_png((html.parent / image.attrs["href"]).read_bytes())
+    pixels = read_png((html.parent / image.attrs["xlink:href"]).read_bytes())
     z = boxes[0][1]["data"][0]["z"]
     assert len(pixels) == len(z) and len(pixels[0]) == len(z[0])
     light = {

@@ -8,7 +8,14 @@
 // A classic script before Material's bundle (overrides/main.html): a fragment's navigation fires popstate,
 // and this listener must come before Material's on window to keep the event from it.
 (() => {
-  let shown = location.pathname; // the page whose content is in the document (Material swaps it)
+  // The page whose content is in the document, or on its way: Material swaps it in after a fetch, and a Back
+  // pressed before that must not be taken for a jump within the page the fetch will replace.
+  let shown = location.pathname;
+  const push = history.pushState;
+  history.pushState = function pushState(...args) { // Material's instant navigation to another page
+    push.apply(this, args);
+    shown = location.pathname;
+  };
 
   // After a jump to page#id (an address opened with one, or a page Material brings in), the page's widgets
   // mount and change the layout above the target, and the browser's scroll anchoring holds the block that
@@ -62,7 +69,7 @@
   }, true);
 
   addEventListener("popstate", (event) => {
-    if (location.pathname !== shown) return; // another page: Material brings it in
+    if (location.pathname !== shown) { shown = location.pathname; return; } // another page: Material brings it in
     event.stopImmediatePropagation();
     // Once Material has navigated it asks the browser not to restore places; then the one its state keeps.
     if (history.scrollRestoration !== "manual") return;
