@@ -12,6 +12,9 @@ heads, L layers. Table 2 of the paper gives the recomputation variants used by t
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from c9.core.items import Item
 
 SOURCE = "Korthikanti et al. 2022, §4 eq. 1"
@@ -50,6 +53,7 @@ def activation_memory(
     s2_layers: int | None = None,
     fp8: int = 0,
     fp8_note: str = "",
+    fp8_scale: Fraction = Fraction(0),
 ) -> Item:
     """Activation memory of L layers, in bytes, as a tree: ``activations`` → ``act_linear``, ``act_scores``.
 
@@ -64,6 +68,8 @@ def activation_memory(
             Linear inputs of eq. 1: QKV h, output projection h, MLP h and 4h; c9.core.ledger.fp8_activations).
             Each saves one byte: the linear term becomes (34 − fp8)·s·b·h. Full recomputation keeps its 16-bit
             layer inputs. ``fp8_note`` says which ones, for the item's note.
+        fp8_scale: bytes of block scale each of those numbers carries (MXFP8: 1/32), so each saves
+            1 − fp8_scale; a part-filled byte rounds up.
 
     Raises:
         ValueError: a non-positive or non-integer size, ``s2_layers`` outside 0…L.
@@ -80,6 +86,13 @@ def activation_memory(
 
     if not isinstance(fp8, int) or isinstance(fp8, bool) or not 0 <= fp8 <= 7:
         raise ValueError(f"fp8 must be an integer in 0…7 (eq. 1's Linear inputs), got {fp8!r}")
+
+    fp8_scale = Fraction(fp8_scale)
+    if not 0 <= fp8_scale < 1:
+        raise ValueError(f"fp8_scale must be in [0, 1), got {fp8_scale!r}")
+    saved = fp8 * (1 - fp8_scale)  # bytes saved per s·b·h of a layer
+    cut = f"{fp8}" if not fp8_scale else f"{fp8} × {_frac(1 - fp8_scale)}"
+    each = "每个数省 1 字节" if not fp8_scale else f"每个数省 {_frac(1 - fp8_scale)} 字节"
 
     if mode == "full_recompute":
         linear = Item(
@@ -102,11 +115,11 @@ def activation_memory(
         linear = Item(
             "act_linear",
             "激活·线性项" + ("（部分 FP8）" if fp8 else ""),
-            L * (linear_term(s, b, h) - fp8 * s * b * h),
-            f"L × (34 − {fp8})sbh" if fp8 else "L × 34sbh",
+            math.ceil(L * (linear_term(s, b, h) - saved * s * b * h)),
+            f"L × (34 − {cut})sbh" if fp8 else "L × 34sbh",
             SOURCE,
             "矩阵乘的输入、GeLU、dropout 掩码、LayerNorm 的输入：和 s 成正比"
-            + (f"；{fp8_note}，每个数省 1 字节" if fp8 else ""),
+            + (f"；{fp8_note}，{each}" if fp8 else ""),
         )
         if mode == "store_all":
             scores = Item(
@@ -122,8 +135,12 @@ def activation_memory(
             scores = Item(
                 "act_scores", "激活·注意力分数", 0, f"0（{how}）", SOURCE + "; §5", f"{how}，不占显存"
             )
-    c = f"(34 − {fp8})" if fp8 else "34"
+    c = f"(34 − {cut})" if fp8 else "34"
     formula = {"store_all": f"L × sbh({c} + 5as/h)", "full_recompute": "L × 2sbh"}.get(mode, f"L × {c}sbh")
     if mode == "store_all" and n_s2 != L:
         formula = f"L × {c}sbh + {n_s2} × 5as²b"
     return Item.group("activations", "激活", [linear, scores], formula, SOURCE)
+
+
+def _frac(k: Fraction) -> str:
+    return str(k.numerator) if k.denominator == 1 else f"{k.numerator}/{k.denominator}"

@@ -5,8 +5,9 @@ Sources: Micikevicius et al. 2017 §3.1 (FP32 master weights); ZeRO, Rajbhandari
 cite DeepSeek-V3's technical report §3.3 and Transformer Engine's maintainers, row by row.
 
 A recipe may also carry ``open`` (copies its source names without a byte count: listed, never guessed, and
-left out of the total) and ``fp8_act`` (how many of eq. 1's activations per s·b·h of a layer the recipe
-caches in 1-byte FP8 instead of 16 bits: c9.core.activations reads it).
+left out of the total), ``fp8_act`` (how many of eq. 1's activations per s·b·h of a layer the recipe
+caches in 1-byte FP8 instead of 16 bits: c9.core.activations reads it) and ``fp8_act_scale`` (the bytes of
+scale each cached FP8 number carries where the scales come in blocks: MXFP8's one E8M0 byte per 32).
 """
 
 from __future__ import annotations
@@ -65,10 +66,12 @@ RECIPES: dict[str, dict] = {
                 "每 128×128 块一个缩放因子；报告没写这份副本常驻多少字节、是否另存转置或 BF16 副本，不计入合计",
             ),
         ],
-        # QKV, the MLP's first and second linear inputs (h + h + 4h); the output projection's input is
-        # cached in E5M6, whose storage the report does not state, so it stays at 2 bytes here.
+        # §3.3.3's general rule, Linear inputs cached in FP8: QKV, the MLP's first and second linear inputs
+        # (h + h + 4h). The output projection's input is cached in E5M6, whose storage the report does not
+        # state, so it stays at 2 bytes. Its MoE rule (SwiGLU inputs in FP8, the output recomputed) is for
+        # MoE layers; eq. 1's dense MLP is not one, so it is said in the note and not counted.
         "fp8_act": 6,
-        "act_note": "线性层的输入缓存为 FP8（QKV、MLP 两个线性层）；注意力输出投影的输入用 E5M6，报告没写怎么存，仍按 2 字节计",
+        "act_note": "线性层的输入缓存为 FP8（QKV、MLP 两个线性层）；注意力输出投影的输入用 E5M6，报告没写怎么存，仍按 2 字节计；报告在 MoE 层还把 SwiGLU 的输入存成 FP8、反向时重算它的输出，式 1 的 MLP 是稠密层，这一条没有计入",
         "cite": [("DeepSeek-AI，DeepSeek-V3 技术报告 §3.3.3", "https://arxiv.org/abs/2412.19437")],
         "source": f"{DS3} §3.3: FP8 GEMMs; §3.3.3: AdamW moments in BF16, master weights and gradients in FP32, Linear inputs cached in FP8 (attention output projection's in E5M6)",
     },
@@ -78,7 +81,7 @@ RECIPES: dict[str, dict] = {
             ("weights", "权重（BF16）", 2, "默认仍留着高精度权重，每次矩阵乘前现转 FP8"),
             ("fp8_weights", "FP8 权重", 1, "前向矩阵乘用的 FP8 副本"),
             ("fp8_transpose", "FP8 权重转置", 1, "Hopper 的 FP8 矩阵乘只收 TN 排布，反向要一份转置"),
-            ("gradients", "梯度（BF16）", 2, "梯度仍是高精度"),
+            ("gradients", "梯度（BF16）", 2, "梯度仍是高精度，位数按 BF16 混合精度计"),
             ("master_weights", "主权重（FP32）", 4, "更新落在这份 32 位副本上"),
             ("adam_m", "Adam m（FP32）", 4, "梯度的一阶矩"),
             ("adam_v", "Adam v（FP32）", 4, "梯度的二阶矩"),
@@ -98,7 +101,7 @@ RECIPES: dict[str, dict] = {
             ("议题 1429（权重、梯度、优化器状态留在高精度）", TE_1429),
             ("议题 1764（线性层输入存 FP8）", TE_1764),
         ],
-        "source": f"Transformer Engine maintainers: {TE_1261} (FP8 copy plus its transpose for the TN-only FP8 GEMM), {TE_257} (high-precision and FP8 weight copies; 1024-entry amax history per FP8 tensor), {TE_1429} (weights, gradients, optimizer state stay high precision), {TE_1764} (Linear inputs cached in FP8)",
+        "source": f"Transformer Engine maintainers: {TE_1261} (FP8 copy plus its transpose for the TN-only FP8 GEMM), {TE_257} (high-precision and FP8 weight copies; 1024-entry amax history per FP8 tensor), {TE_1429} (weights, gradients, optimizer state stay high precision), {TE_1764} (Linear inputs cached in FP8, their transpose on Hopper); the high-precision rows take the BF16 mixed-precision recipe's widths (ZeRO §3.1), as the maintainers name no width",
     },
     "te_mxfp8": {
         "label": "Transformer Engine MXFP8（块缩放，Blackwell）",
@@ -107,18 +110,23 @@ RECIPES: dict[str, dict] = {
             ("fp8_weights", "MXFP8 权重（按行）", 1, "前向用，每 1×32 块一个缩放因子"),
             ("fp8_transpose", "MXFP8 权重（按列）", 1, "反向用，每 32×1 块一个缩放因子"),
             ("mx_scales", "E8M0 缩放因子", Fraction(2, 32), "两份各每 32 个数 1 字节"),
-            ("gradients", "梯度（BF16）", 2, "梯度仍是高精度"),
+            ("gradients", "梯度（BF16）", 2, "梯度仍是高精度，位数按 BF16 混合精度计"),
             ("master_weights", "主权重（FP32）", 4, "更新落在这份 32 位副本上"),
             ("adam_m", "Adam m（FP32）", 4, "梯度的一阶矩"),
             ("adam_v", "Adam v（FP32）", 4, "梯度的二阶矩"),
         ],
+        # the four Linear inputs (TE_1764: one FP8 copy cached on Blackwell), each with its block's share of
+        # an E8M0 scale (OCP MX v1.0: one byte per 32 numbers), so each saves 31/32 of a byte
         "fp8_act": 7,
-        "act_note": "四个线性层的输入缓存为 FP8",
+        "fp8_act_scale": Fraction(1, 32),
+        "act_note": "四个线性层的输入缓存为 MXFP8，每 32 个数另带 1 字节缩放因子",
         "cite": [
             ("Transformer Engine 维护者的答复：议题 1880（MXFP8 按行、按列两份，每参数 2 字节）", TE_1880),
-            ("议题 1429", TE_1429),
+            ("议题 257（默认同时留着高精度权重和 FP8 副本）", TE_257),
+            ("议题 1429（权重、梯度、优化器状态留在高精度）", TE_1429),
+            ("议题 1764（Blackwell 上线性层的输入缓存一份 FP8）", TE_1764),
         ],
-        "source": f"Transformer Engine maintainers: {TE_1880} (MXFP8 needs 2 bytes/param: 1x32 and 32x1 scaling), {TE_257}, {TE_1429}; OCP MX v1.0 (one 8-bit E8M0 scale per 32 elements)",
+        "source": f"Transformer Engine maintainers: {TE_1880} (MXFP8 needs 2 bytes/param: 1x32 and 32x1 scaling), {TE_257} (high-precision and FP8 weight copies kept by default), {TE_1429}, {TE_1764} (Linear inputs cached in FP8 on Blackwell); OCP MX v1.0 (one 8-bit E8M0 scale per 32 elements); the high-precision rows take the BF16 mixed-precision recipe's widths (ZeRO §3.1)",
     },
 }
 
@@ -137,6 +145,11 @@ def open_rows(recipe: str) -> list[tuple[str, str]]:
 def fp8_activations(recipe: str) -> int:
     """How many activations per s·b·h of one layer (eq. 1's terms) ``recipe`` caches in FP8 (0: none)."""
     return _recipe(recipe).get("fp8_act", 0)
+
+
+def fp8_activation_scale(recipe: str) -> Fraction:
+    """Bytes of block scale each FP8-cached number of ``recipe`` carries (0 for a per-tensor scale)."""
+    return Fraction(_recipe(recipe).get("fp8_act_scale", 0))
 
 
 def model_states(param_total: int, recipe: str = "bf16_mixed_adamw") -> Item:

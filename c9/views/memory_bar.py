@@ -18,7 +18,7 @@ from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core.activations import MODES, activation_memory
 from c9.core.items import Item
-from c9.core.ledger import RECIPES, fp8_activations, model_states, open_rows
+from c9.core.ledger import RECIPES, fp8_activation_scale, fp8_activations, model_states, open_rows
 from c9.core.models import (
     CONFIG_MAX,
     LAB,
@@ -108,7 +108,8 @@ def ledger(p: dict, m: Model | None = None) -> Item:
     s2_layers = m.full_attention_layers if p["s2_full_only"] else None
     r = p["recipe"]
     note = RECIPES[r].get("act_note", "")
-    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers, fp8_activations(r), note)
+    fp8, scale = fp8_activations(r), fp8_activation_scale(r)
+    act = activation_memory(p["s"], p["b"], m.h, m.a, m.L, p["mode"], s2_layers, fp8, note, scale)
     return Item.group("step", "训练一步", [model_states(m.param_total, p["recipe"]), act])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import ROUND_HALF_UP, Decimal, localcontext
+from fractions import Fraction
 
 import pytest
 from conftest import ROOT
@@ -372,6 +373,11 @@ def test_fp8_recipes_cache_linear_inputs_in_one_byte(key, L, h, a):
         assert v["states_bytes"] == per * bf16["states_bytes"] // 16
     flash = memory_bar.view({"model": key, "s": s, "b": b, "mode": "flash", "recipe": "te_fp8_delayed"})
     assert flash["activation_bytes"] == L * 27 * s * b * h
+    # MXFP8: the same four inputs, each with one E8M0 byte per 32 numbers, so each saves 31/32 byte
+    mx = memory_bar.view({"model": key, "s": s, "b": b, "mode": "flash", "recipe": "te_mxfp8"})
+    exact = L * (34 - Fraction(7 * 31, 32)) * s * b * h
+    assert mx["activation_bytes"] == -(-exact.numerator // exact.denominator)
+    assert mx["activation_bytes"] - flash["activation_bytes"] == L * 7 * s * b * h // 32
 
 
 def _bar_share(svg: str) -> float:
