@@ -4,8 +4,8 @@ the subnormal edge, overflow, −0 and NaN).
 
 An :class:`Exercise` is data: its statement, stub and reference solution (source text), the cases
 (``(label, input)`` pairs), the right answer of each case (from :mod:`c9.core.formats` or
-:mod:`c9.core.ledger` or :mod:`c9.core.activations`, never from the reference solution), and a library of typical wrong answers, each
-as source text with its own hint. :func:`check` runs the reader's source and names the first case that
+:mod:`c9.core.ledger` or :mod:`c9.core.activations`, never from the reference solution), and a
+library of typical wrong answers, each as source text with its own hint. :func:`check` runs the reader's source and names the first case that
 differs; the hint is the one of the wrong answer that gives the reader's answers on every case, else
 the one that gives the reader's answer on that first case, else the case's own hint.
 
@@ -20,6 +20,7 @@ import struct
 import sys
 from dataclasses import dataclass, field
 
+from c9.base import units
 from c9.core import activations, formats
 from c9.core.ledger import model_states
 
@@ -281,8 +282,13 @@ def _num(v: float) -> str:
         return "+∞" if v > 0 else "−∞"
     if v == 0:
         return "−0.0" if math.copysign(1.0, v) < 0 else "0.0"
-    t = repr(v).replace("-", "−", 1) if v < 0 else repr(v)
-    return t[:-2] if t.endswith(".0") else t
+    t = repr(abs(v))
+    if "e" in t:  # every digit of repr, but the power of ten as the site writes it: ×10⁻⁸, not e-08
+        mantissa, power = t.split("e")
+        t = units.superscript_powers(f"{mantissa}×10^{int(power)}")
+    elif t.endswith(".0"):
+        t = t[:-2]
+    return "−" + t if v < 0 else t
 
 
 # ---- lesson 3: BF16 from FP32's bits, rounded ----------------------------------------------------
@@ -440,7 +446,7 @@ E4M3 = Exercise(
         "次正规数的边界": "最小次正规数的一半恰好是平局，取偶就是 0；比它大一点就要进到最小次正规数。",
         "溢出": "饱和模式：超过 448 的数（包括 ±∞）都编成 ±448，即 0x7E / 0xFE。",
         "负零": "−0.0 的符号位是 1：码字是 0x80。用 math.copysign 看符号，x < 0 看不出来。",
-        "NaN": "NaN 的码字是 S.1111.111（0x7F 或 0xFF）；x != x 可以认出 NaN。",
+        "NaN": "NaN 的码字是 S.1111.111（0x7F 或 0xFF）；NaN 是唯一不等于自己的数，拿这一点就能认出它。",
     },
     mistakes=(
         Mistake(
@@ -494,7 +500,7 @@ E4M3 = Exercise(
             "    e = math.frexp(a)[1] - 1\n"
             "    code = ((e + 7) << 3) + round(a / 2.0 ** (e - 3)) - 8\n"
             "    return sign | min(code, 0x7E)\n",
-            "你的答案把小于最小正规数 2⁻⁶ 的数都归成了零，忘了次正规数：指数位为 0 时，值是 尾数 × 2⁻⁹，"
+            "你的答案把小于最小正规数 2⁻⁶ 的数都归成了零，忘了次正规数：指数位为 0 时，值是尾数乘以 2⁻⁹，"
             "最小的正数是 2⁻⁹。",
         ),
         Mistake(
@@ -712,7 +718,7 @@ FP16 = Exercise(
         "溢出": "从 65520 起（它是 65504 与下一个格点的正中间，而 65504 的末位是奇数），舍入结果就是无穷大 0x7C00。",
         "无穷大": "±∞ 的码字是指数全 1、尾数全 0：0x7C00 和 0xFC00。",
         "负零": "−0.0 的码字是 0x8000：用 math.copysign(1.0, x) 才看得出它的符号，x < 0 不成立。",
-        "NaN": "x != x 只对 NaN 成立；NaN 的码字是指数全 1、尾数不为 0，比如 0x7E00。",
+        "NaN": "NaN 是唯一不等于自己的数，拿这一点就能认出它；它的码字是指数全 1、尾数不为 0，比如 0x7E00。",
     },
     mistakes=(
         Mistake(
@@ -735,7 +741,7 @@ FP16 = Exercise(
                 "    code = ((e + 15) << 10) + round(a / 2.0 ** (e - 10)) - 1024\n"
                 "    return sign | min(code, 0x7C00)\n"
             ),
-            "比最小正规数 2⁻¹⁴ 小的数你都当成了 0，丢了次正规数。指数位为 0 时值是 尾数 × 2⁻²⁴，最小的正数是 2⁻²⁴；"
+            "比最小正规数 2⁻¹⁴ 小的数你都当成了 0，丢了次正规数。指数位为 0 时值是尾数乘以 2⁻²⁴，最小的正数就是 2⁻²⁴；"
             "梯度常常就落在这一段。",
         ),
         Mistake(
