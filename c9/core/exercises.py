@@ -4,8 +4,8 @@ the subnormal edge, overflow, −0 and NaN).
 
 An :class:`Exercise` is data: its statement, stub and reference solution (source text), the cases
 (``(label, input)`` pairs), the right answer of each case (from :mod:`c9.core.formats` or
-:mod:`c9.core.ledger`, never from the reference solution), and a library of typical wrong answers, each
-as source text with its own hint. :func:`check` runs the reader's source and names the first case that
+:mod:`c9.core.ledger` or :mod:`c9.core.activations`, never from the reference solution), and a
+library of typical wrong answers, each as source text with its own hint. :func:`check` runs the reader's source and names the first case that
 differs; the hint is the one of the wrong answer that gives the reader's answers on every case, else
 the one that gives the reader's answer on that first case, else the case's own hint.
 
@@ -16,10 +16,12 @@ Python worker, which the page stops and restarts when a run takes too long (docs
 from __future__ import annotations
 
 import math
+import struct
 import sys
 from dataclasses import dataclass, field
 
-from c9.core import formats
+from c9.base import units
+from c9.core import activations, formats
 from c9.core.ledger import model_states
 
 NEAR = 0.9  # share of cases a known wrong answer must share with the reader's to lend its hint
@@ -65,6 +67,7 @@ class Exercise:
     valid: object  # reader's answer -> Chinese complaint or None
     case_hints: dict  # label -> hint when no known mistake matches
     mistakes: tuple = field(default=())
+    call: object = None  # (reader's function, input) -> its answer; None: fn(input)
 
 
 class ReaderError(Exception):
@@ -111,10 +114,15 @@ def load(source: str, name: str):
     return fn
 
 
-def _call(fn, x):
-    """fn(x), or ("error", exc)."""
+def answer(ex: Exercise, fn, x):
+    """The answer of ``fn`` on input ``x``, called as the exercise's statement says."""
+    return fn(x) if ex.call is None else ex.call(fn, x)
+
+
+def _call(ex: Exercise, fn, x):
+    """answer(ex, fn, x), or ("error", exc)."""
     try:
-        return ("ok", fn(x))
+        return ("ok", answer(ex, fn, x))
     except RecursionError as exc:  # before Exception: a deep recursion is one too
         return ("error", exc)
     except Exception as exc:  # noqa: BLE001
@@ -135,7 +143,7 @@ class Outcome:
 def _answers(ex: Exercise, fn) -> list:
     out = []
     for _, x in ex.cases:
-        out.append(_call(fn, x))
+        out.append(_call(ex, fn, x))
     return out
 
 
@@ -168,7 +176,7 @@ def check(ex: Exercise, source: str) -> Outcome:
     got_all = []
     first = None
     for i, (label, x) in enumerate(ex.cases):
-        got = _call(fn, x)
+        got = _call(ex, fn, x)
         got_all.append(got)
         if got[0] == "error":
             return Outcome(
@@ -201,7 +209,7 @@ def check(ex: Exercise, source: str) -> Outcome:
     i, label, x, got, want = first
     # The rest of the reader's answers, to recognise a known wrong answer on every case.
     for _, y in ex.cases[i + 1 :]:
-        got_all.append(_call(fn, y))
+        got_all.append(_call(ex, fn, y))
     mistake = next((m for m in ex.mistakes if _same_everywhere(ex, got_all, _mistake_answers(ex, m))), None)
     if mistake is None:  # the nearest known wrong answer, if it is near: same at this case, most elsewhere
         near = [
@@ -274,8 +282,13 @@ def _num(v: float) -> str:
         return "+∞" if v > 0 else "−∞"
     if v == 0:
         return "−0.0" if math.copysign(1.0, v) < 0 else "0.0"
-    t = repr(v).replace("-", "−", 1) if v < 0 else repr(v)
-    return t[:-2] if t.endswith(".0") else t
+    t = repr(abs(v))
+    if "e" in t:  # every digit of repr, but the power of ten as the site writes it: ×10⁻⁸, not e-08
+        mantissa, power = t.split("e")
+        t = units.superscript_powers(f"{mantissa}×10^{int(power)}")
+    elif t.endswith(".0"):
+        t = t[:-2]
+    return "−" + t if v < 0 else t
 
 
 # ---- lesson 3: BF16 from FP32's bits, rounded ----------------------------------------------------
@@ -433,7 +446,7 @@ E4M3 = Exercise(
         "次正规数的边界": "最小次正规数的一半恰好是平局，取偶就是 0；比它大一点就要进到最小次正规数。",
         "溢出": "饱和模式：超过 448 的数（包括 ±∞）都编成 ±448，即 0x7E / 0xFE。",
         "负零": "−0.0 的符号位是 1：码字是 0x80。用 math.copysign 看符号，x < 0 看不出来。",
-        "NaN": "NaN 的码字是 S.1111.111（0x7F 或 0xFF）；x != x 可以认出 NaN。",
+        "NaN": "NaN 的码字是 S.1111.111（0x7F 或 0xFF）；NaN 是唯一不等于自己的数，拿这一点就能认出它。",
     },
     mistakes=(
         Mistake(
@@ -487,7 +500,7 @@ E4M3 = Exercise(
             "    e = math.frexp(a)[1] - 1\n"
             "    code = ((e + 7) << 3) + round(a / 2.0 ** (e - 3)) - 8\n"
             "    return sign | min(code, 0x7E)\n",
-            "你的答案把小于最小正规数 2⁻⁶ 的数都归成了零，忘了次正规数：指数位为 0 时，值是 尾数 × 2⁻⁹，"
+            "你的答案把小于最小正规数 2⁻⁶ 的数都归成了零，忘了次正规数：指数位为 0 时，值是尾数乘以 2⁻⁹，"
             "最小的正数是 2⁻⁹。",
         ),
         Mistake(
@@ -591,7 +604,387 @@ LEDGER = Exercise(
 )
 
 
-EXERCISES: dict[str, Exercise] = {ex.id: ex for ex in (LEDGER, BF16, E4M3)}
+# ---- lesson 2: FP16 from the bits up ---------------------------------------------------------------
+
+
+def _fp32(x: float) -> float:
+    """x rounded to FP32 (the inputs are FP32 values, as a framework hands them over)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _fp32_step(x: float, up: bool) -> float:
+    """The FP32 neighbour of a positive FP32 value ``x``, above or below."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    return struct.unpack("<f", struct.pack("<I", bits + (1 if up else -1)))[0]
+
+
+def _fp16_cases() -> tuple:
+    f = "fp16"
+    c = [("普通的数", _fp32(v)) for v in (1.0, 0.1, 3.14159265, -2.5, 1000.0, 1 / 3, -0.007, 12345.678)]
+    # Ties between neighbouring codes, in every binade: the lower code even (stays) and odd (goes up),
+    # at the start of the binade and at its end, where going up carries into the exponent.
+    for e in sorted(range(31), key=lambda e: abs(e - 15)):  # from around 1.0 outwards
+        for m in (0, 1, 0x3FE, 0x3FF):
+            lo = (e << 10) | m
+            if lo + 1 >= 0x7C00:
+                continue  # above 65504 the next step is infinity: an overflow case below
+            mid = (
+                formats.decode(f, lo) + formats.decode(f, lo + 1)
+            ) / 2  # exact in FP32: 12 significant bits
+            sign = -1.0 if e % 2 == 0 else 1.0  # both signs, alternately (1.0's binade positive)
+            c += [("恰好一半的平局", sign * mid)]
+            if e in (0, 1, 15, 30):
+                c += [
+                    ("略大于一半", sign * _fp32_step(mid, True)),
+                    ("略小于一半", sign * _fp32_step(mid, False)),
+                ]
+    tiny = formats.decode(f, 1)  # 2^-24
+    c += [
+        ("次正规数的边界", x)
+        for x in (tiny, 1023 * tiny, 2.0**-14, 1023.5 * tiny, _fp32_step(1023.5 * tiny, False))
+    ]
+    c += [
+        ("次正规数的边界", x)
+        for x in (tiny / 2, _fp32_step(tiny / 2, True), tiny / 4, _fp32(1e-30), -tiny / 2)
+    ]
+    c += [("最大的有限数", x) for x in (65504.0, -65504.0, 65519.0, _fp32_step(65520.0, False))]
+    c += [("溢出", x) for x in (65520.0, -65520.0, 65536.0, 1e10, _fp32(-3.4e38))]
+    c += [("无穷大", math.inf), ("无穷大", -math.inf)]
+    c += [("正零", 0.0), ("负零", -0.0), ("NaN", math.nan), ("NaN", -math.nan)]
+    return tuple(c)
+
+
+def _fp16_source(body: str) -> str:
+    """An FP16 encoder that differs from the reference in ``body`` (the lines after the sign and magnitude)."""
+    return (
+        "import math\n\ndef encode_fp16(x):\n"
+        "    if x != x:\n        return 0x7E00\n"
+        "    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0\n"
+        "    a = abs(x)\n" + body
+    )
+
+
+_FP16_REST = (
+    "    e = max(math.frexp(a)[1] - 1, -14)\n"
+    "    code = ((e + 15) << 10) + {steps} - 1024\n"
+    "    return sign | min(code, 0x7C00)\n"
+)
+_FP16_ENDS = "    if a == 0:\n        return sign\n    if a == math.inf:\n        return sign | 0x7C00\n"
+
+FP16 = Exercise(
+    id="fp16-encode",
+    title="从位开始写 FP16 编码器",
+    function="encode_fp16",
+    statement=(
+        "写函数 encode_fp16(x)：x 是一个已经是 FP32 的 Python 浮点数，返回它的 FP16 码字（0 到 65535 的整数），"
+        "符号 1 位、指数 5 位（偏置 15）、尾数 10 位。就近舍入，正好落在两个可表示数中间时取尾数末位为偶数的那个；"
+        "指数位为 0 的次正规数要照常编码；舍入之后超过 65504 的数编成同号的无穷大；−0 保留符号位；NaN 返回一个 NaN 码字。"
+    ),
+    stub=(
+        "import math\n"
+        "\n"
+        "def encode_fp16(x):\n"
+        "    # 返回 FP16 的 16 位码字：符号 1 位、指数 5 位（偏置 15）、尾数 10 位\n"
+        "    return 0\n"
+    ),
+    solution=(
+        "import math\n"
+        "\n"
+        "def encode_fp16(x):\n"
+        "    if x != x:\n"
+        "        return 0x7E00  # 指数全 1、尾数非零就是 NaN\n"
+        "    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0\n"
+        "    a = abs(x)\n"
+        "    if a == 0:\n"
+        "        return sign  # ±0\n"
+        "    if a == math.inf:\n"
+        "        return sign | 0x7C00\n"
+        "    e = max(math.frexp(a)[1] - 1, -14)  # 2^e ≤ a；进入次正规区后步长固定为 2^-24\n"
+        "    steps = round(a / 2.0 ** (e - 10))  # 数一数有几个 2^(e-10)，round 在正中间时取偶\n"
+        "    code = ((e + 15) << 10) + steps - 1024  # 尾数满了会自然进到指数里\n"
+        "    return sign | min(code, 0x7C00)  # 进到指数全 1 就是无穷大\n"
+    ),
+    cases=_fp16_cases(),
+    right=lambda x: formats.encode("fp16", x),
+    same=_same_code("fp16"),
+    show_in=_num,
+    show_out=_show_code("fp16", 4),
+    valid=_code_check(16),
+    case_hints={
+        "普通的数": "先核对拼法：符号在最高位，指数加上偏置 15 放在中间 5 位，尾数去掉开头的 1 以后占低 10 位。",
+        "恰好一半的平局": "正好在两个码字中间时，选尾数最低位是 0 的那个；尾数全 1 时进位会进到指数里。",
+        "次正规数的边界": "指数位为 0 时没有隐含的 1，相邻两个数都差 2⁻²⁴；最小正数的一半本身是平局，取偶后是 0。",
+        "最大的有限数": "65504 的码字是 0x7BFF；比它大、但不到 65520 的数仍然舍回 65504。",
+        "溢出": "从 65520 起（它是 65504 与下一个格点的正中间，而 65504 的末位是奇数），舍入结果就是无穷大 0x7C00。",
+        "无穷大": "±∞ 的码字是指数全 1、尾数全 0：0x7C00 和 0xFC00。",
+        "负零": "−0.0 的码字是 0x8000：用 math.copysign(1.0, x) 才看得出它的符号，x < 0 不成立。",
+        "NaN": "NaN 是唯一不等于自己的数，拿这一点就能认出它；它的码字是指数全 1、尾数不为 0，比如 0x7E00。",
+    },
+    mistakes=(
+        Mistake(
+            "half_up",
+            _fp16_source(_FP16_ENDS + _FP16_REST.format(steps="math.floor(a / 2.0 ** (e - 10) + 0.5)")),
+            "正中间的数你一律往上进了（四舍五入）。本章用的规则是平局取偶：两个候选里留下尾数最低位为 0 的那个，"
+            "往上和往下各占一半，长期累加才不会偏。",
+        ),
+        Mistake(
+            "truncate",
+            _fp16_source(_FP16_ENDS + _FP16_REST.format(steps="int(a / 2.0 ** (e - 10))")),
+            "你把放不下的低位直接扔掉了，相当于朝零截断，结果总是偏小。应当看它离上下两个格点哪个近。",
+        ),
+        Mistake(
+            "flush_subnormals",
+            _fp16_source(
+                "    if a < 2.0 ** -14:\n        return sign\n"
+                "    if a == math.inf:\n        return sign | 0x7C00\n"
+                "    e = math.frexp(a)[1] - 1\n"
+                "    code = ((e + 15) << 10) + round(a / 2.0 ** (e - 10)) - 1024\n"
+                "    return sign | min(code, 0x7C00)\n"
+            ),
+            "比最小正规数 2⁻¹⁴ 小的数你都当成了 0，丢了次正规数。指数位为 0 时值是尾数乘以 2⁻²⁴，最小的正数就是 2⁻²⁴；"
+            "梯度常常就落在这一段。",
+        ),
+        Mistake(
+            "saturate_65504",
+            _fp16_source(
+                "    if a == 0:\n        return sign\n"
+                "    if a >= 65520:\n        return sign | 0x7BFF\n"
+                + _FP16_REST.format(steps="round(a / 2.0 ** (e - 10))")
+            ),
+            "溢出时你停在了 65504：那是饱和模式。FP16 按 IEEE 754 的默认规则，舍入后超出最大值就成为无穷大 0x7C00，"
+            "±∞ 本身也照样编成无穷大。",
+        ),
+        Mistake(
+            "lost_negative_zero",
+            _fp16_source(_FP16_ENDS + _FP16_REST.format(steps="round(a / 2.0 ** (e - 10))")).replace(
+                "math.copysign(1.0, x) < 0", "x < 0"
+            ),
+            "−0.0 被你编成了 +0：对 −0.0 来说 x < 0 不成立。判断符号位要用 math.copysign(1.0, x) < 0。",
+        ),
+    ),
+)
+
+
+# ---- the FP4 page: E2M1, saturating ------------------------------------------------------------------
+
+
+def _e2m1_cases() -> tuple:
+    f = "e2m1"
+    values = [formats.decode(f, c) for c in range(8)]  # 0, 0.5, 1, 1.5, 2, 3, 4, 6
+    c = [("每个码字的值", v) for v in values[1:]] + [("每个码字的值", -v) for v in values[1:]]
+    for a, b in zip(values, values[1:]):
+        mid = (a + b) / 2
+        c += [("恰好一半的平局", mid), ("恰好一半的平局", -mid)]
+        c += [("略大于一半", math.nextafter(mid, math.inf)), ("略小于一半", math.nextafter(mid, 0))]
+    c += [("普通的数", x) for x in (0.1, 0.3, 0.8, 1.1, 2.7, 3.9, -4.4, 5.6)]
+    c += [("超过最大值", x) for x in (6.5, 7.0, 8.0, -9.0, 100.0, 1e30, math.inf, -math.inf)]
+    c += [("正零", 0.0), ("负零", -0.0)]
+    return tuple(c)
+
+
+def _e2m1_source(steps: str, clamp: bool = True) -> str:
+    return (
+        "import math\n\ndef encode_e2m1(x):\n"
+        "    sign = 8 if math.copysign(1.0, x) < 0 else 0\n"
+        "    a = abs(x)\n"
+        + ("    if a >= 6:\n        return sign | 7\n" if clamp else "")
+        + "    if a == 0:\n        return sign\n"
+        "    e = max(math.frexp(a)[1] - 1, 0)\n"
+        f"    code = ((e + 1) << 1) + {steps} - 2\n"
+        + ("    return sign | min(code, 7)\n" if clamp else "    return sign | code\n")
+    )
+
+
+E2M1 = Exercise(
+    id="e2m1-encode",
+    title="E2M1 编码器：就近取偶，超过 6 就饱和",
+    function="encode_e2m1",
+    statement=(
+        "写函数 encode_e2m1(x)：x 是一个有限或无穷的 Python 浮点数（不会是 NaN），返回它的 E2M1 码字（0 到 15 的整数）："
+        "符号 1 位、指数 2 位（偏置 1）、尾数 1 位，指数位为 0 时是次正规数（0 和 0.5）。就近舍入，"
+        "落在正中间时取尾数位为 0 的那个；E2M1 没有无穷大，绝对值超过 6 的数（包括 ±∞）都编成 ±6；−0 保留符号位。"
+    ),
+    stub=(
+        "import math\n"
+        "\n"
+        "def encode_e2m1(x):\n"
+        "    # 返回 E2M1 的 4 位码字；八个非负的值依次是 0、0.5、1、1.5、2、3、4、6\n"
+        "    return 0\n"
+    ),
+    solution=(
+        "import math\n"
+        "\n"
+        "def encode_e2m1(x):\n"
+        "    sign = 8 if math.copysign(1.0, x) < 0 else 0  # 符号是最高位\n"
+        "    a = abs(x)\n"
+        "    if a >= 6:\n"
+        "        return sign | 7  # 没有无穷大：饱和到 ±6\n"
+        "    if a == 0:\n"
+        "        return sign  # ±0\n"
+        "    e = max(math.frexp(a)[1] - 1, 0)  # 2^e ≤ a；小于 1 时步长停在 0.5\n"
+        "    steps = round(a / 2.0 ** (e - 1))  # 数几个 2^(e-1)，round 在正中间时取偶\n"
+        "    code = ((e + 1) << 1) + steps - 2  # 尾数满了就进到指数里\n"
+        "    return sign | min(code, 7)\n"
+    ),
+    cases=_e2m1_cases(),
+    right=lambda x: formats.encode("e2m1", x, "saturate"),
+    same=_same_code("e2m1"),
+    show_in=_num,
+    show_out=_show_code("e2m1", 1),
+    valid=_code_check(4),
+    case_hints={
+        "每个码字的值": "一个码字本身的值应当编回它自己：先核对符号在第 4 位、指数加偏置 1、尾数只有 1 位。",
+        "恰好一半的平局": "正中间的数要落到尾数位为 0 的那个码字：比如 2.5 落到 2，5 落到 4。",
+        "超过最大值": "E2M1 没有无穷大也没有 NaN：超过 6 的数（包括 ±∞）只能编成 ±6，即 0x7 或 0xF。",
+        "负零": "−0.0 的码字是 0x8：用 math.copysign(1.0, x) 判断符号，x < 0 对 −0.0 不成立。",
+    },
+    mistakes=(
+        Mistake(
+            "half_up",
+            _e2m1_source("math.floor(a / 2.0 ** (e - 1) + 0.5)"),
+            "正中间的数你总往上取（四舍五入）。E2M1 也是平局取偶：2.5 要落到尾数为 0 的 2，而不是 3；"
+            "只有 16 个值的格式里，这种平局特别多。",
+        ),
+        Mistake(
+            "truncate",
+            _e2m1_source("int(a / 2.0 ** (e - 1))"),
+            "你把多出来的部分直接截掉了，结果一律朝零偏。要比较它离上下两个可表示的值哪个更近。",
+        ),
+        Mistake(
+            "no_saturation",
+            _e2m1_source("round(a / 2.0 ** (e - 1))", clamp=False),
+            "超过 6 的数你没有截住：码字越过 0x7 以后会撞上符号位，变成负数甚至别的值。E2M1 没有无穷大，"
+            "|x| 超过 6 时（包括 ±∞）要直接返回 ±6 的码字。",
+        ),
+    ),
+)
+
+
+# ---- lesson 5: eq. 1's bytes per layer -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerShape:
+    label: str  # the model the shape is taken from
+    s: int
+    b: int
+    h: int
+    a: int
+    mode: str
+
+
+_MODES_ZH = {"store_all": "全存", "selective": "选择性重计算", "flash": "FlashAttention"}
+
+
+def _activation_cases() -> tuple:
+    from c9.core.models import model, model_keys
+
+    shapes = [LayerShape("小例子", 4, 1, 8, 2, m) for m in _MODES_ZH]
+    seen = set()
+    for key in model_keys():
+        m = model(key)
+        if (m.h, m.a) in seen:
+            continue  # two rows of the file with the same layer shape
+        seen.add((m.h, m.a))
+        for s, b in ((2048, 1), (32768, 4)):
+            shapes += [LayerShape(m.label, s, b, m.h, m.a, mode) for mode in _MODES_ZH]
+    return tuple((_MODES_ZH[x.mode], x) for x in shapes)
+
+
+def _activation_right(x: LayerShape) -> int:
+    return activations.activation_memory(x.s, x.b, x.h, x.a, 1, x.mode).bytes
+
+
+def _activation_valid(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return f"返回值应当是一个数（字节数），你的函数返回了 {repr_short(v)}。"
+    return None
+
+
+def _same_bytes(got, want) -> bool:
+    # sbh(34 + 5as/h) in floats may differ from the exact integer in the last bit; that is still right
+    return got == want or (isinstance(got, float) and abs(got - want) <= 1e-12 * want)
+
+
+def _show_bytes(v) -> str:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return repr_short(v)
+    return f"{int(v) if v == int(v) else v} 字节"
+
+
+def _activation_source(body: str) -> str:
+    return "def activation_bytes(s, b, h, a, mode):\n" + body
+
+
+ACTIVATIONS = Exercise(
+    id="activation-bytes",
+    title="式 1：一层要留多少字节的激活",
+    function="activation_bytes",
+    statement=(
+        "写函数 activation_bytes(s, b, h, a, mode)：序列长 s、微批 b、隐藏维 h、注意力头数 a 的一层标准 Transformer，"
+        "按式 1 的口径（16 位激活、1 字节的 dropout 掩码）为反向保留多少字节。mode 取三种值之一："
+        '"store_all" 表示什么都存；"selective" 表示选择性重计算，注意力分数那一项反向时重算、不占显存；'
+        '"flash" 表示 FlashAttention，分数表从不写进显存。返回字节数。'
+    ),
+    stub=(
+        "def activation_bytes(s, b, h, a, mode):\n"
+        "    # 式 1：sbh(34 + 5as/h) 字节；三种 mode 各留下哪几项？\n"
+        "    return s * b * h * (34 + 5 * a * s / h)\n"
+    ),
+    solution=(
+        "def activation_bytes(s, b, h, a, mode):\n"
+        "    linear = 34 * s * b * h  # 与 s 成正比的那些张量，系数里已经含了每个数的字节数\n"
+        "    scores = 5 * a * s * s * b  # 每个分数三份：softmax 输出 2 字节、掩码 1 字节、dropout 输出 2 字节\n"
+        '    if mode == "store_all":\n'
+        "        return linear + scores\n"
+        "    return linear  # 选择性重计算和 FlashAttention 都不在显存里留分数表\n"
+    ),
+    cases=_activation_cases(),
+    right=_activation_right,
+    same=_same_bytes,
+    show_in=lambda x: f'{x.label}：s = {x.s}，b = {x.b}，h = {x.h}，a = {x.a}，mode = "{x.mode}"',
+    show_out=_show_bytes,
+    valid=_activation_valid,
+    case_hints={
+        "全存": "什么都存时就是式 1 本身：34sbh + 5as²b，两项的系数都已经是字节数。",
+        "选择性重计算": "选择性重计算只把 5as²b 那一项留到反向再算，34sbh 照样存着。",
+        "FlashAttention": "FlashAttention 在片上现算分数，显存里没有任何 s² 的项，只剩 34sbh。",
+    },
+    mistakes=(
+        Mistake(
+            "flash_keeps_s2",
+            _activation_source(
+                "    linear = 34 * s * b * h\n"
+                "    scores = 5 * a * s * s * b\n"
+                '    if mode == "selective":\n'
+                "        return linear\n"
+                "    return linear + scores\n"
+            ),
+            "FlashAttention 那一行你还留着 5as²b：它把 softmax 分块在芯片的 SRAM 里算完，分数表从头到尾不落进显存，"
+            "所以和选择性重计算一样只剩 34sbh。",
+        ),
+        Mistake(
+            "element_size_twice",
+            _activation_source(
+                "    linear = 34 * s * b * h\n"
+                "    scores = 5 * a * s * s * b\n"
+                '    total = linear + scores if mode == "store_all" else linear\n'
+                "    return 2 * total\n"
+            ),
+            "你的结果正好是正确答案的两倍：式 1 的系数 34 和 5 已经按每个数 2 字节（掩码 1 字节）算好了，"
+            "再乘元素大小 2 就算了两遍。",
+        ),
+        Mistake(
+            "mode_ignored",
+            _activation_source("    return 34 * s * b * h + 5 * a * s * s * b\n"),
+            "无论 mode 是什么你都返回了全存的字节数。重计算和 FlashAttention 的意义正在于去掉 5as²b：这两种模式下只剩 34sbh。",
+        ),
+    ),
+    call=lambda fn, x: fn(x.s, x.b, x.h, x.a, x.mode),
+)
+
+
+EXERCISES: dict[str, Exercise] = {ex.id: ex for ex in (LEDGER, FP16, BF16, E4M3, E2M1, ACTIVATIONS)}
 
 
 def get(exercise_id: str) -> Exercise:

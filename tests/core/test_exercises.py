@@ -6,8 +6,10 @@ values built here from the spec's formula; the ledger's 16 bytes come from ZeRO'
 
 from __future__ import annotations
 
+import json
 import math
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +39,9 @@ def test_each_known_wrong_answer_fails_with_its_own_hint(ex, mistake):
     assert out.case["got"] != out.case["want"]
     right = E.load(ex.solution, ex.function)
     wrong = E.load(mistake.source, ex.function)
-    first = next(i for i, (_, x) in enumerate(ex.cases) if not ex.same(wrong(x), right(x)))
+    first = next(
+        i for i, (_, x) in enumerate(ex.cases) if not ex.same(E.answer(ex, wrong, x), E.answer(ex, right, x))
+    )
     assert out.tried == first
 
 
@@ -46,6 +50,9 @@ def test_the_library_names_the_typical_mistakes():
     assert {"truncate", "half_up"} <= keys["bf16-round"]
     assert {"ieee_240", "half_up", "truncate", "no_subnormals"} <= keys["e4m3-encode"]
     assert {"fp32_gradient", "both_gradients", "no_master"} <= keys["ledger-bytes"]
+    assert {"half_up", "truncate", "flush_subnormals", "saturate_65504"} <= keys["fp16-encode"]
+    assert {"half_up", "no_saturation"} <= keys["e2m1-encode"]
+    assert {"flash_keeps_s2", "element_size_twice"} <= keys["activation-bytes"]
 
 
 # ---- the right answers against oracles of their own -------------------------------------------------
@@ -111,6 +118,94 @@ def test_e4m3_cases_cover_every_code_and_tie_and_agree_with_the_spec_table():
 @pytest.mark.parametrize("n", [1, 1000, 7_000_000_000])
 def test_the_ledger_answer_is_zeros_sixteen_bytes(n):
     assert E.LEDGER.right(n) == (2 + 2 + 12) * n
+
+
+def _fp16_by_struct(x: float) -> int:
+    """FP16 of a float by struct's "e" packing (round to nearest even); past 65504 it refuses: infinity."""
+    try:
+        return struct.unpack("<H", struct.pack("<e", x))[0]
+    except OverflowError:
+        return 0xFC00 if x < 0 else 0x7C00
+
+
+def _fp16_value(code: int) -> float:
+    """IEEE 754 binary16 from its fields: bias 15, 10 mantissa bits, exponent 0 subnormal."""
+    e, m = code >> 10 & 0x1F, code & 0x3FF
+    return m * 2.0**-24 if e == 0 else (1 + m / 1024) * 2.0 ** (e - 15)
+
+
+def test_fp16_cases_agree_with_struct_and_cover_every_binades_ties_and_edges():
+    ex = E.FP16
+    for _, x in ex.cases:
+        assert struct.unpack("<f", struct.pack("<f", x))[0] == x or x != x, x  # every input is an FP32 value
+        want, got = _fp16_by_struct(x), ex.right(x)
+        if x != x:
+            assert got >> 10 & 0x1F == 0x1F and got & 0x3FF, x
+        else:
+            assert got == want, x
+    xs = {abs(x) for _, x in ex.cases}
+    for e in range(31):  # a tie with an even and with an odd lower neighbour in every binade
+        for m in (0, 1):
+            lo = e << 10 | m
+            assert (_fp16_value(lo) + _fp16_value(lo + 1)) / 2 in xs, (e, m)
+    assert {2.0**-24, 2.0**-25, 2.0**-14, 1023.5 * 2.0**-24, 65504.0, 65520.0, math.inf} <= xs
+    signs = {math.copysign(1, x) for _, x in ex.cases if x == 0}
+    assert signs == {1.0, -1.0}
+    assert ex.right(65520.0) == 0x7C00 and ex.right(65519.0) == 0x7BFF and ex.right(-0.0) == 0x8000
+    labels = {label for label, _ in ex.cases}
+    assert {"恰好一半的平局", "次正规数的边界", "最大的有限数", "溢出", "负零", "NaN"} <= labels
+
+
+def _e2m1_values() -> list[float]:
+    """OCP MX v1.0 §5.3.3: E2M1 positive values, from the formula (bias 1, 1 mantissa bit, no Inf/NaN)."""
+    return [m * 0.5 if e == 0 else (1 + m / 2) * 2.0 ** (e - 1) for e in range(4) for m in range(2)]
+
+
+def test_e2m1_cases_cover_every_code_and_tie_and_agree_with_the_spec_table():
+    ex = E.E2M1
+    values = _e2m1_values()
+    assert values == [0, 0.5, 1, 1.5, 2, 3, 4, 6]
+    xs = [x for _, x in ex.cases]
+    for v in values[1:]:
+        assert v in xs and -v in xs
+    for a, b in zip(values, values[1:]):
+        assert (a + b) / 2 in xs and -(a + b) / 2 in xs
+    assert any(abs(x) > 6 for x in xs) and math.inf in xs and -math.inf in xs
+    for x in xs:
+        a = min(abs(x), 6.0)  # saturate first: far past 6, float differences would tie with 0
+        best = min(range(8), key=lambda c: (abs(values[c] - a), c & 1))  # nearest, ties to even
+        assert ex.right(x) == best | (8 if math.copysign(1, x) < 0 else 0), x
+
+
+# Korthikanti et al. 2022, §4's table of what one layer keeps: bytes per s·b·h, and per a·s²·b.
+_PER_SBH = {"qkv_in": 2, "q_k": 4, "v": 2, "out_proj_in": 2, "attn_mask": 1, "mlp_in": 2, "gelu_in": 8}
+_PER_SBH |= {"gelu_out": 8, "mlp_mask": 1, "layernorms": 4}
+_PER_SCORE = {"softmax_out": 2, "dropout_mask": 1, "dropout_out": 2}
+
+
+def _layer_bytes(s, b, h, a, mode) -> int:
+    linear = sum(_PER_SBH.values()) * s * b * h
+    return linear + (sum(_PER_SCORE.values()) * a * s * s * b if mode == "store_all" else 0)
+
+
+def test_activation_cases_are_the_files_model_shapes_and_agree_with_the_papers_table():
+    ex = E.ACTIVATIONS
+    facts = json.loads((Path(__file__).parents[2] / "anchor-model.json").read_text(encoding="utf-8"))
+    shapes = {(m["hidden_size"], m["num_attention_heads"]) for m in facts["models"].values()}
+    xs = [x for _, x in ex.cases]
+    assert shapes <= {(x.h, x.a) for x in xs}
+    assert {x.mode for x in xs} == {"store_all", "selective", "flash"}
+    for x in xs:
+        assert ex.right(x) == _layer_bytes(x.s, x.b, x.h, x.a, x.mode), x
+    anchor = next(x for x in xs if (x.h, x.a) == (5120, 24) and x.s == 32768 and x.mode == "flash")
+    assert ex.right(anchor) == 34 * 32768 * 4 * 5120
+
+
+def test_an_activation_answer_in_floats_is_still_right_but_not_twice_it():
+    src = "def activation_bytes(s, b, h, a, mode):\n    return s * b * h * (34 + (5 * a * s / h if mode == 'store_all' else 0))\n"
+    assert E.check(E.ACTIVATIONS, src).passed
+    out = E.check(E.ACTIVATIONS, src.replace("return s", "return 1.0000001 * s"))
+    assert not out.passed and out.tried == 0
 
 
 # ---- the reader's code failing ------------------------------------------------------------------

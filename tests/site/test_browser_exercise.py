@@ -88,3 +88,42 @@ def test_a_wrong_then_a_right_answer_then_a_loop_that_never_ends(browser, site_s
         assert page.errors == []
     finally:
         ctx.close()
+
+
+# One exercise per page beyond lesson 4: a typical wrong answer typed in is named at its first differing
+# case with its own hint, and the reference solution then passes (checked against the Python-side answer).
+PER_PAGE = [
+    ("lesson-2/", exercises.FP16, "saturate_65504"),
+    ("fp4/", exercises.E2M1, "no_saturation"),
+    ("lesson-5/", exercises.ACTIVATIONS, "flash_keeps_s2"),
+]
+
+
+@pytest.mark.parametrize("path,ex,key", PER_PAGE, ids=[p for p, _, _ in PER_PAGE])
+def test_each_page_names_a_typical_wrong_answer_and_passes_the_right_one(browser, site_server, path, ex, key):
+    mistake = next(m for m in ex.mistakes if m.key == key)
+    want = exercises.check(ex, mistake.source)
+    ctx, page = new_page(browser)
+    try:
+        page.goto(site_server.url + path)
+        w = page.locator(f'[data-exercise="{ex.id}"]')
+        w.scroll_into_view_if_needed()
+        expect(w).to_have_attribute("data-editor", "codemirror")
+        for runs, code in ((1, mistake.source), (2, ex.solution)):
+            w.locator(".cm-content").click()
+            page.keyboard.press("Control+A")
+            page.keyboard.insert_text(code)
+            w.locator(".c9-exercise-run").click()
+            expect(w).to_have_attribute("data-runs", str(runs), timeout=PYTHON_TIMEOUT)
+            if runs == 1:
+                expect(w.locator(".c9-exercise-in")).to_have_text(want.case["input"])
+                expect(w.locator(".c9-exercise-got")).to_have_text(want.case["got"])
+                expect(w.locator(".c9-exercise-want")).to_have_text(want.case["want"])
+                expect(w.locator(".c9-exercise-hint")).to_have_text("提示：" + mistake.hint)
+        expect(w.locator(".c9-exercise-summary")).to_have_text(
+            f"通过：全部 {len(ex.cases)} 个情形都与本章的 Python 一致。"
+        )
+        expect(w.locator(".c9-exercise-solution")).to_be_visible()
+        assert page.errors == []
+    finally:
+        ctx.close()

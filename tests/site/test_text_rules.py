@@ -285,3 +285,28 @@ def test_the_front_end_never_shows_an_exception_text():
         for m in shown.finditer(p.read_text(encoding="utf-8"))
     ]
     assert not bad, "\n".join(bad)
+
+
+def _exercise_texts(ex) -> list[str]:
+    """What an exercise can show a reader: its title, statement and hints, and what the checker says about
+    the stub and each typical wrong answer (message and the case: input, answers)."""
+    from c9.core import exercises
+
+    texts = [ex.title, ex.statement, *ex.case_hints.values(), *(m.hint for m in ex.mistakes)]
+    for source in (ex.stub, *(m.source for m in ex.mistakes)):
+        out = exercises.check(ex, source)
+        texts += [out.message, out.hint, *(out.case or {}).values()]
+    return [t for t in texts if t]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("exercise_id", __import__("c9.core.exercises").core.exercises.EXERCISES)
+def test_every_exercise_text_follows_the_rule(exercise_id):
+    from c9.core import exercises
+
+    bad = [
+        f"{v}: {t[:60]}"
+        for t in _exercise_texts(exercises.get(exercise_id))
+        for v in violations(t, view=True)
+    ]
+    assert not bad, "\n".join(bad)
