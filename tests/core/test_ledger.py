@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from c9.base import units
+from c9.core import ledger
 from c9.core.ledger import (
     RECIPES,
     bytes_per_parameter,
@@ -122,7 +123,7 @@ def test_transformer_engine_recipes_keep_every_copy_their_maintainers_name():
 def test_fp8_recipes_cache_the_activations_their_sources_name():
     # Of eq. 1's Linear inputs (QKV h, output projection h, MLP h and 4h): DeepSeek-V3 §3.3.3 caches them in
     # FP8 except the output projection's (E5M6, its storage unstated: not counted); its MoE SwiGLU rule is
-    # said in the note, not counted on a dense MLP. Transformer Engine (#1764) caches all four in FP8.
+    # said in the note, not counted on a dense MLP. Transformer Engine's maintainers say it caches all four in FP8.
     assert fp8_activations("deepseek_v3_fp8") == 1 + 1 + 4 == 6
     note = RECIPES["deepseek_v3_fp8"]["act_note"]
     assert "E5M6" in note and "SwiGLU" in note and "没有计入" in note
@@ -132,11 +133,7 @@ def test_fp8_recipes_cache_the_activations_their_sources_name():
     assert fp8_activation_scale("te_mxfp8") == Fraction(1, 32)
     assert fp8_activations("bf16_mixed_adamw") == 0
     # the cites name every maintainer answer a row leans on
-    assert {u for _, u in RECIPES["te_mxfp8"]["cite"]} >= {
-        "https://github.com/NVIDIA/TransformerEngine/issues/1880",
-        "https://github.com/NVIDIA/TransformerEngine/issues/257",
-        "https://github.com/NVIDIA/TransformerEngine/issues/1764",
-    }
+    assert {u for _, u in RECIPES["te_mxfp8"]["cite"]} >= {ledger.TE_1880, ledger.TE_257, ledger.TE_1764}
 
 
 @pytest.mark.timeout(30)
