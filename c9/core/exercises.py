@@ -3,8 +3,9 @@ chapter's own codecs and ledger on the cases that matter, in order (ordinary val
 the subnormal edge, overflow, −0 and NaN).
 
 An :class:`Exercise` is data: its statement, stub and reference solution (source text), the cases
-(``(label, input)`` pairs), the right answer of each case (from :mod:`c9.core.formats` or
-:mod:`c9.core.ledger` or :mod:`c9.core.activations`, never from the reference solution), and a
+(``(label, input)`` pairs), the right answer of each case (from :mod:`c9.core.formats`,
+:mod:`c9.core.blockscale`, :mod:`c9.core.ledger` or :mod:`c9.core.activations`, never from the reference
+solution), and a
 library of typical wrong answers, each as source text with its own hint. :func:`check` runs the reader's source and names the first case that
 differs; the hint is the one of the wrong answer that gives the reader's answers on every case, else
 the one that gives the reader's answer on that first case, else the case's own hint.
@@ -21,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 
 from c9.base import units
-from c9.core import activations, formats
+from c9.core import activations, blockscale, formats
 from c9.core.ledger import model_states
 
 NEAR = 0.9  # share of cases a known wrong answer must share with the reader's to lend its hint
@@ -860,6 +861,329 @@ E2M1 = Exercise(
 )
 
 
+# ---- lesson 4 and the FP4 page: one block's scale and codes, as the chapter's block scaling does it ---
+
+
+def _sixteenths(rng, n: int, lo: int, hi: int) -> list:
+    """n multiples of 1/16 in [lo/16, hi/16]: exact in FP32 and short to read."""
+    return [rng.randint(lo, hi) / 16 for _ in range(n)]
+
+
+# The table encoder both block exercises hand the reader: nearest value, ties to the even code (the
+# codes' last bit is the mantissa's), past the top the largest code. Neighbouring values are within a
+# factor of two, so the two distances compared at a tie are exact in floats.
+_TABLES_SOURCE = (
+    "E4M3 = [m / 512 if e == 0 else (8 + m) * 2.0 ** (e - 10) for e in range(16) for m in range(8)][:127]\n"
+    "E2M1 = [0, 0.5, 1, 1.5, 2, 3, 4, 6]\n"
+    "\n"
+    "def nearest(table, x, sign_bit):\n"
+    "    # 表里离 |x| 最近的码字；平局取偶数码字，超过最大值就是最大的码字（饱和）\n"
+    "    a = abs(x)\n"
+    "    code = min(range(len(table)), key=lambda c: (abs(table[c] - a), c % 2))\n"
+    "    return code | (sign_bit if x < 0 else 0)\n"
+)
+
+
+def _tile_cases() -> tuple:
+    import random
+
+    rng = random.Random(1128)
+    c = [("普通的小块", tuple(_sixteenths(rng, 128, -48, 48))) for _ in range(2)]
+    for big in (1000.0, -700.0):
+        xs = _sixteenths(rng, 128, -16, 16)
+        xs[rng.randrange(128)] = big
+        c += [("有离群值的小块", tuple(xs))]
+    c += [("全是负数", tuple(-abs(v) - 1 / 16 for v in _sixteenths(rng, 128, 0, 40)))]
+    # amax 224: s = 2 exactly, so 8.5 → 17 and 9.5 → 19 fall between two E4M3 values
+    xs = _sixteenths(rng, 128, -64, 64)
+    xs[:5] = [224.0, 8.5, 9.5, -8.5, 0.28125]  # 0.5625 sits between 0.5 and 0.625
+    c += [("含平局的小块", tuple(xs))]
+    c += [("全零的小块", (0.0,) * 128)]
+    return tuple(c)
+
+
+def _tile_right(xs) -> tuple:
+    r = blockscale.quantize(list(xs), "1x128")
+    return (r.scales[0][0], tuple(r.codes))
+
+
+def _codes_valid(n: int, bits: int, what: str):
+    def valid(v):
+        if not isinstance(v, (tuple, list)) or len(v) != 2:
+            return f"返回值应当是一对：（{what}，码字列表），你的函数返回了 {repr_short(v)}。"
+        scale, codes = v
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+            return f"第一项应当是一个数（{what}），你的函数给了 {repr_short(scale)}。"
+        if not isinstance(codes, (tuple, list)) or len(codes) != n:
+            return f"第二项应当是 {n} 个码字组成的列表，你的函数给了 {repr_short(codes)}。"
+        for q in codes:
+            if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < 1 << bits:
+                return f"每个码字都应当是 0 到 {(1 << bits) - 1} 之间的整数，你的函数给了 {repr_short(q)}。"
+        return None
+
+    return valid
+
+
+def _same_pair(got, want) -> bool:
+    return got[0] == want[0] and list(got[1]) == list(want[1])
+
+
+def _hex_codes(codes, digits: int) -> str:
+    return " ".join(f"{q:0{digits}X}" for q in codes)
+
+
+def _show_tile(xs) -> str:
+    k = max(range(len(xs)), key=lambda i: abs(xs[i]))
+    if xs[k] == 0:
+        return "128 个数，全是 0"
+    head = "，".join(_num(v) for v in xs[:6])
+    return f"128 个数：{head}，…；绝对值最大的是第 {k + 1} 个，{_num(xs[k])}"
+
+
+def _show_tile_answer(v) -> str:
+    if not isinstance(v, (tuple, list)) or len(v) != 2:
+        return repr_short(v)
+    return f"s = {_num(v[0])}；码字（十六进制）：{_hex_codes(v[1], 2)}"
+
+
+def _tile_source(scale: str, code: str = "nearest(E4M3, x * s, 0x80)") -> str:
+    return (
+        "import struct\n\n" + _TABLES_SOURCE + "\n"
+        "def fp32(v):\n    return struct.unpack('<f', struct.pack('<f', v))[0]\n\n"
+        "def quantize_tile(xs):\n"
+        "    amax = max(abs(x) for x in xs)\n"
+        f"    s = 1.0 if amax == 0 else {scale}\n"
+        f"    return s, [{code} for x in xs]\n"
+    )
+
+
+TILE_1X128 = Exercise(
+    id="tile-1x128",
+    title="一个 1×128 小块：缩放因子和码字",
+    function="quantize_tile",
+    statement=(
+        "写函数 quantize_tile(xs)：xs 是一个 token 的 128 个激活（都是 FP32 能存下的浮点数），"
+        "返回一对 (s, codes)，做法与本章的分块缩放代码一致。s 是这一块的乘数：先求 amax = max|x|，"
+        "再把 448 / amax 舍入到 FP32（用给出的 fp32 函数）；整块都是 0 时没有 amax 可用，本章的代码取 s = 1。"
+        "codes 是 128 个 E4M3FN 码字，第 i 个是 xs[i] × s 就近取偶、超过 448 饱和之后的码字（用给出的 nearest 函数）。"
+        "还原时用码字的值除以 s。"
+    ),
+    stub=(
+        "import struct\n\n" + _TABLES_SOURCE + "\n"
+        "def fp32(v):\n"
+        "    # 把一个数舍入到 FP32（就近取偶）\n"
+        "    return struct.unpack('<f', struct.pack('<f', v))[0]\n"
+        "\n"
+        "def quantize_tile(xs):\n"
+        "    # 返回 (s, codes)：s 是这一块的乘数，codes 是 128 个 E4M3FN 码字\n"
+        "    s = 1.0\n"
+        "    return s, [nearest(E4M3, x, 0x80) for x in xs]\n"
+    ),
+    solution=(
+        "import struct\n\n" + _TABLES_SOURCE + "\n"
+        "def fp32(v):\n"
+        "    return struct.unpack('<f', struct.pack('<f', v))[0]\n"
+        "\n"
+        "def quantize_tile(xs):\n"
+        "    amax = max(abs(x) for x in xs)  # 负数也要看绝对值\n"
+        "    if amax == 0:\n"
+        "        s = 1.0  # 全零的块：本章的代码取乘数 1，码字全是 0\n"
+        "    else:\n"
+        "        s = fp32(448 / amax)  # 把 amax 放大到 E4M3FN 的最大值 448，乘数存成 FP32\n"
+        "    # x 与 s 都是 FP32，乘积在 Python 的浮点数里是精确的，只在编码时舍入一次\n"
+        "    return s, [nearest(E4M3, x * s, 0x80) for x in xs]\n"
+    ),
+    cases=_tile_cases(),
+    right=_tile_right,
+    same=_same_pair,
+    show_in=_show_tile,
+    show_out=_show_tile_answer,
+    valid=_codes_valid(128, 8, "乘数 s"),
+    case_hints={
+        "普通的小块": "先核对乘数：s 是 448 除以这一块绝对值的最大值，再舍入到 FP32；码字编的是 x × s。",
+        "有离群值的小块": "离群值决定了这一块的 amax：它乘上 s 正好到 448，别的数被压得很小，有些会落进次正规区。",
+        "全是负数": "amax 要取绝对值的最大值：全是负数时，max(xs) 是最接近 0 的那个。",
+        "含平局的小块": "x × s 落在两个 E4M3 值正中间时，取码字为偶数的那个；给出的 nearest 已经这样做了。",
+        "全零的小块": "整块都是 0 时 448 / amax 没有意义：本章的代码这时取 s = 1，码字全是 0。",
+    },
+    mistakes=(
+        Mistake(
+            "mean_scale",
+            _tile_source("fp32(448 / (sum(abs(x) for x in xs) / len(xs)))"),
+            "你的乘数是用平均绝对值算的：平均值比最大值小得多，s 就大了，大一些的数乘上它都超过 448、被饱和成同一个码字。"
+            "要用 amax，让块里最大的数恰好落到 448。",
+        ),
+        Mistake(
+            "ieee_240",
+            _tile_source("fp32(240 / amax)"),
+            "你把 amax 对准了 240：那是仿 IEEE 的 E4M3 的最大值。E4M3FN 只留 S.1111.111 当 NaN，最大值是 448，"
+            "乘数应当是 448 / amax，否则白白空着最上面的几档。",
+        ),
+        Mistake(
+            "no_scale",
+            _tile_source("fp32(448 / amax)", "nearest(E4M3, x, 0x80)"),
+            "乘数算对了，但码字编的是 x 本身，没有乘上 s：缩放因子只有用在编码上才起作用，小数才能离开次正规区。",
+        ),
+        Mistake(
+            "amax_signed",
+            _tile_source("fp32(448 / amax)").replace("max(abs(x) for x in xs)", "max(xs)"),
+            "你的 amax 取的是 max(xs)，没有先取绝对值：全是负数时它是离 0 最近的那个数，甚至是负的。要用 max(abs(x) for x in xs)。",
+        ),
+        Mistake(
+            "float64_scale",
+            _tile_source("448 / amax"),
+            "码字和本章一致，乘数却差在最后几位：本章把 s 存成 FP32，448 / amax 要再经过 fp32 舍入一次。",
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class NvBlock:
+    block: tuple  # the 16 elements
+    tensor_amax: float  # the whole tensor's amax (at least the block's)
+
+
+def _nvfp4_cases() -> tuple:
+    import random
+
+    rng = random.Random(416)
+    c = [("普通的块", NvBlock(tuple(_sixteenths(rng, 16, -40, 40)), 20.0))]
+    c += [("普通的块", NvBlock(tuple(_sixteenths(rng, 16, -200, 200)), 1000.0))]
+    xs = _sixteenths(rng, 16, -40, 40)
+    xs[3] = 7.5
+    c += [("整个张量的最大值在这一块里", NvBlock(tuple(xs), 7.5))]
+    c += [("全是负数", NvBlock(tuple(-abs(v) - 1 / 16 for v in _sixteenths(rng, 16, 0, 60)), 12.0))]
+    # tensor amax 2688: t = 1. Block amax 102: b = 102 / 6 = 17 ties between 16 and 18, and goes to 16;
+    # then 102 / 16 = 6.375 saturates to 6, and 40 / 16 = 2.5 ties between 2 and 3.
+    xs = _sixteenths(rng, 16, -64, 64)
+    xs[:3] = [102.0, 40.0, -24.0]
+    c += [("块缩放和元素都有平局", NvBlock(tuple(xs), 2688.0))]
+    # t = 1 and amax / 6 = 9.458…, stored as b = 9: 23.5 / 9 = 2.61 goes to 3, though 23.5 / 9.458 would go to 2
+    xs = _sixteenths(rng, 16, -100, 100)
+    xs[:2] = [56.75, 23.5]
+    c += [("b 不落在 E4M3 的格点上", NvBlock(tuple(xs), 2688.0))]
+    c += [("全零的块", NvBlock((0.0,) * 16, 5.0))]
+    # far below the tensor's amax: amax / (6t) is under half of E4M3's smallest value, so b = 0
+    c += [("块缩放舍入成 0", NvBlock((0.0001, -0.0002, 0.00005) + (0.0,) * 13, 2688.0))]
+    return tuple(c)
+
+
+def _nvfp4_quantized(x: NvBlock):
+    tensor = list(x.block) + [x.tensor_amax] + [0.0] * 15  # a second block holds the tensor's amax
+    return blockscale.quantize(tensor, "nvfp4")
+
+
+def _nvfp4_right(x: NvBlock) -> tuple:
+    r = _nvfp4_quantized(x)
+    return (r.scale_codes[0][0], tuple(r.codes[:16]))
+
+
+def _nvfp4_t(x: NvBlock) -> float:
+    return _nvfp4_quantized(x).tensor_scale
+
+
+def _show_nvfp4_in(x: NvBlock) -> str:
+    return f"块：{'，'.join(_num(v) for v in x.block)}；t = {_num(_nvfp4_t(x))}"
+
+
+def _show_nvfp4_out(v) -> str:
+    if not isinstance(v, (tuple, list)) or len(v) != 2 or not isinstance(v[0], int) or isinstance(v[0], bool):
+        return repr_short(v)
+    b = _show_code("e4m3", 2)(v[0]) if 0 <= v[0] < 256 else str(v[0])
+    return f"b 的码字 {b}；元素码字（十六进制）：{_hex_codes(v[1], 1)}"
+
+
+def _nvfp4_valid(v):
+    bad = _codes_valid(16, 4, "块缩放 b 的 E4M3 码字")(v)
+    if bad:
+        return bad
+    if not isinstance(v[0], int) or isinstance(v[0], bool) or not 0 <= v[0] < 256:
+        return f"第一项应当是块缩放 b 的 E4M3 码字，0 到 255 之间的整数，你的函数给了 {repr_short(v[0])}。"
+    return None
+
+
+def _nvfp4_source(b: str, q: str = "x / (b * t)") -> str:
+    return (
+        _TABLES_SOURCE + "\n"
+        "def nvfp4_block(xs, t):\n"
+        "    amax = max(abs(x) for x in xs)\n"
+        f"    b_code = nearest(E4M3, {b}, 0x80)\n"
+        "    b = E4M3[b_code]\n"
+        "    if b == 0:\n"
+        "        return b_code, [nearest(E2M1, x, 8) & 8 for x in xs]\n"
+        f"    return b_code, [nearest(E2M1, {q}, 8) for x in xs]\n"
+    )
+
+
+NVFP4 = Exercise(
+    id="nvfp4-block",
+    title="一个 NVFP4 块：两级缩放",
+    function="nvfp4_block",
+    statement=(
+        "写函数 nvfp4_block(xs, t)：xs 是 16 个数组成的一块，t 是整个张量的 FP32 缩放（已经按 amax ÷ (448 × 6) 算好）。"
+        "返回一对 (b_code, codes)，做法与本章的 NVFP4 代码一致：块缩放 b 是这一块的 amax ÷ (6t) 就近取偶舍入到 E4M3"
+        "（超过 448 饱和），b_code 是它的 E4M3 码字；codes 是 16 个 E2M1 码字，第 i 个是 xs[i] ÷ (b × t) "
+        "就近取偶、超过 6 饱和之后的码字。b 舍入成 0 时（包括整块都是 0）不能再除，本章的代码让元素都成为 0，"
+        "负数保留符号位。给出的 nearest 函数会按表舍入。"
+    ),
+    stub=(
+        _TABLES_SOURCE + "\n"
+        "def nvfp4_block(xs, t):\n"
+        "    # 返回 (b_code, codes)：块缩放 b 的 E4M3 码字，和 16 个 E2M1 码字\n"
+        "    b_code = nearest(E4M3, 1.0, 0x80)\n"
+        "    return b_code, [nearest(E2M1, x, 8) for x in xs]\n"
+    ),
+    solution=(
+        _TABLES_SOURCE + "\n"
+        "def nvfp4_block(xs, t):\n"
+        "    amax = max(abs(x) for x in xs)\n"
+        "    b_code = nearest(E4M3, amax / (6 * t), 0x80)  # 让块的最大值落到 E2M1 的顶端 6\n"
+        "    b = E4M3[b_code]  # 用舍入之后的 b，而不是 amax / (6t) 本身\n"
+        "    if b == 0:  # 块比张量的最大值小太多（或全是 0）：元素都是 0，只留符号\n"
+        "        return b_code, [8 if x < 0 else 0 for x in xs]\n"
+        "    # 6t 与 b × t 在 Python 的浮点数里都是精确的，每个商只在编码时舍入一次\n"
+        "    return b_code, [nearest(E2M1, x / (b * t), 8) for x in xs]\n"
+    ),
+    cases=_nvfp4_cases(),
+    right=_nvfp4_right,
+    same=_same_pair,
+    show_in=_show_nvfp4_in,
+    show_out=_show_nvfp4_out,
+    valid=_nvfp4_valid,
+    case_hints={
+        "普通的块": "两级缩放：b = amax ÷ (6t) 先舍入到 E4M3，元素再除以 b × t 编成 E2M1。",
+        "整个张量的最大值在这一块里": "这一块的 amax 就是整个张量的 amax：amax ÷ (6t) 约等于 448，正好在 E4M3 的顶端。",
+        "全是负数": "amax 要取绝对值的最大值；负数的码字带符号位 8。",
+        "块缩放和元素都有平局": "t = 1 时 b = 102 ÷ 6 = 17，恰在 16 和 18 中间，取偶得 16；之后 102 ÷ 16 超过 6，饱和到 6。",
+        "b 不落在 E4M3 的格点上": "amax ÷ (6t) 约是 9.46，存下来的 b 是 9：元素要除以舍入之后的 9 × t，商才与还原时一致。",
+        "全零的块": "整块都是 0 时 b 的码字是 0，元素也都是 0；不要除以 0。",
+        "块缩放舍入成 0": "amax ÷ (6t) 还不到 E4M3 最小正数的一半，b 舍入成 0：本章的代码这时不再除，元素都成为 0，负数保留符号位 8。",
+    },
+    mistakes=(
+        Mistake(
+            "b_not_rounded",
+            _nvfp4_source("amax / (6 * t)", "x / (amax / (6 * t) * t)").replace(
+                "    if b == 0:\n", "    if amax == 0 or b == 0:\n"
+            ),
+            "b 的码字对了，元素却是除以没有舍入的 amax ÷ (6t) 得到的。存下来的只有 E4M3 的 b，还原时也只能用它：编码时就要除以舍入之后的 b × t。",
+        ),
+        Mistake(
+            "scale_448",
+            _nvfp4_source("amax / (448 * t)"),
+            "你的块缩放用的是 amax ÷ 448：那是 FP8 的做法。NVFP4 的元素是 E2M1，最大值是 6，块缩放应当是 amax ÷ (6t)，"
+            "否则元素除完以后远远超过 6，全被饱和。",
+        ),
+        Mistake(
+            "no_tensor_scale",
+            _nvfp4_source("amax / 6", "x / b"),
+            "你没有用整张量的缩放 t：b 应当是 amax ÷ (6t)，元素要除以 b × t。E4M3 的范围不够宽，光靠块缩放装不下整张量，t 就是为此加的第二级。",
+        ),
+    ),
+    call=lambda fn, x: fn(list(x.block), _nvfp4_t(x)),
+)
+
+
 # ---- lesson 5: eq. 1's bytes per layer -------------------------------------------------------------
 
 
@@ -984,7 +1308,9 @@ ACTIVATIONS = Exercise(
 )
 
 
-EXERCISES: dict[str, Exercise] = {ex.id: ex for ex in (LEDGER, FP16, BF16, E4M3, E2M1, ACTIVATIONS)}
+EXERCISES: dict[str, Exercise] = {
+    ex.id: ex for ex in (LEDGER, FP16, BF16, E4M3, TILE_1X128, E2M1, NVFP4, ACTIVATIONS)
+}
 
 
 def get(exercise_id: str) -> Exercise:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,8 @@ def test_the_library_names_the_typical_mistakes():
     assert {"half_up", "truncate", "flush_subnormals", "saturate_65504"} <= keys["fp16-encode"]
     assert {"half_up", "no_saturation"} <= keys["e2m1-encode"]
     assert {"flash_keeps_s2", "element_size_twice"} <= keys["activation-bytes"]
+    assert {"mean_scale", "ieee_240", "no_scale"} <= keys["tile-1x128"]
+    assert {"b_not_rounded", "scale_448", "no_tensor_scale"} <= keys["nvfp4-block"]
 
 
 # ---- the right answers against oracles of their own -------------------------------------------------
@@ -175,6 +178,61 @@ def test_e2m1_cases_cover_every_code_and_tie_and_agree_with_the_spec_table():
         a = min(abs(x), 6.0)  # saturate first: far past 6, float differences would tie with 0
         best = min(range(8), key=lambda c: (abs(values[c] - a), c & 1))  # nearest, ties to even
         assert ex.right(x) == best | (8 if math.copysign(1, x) < 0 else 0), x
+
+
+def _nearest_code(values: list, x) -> int:
+    """The code of x (exact) on a table of non-negative values: nearest, ties to the even code, saturating."""
+    a = min(abs(Fraction(x)), Fraction(values[-1]))
+    return min(range(len(values)), key=lambda c: (abs(Fraction(values[c]) - a), c & 1))
+
+
+def _signed(values: list, x, sign_bit: int) -> int:
+    return _nearest_code(values, x) | (sign_bit if x < 0 else 0)
+
+
+def _fp32_of(x) -> float:
+    return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+
+
+def test_tile_cases_agree_with_deepseeks_rule_from_the_spec_table():
+    # DeepSeek-V3 §3.3.1 as the chapter states it: s = FP32(448 / amax), codes E4M3FN(x · s), all-zero s = 1
+    ex = E.TILE_1X128
+    values = _e4m3_values()
+    for _, xs in ex.cases:
+        assert len(xs) == 128 and all(_fp32_of(v) == v for v in xs)
+        amax = max(abs(v) for v in xs)
+        s = 1.0 if amax == 0 else _fp32_of(Fraction(448) / Fraction(amax))
+        want = (s, tuple(_signed(values, Fraction(v) * Fraction(s), 0x80) for v in xs))
+        assert ex.right(xs) == want
+    labels = {label for label, _ in ex.cases}
+    assert {"有离群值的小块", "全零的小块", "含平局的小块", "全是负数"} <= labels
+    tie = next(xs for label, xs in ex.cases if label == "含平局的小块")
+    assert ex.right(tie)[0] == 2 and ex.right(tie)[1][1:3] == (0x58, 0x5A)  # 17 → 16, 19 → 20
+    assert ex.right((0.0,) * 128) == (1.0, (0,) * 128)
+
+
+def test_nvfp4_cases_agree_with_nvidias_two_level_rule_from_the_spec_tables():
+    # arXiv:2509.25149 §2: t = FP32(amax_tensor / (448 · 6)), b = E4M3(amax_block / (6t)), q = E2M1(v / (b t))
+    ex = E.NVFP4
+    e4m3, e2m1 = _e4m3_values(), _e2m1_values()
+    ts = set()
+    for _, x in ex.cases:
+        assert len(x.block) == 16 and x.tensor_amax >= max(abs(v) for v in x.block)
+        t = Fraction(_fp32_of(Fraction(x.tensor_amax) / 2688))
+        ts.add(t)
+        amax = max(abs(Fraction(v)) for v in x.block)
+        code = _nearest_code(e4m3, amax / (6 * t))
+        b = Fraction(e4m3[code])
+        qs = tuple(
+            (8 if v < 0 else 0) if b == 0 else _signed(e2m1, Fraction(v) / (b * t), 8) for v in x.block
+        )
+        assert ex.right(x) == (code, qs), x
+        assert Fraction(E._nvfp4_t(x)) == t
+    assert len(ts) > 2 and 1 in ts
+    labels = {label for label, _ in ex.cases}
+    assert {"全零的块", "块缩放舍入成 0", "块缩放和元素都有平局"} <= labels
+    tie = next(x for label, x in ex.cases if label == "块缩放和元素都有平局")
+    assert ex.right(tie)[0] == 0x58 and ex.right(tie)[1][:2] == (7, 4)  # b 17 → 16; 6.375 → 6; 2.5 → 2
 
 
 # Korthikanti et al. 2022, §4's table of what one layer keeps: bytes per s·b·h, and per a·s²·b.

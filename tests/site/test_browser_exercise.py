@@ -94,12 +94,14 @@ def test_a_wrong_then_a_right_answer_then_a_loop_that_never_ends(browser, site_s
 # case with its own hint, and the reference solution then passes (checked against the Python-side answer).
 PER_PAGE = [
     ("lesson-2/", exercises.FP16, "saturate_65504"),
+    ("lesson-4/", exercises.TILE_1X128, "ieee_240"),
     ("fp4/", exercises.E2M1, "no_saturation"),
+    ("fp4/", exercises.NVFP4, "no_tensor_scale"),
     ("lesson-5/", exercises.ACTIVATIONS, "flash_keeps_s2"),
 ]
 
 
-@pytest.mark.parametrize("path,ex,key", PER_PAGE, ids=[p for p, _, _ in PER_PAGE])
+@pytest.mark.parametrize("path,ex,key", PER_PAGE, ids=[e.id for _, e, _ in PER_PAGE])
 def test_each_page_names_a_typical_wrong_answer_and_passes_the_right_one(browser, site_server, path, ex, key):
     mistake = next(m for m in ex.mistakes if m.key == key)
     want = exercises.check(ex, mistake.source)
