@@ -47,6 +47,9 @@ async function codeEditor(textarea, onChange) {
       ],
     }),
   });
+  // As tall as the box it replaces, at least: the editor arrives after the page is laid out, and a shorter
+  // one moved everything below it (a jump to a heading further down missed by the difference).
+  editor.dom.style.minHeight = `${textarea.offsetHeight}px`;
   textarea.after(editor.dom);
   textarea.hidden = true;
   // The label points at the textarea: a click on it focuses the editor instead.

@@ -103,6 +103,7 @@ def test_a_typed_tensor_refused_on_a_phone_is_answered_on_screen(browser, site_s
     ctx, page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page.goto(site_server.url + "lesson-4/")
     w = page.locator('[data-widget="block-lab"]')
+    expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)  # before that a click does nothing
     w.locator('input[name="source"][value="typed"]').check()
     text = w.locator("textarea")
     text.evaluate("e => e.scrollIntoView({block: 'center'})")

@@ -109,6 +109,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
                 "vendor-katex-HASH",
                 "vendor-fonts-HASH",
                 "vendor-plotly-HASH",
+                "vendor-codemirror-HASH",  # lesson 2's exercise editor
             }
         ), names
 

@@ -61,6 +61,7 @@ async function mountOne(root, name, usesPython) {
     if (unavailable) { root.dataset.state = "offline"; tell(root, NOT_SAVED); return; }
     const t0 = performance.now();
     mounted.set(root, mount(root) || (() => {}));
+    root.dataset.mounted = "yes"; // its controls answer from now on (tests wait for it before the first input)
     // Our code's share of the main thread, for the benchmark's long-task check.
     performance.measure(`c9:mount:${name}`, { start: t0, end: performance.now() });
     if (usesPython) {
