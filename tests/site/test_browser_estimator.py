@@ -47,7 +47,10 @@ def lesson5(browser, site_server):
 
 
 def bar(page):
-    return page.locator('[data-widget="memory-bar"]')
+    """The memory bar, once its controls answer (an input before the mount does nothing)."""
+    w = page.locator('[data-widget="memory-bar"]')
+    expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+    return w
 
 
 def test_gpt2_small_config_total_is_its_known_count():
