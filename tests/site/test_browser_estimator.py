@@ -246,7 +246,7 @@ def test_the_default_estimate_reads_without_javascript(browser, site_server):
     ctx = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 800})
     page = ctx.new_page()
     page.goto(site_server.url + "lesson-5/")
-    w = bar(page)
+    w = page.locator('[data-widget="memory-bar"]')  # nothing mounts without JavaScript
     want = python_view("memory-bar")
     expect(w.locator(".c9-cards")).to_have_text(want["cards"])
     expect(w.locator('[data-part="eq1"] table tr').last).to_have_text("合计162.50 GiB")
