@@ -20,7 +20,6 @@ Usage: .venv/bin/python bench/bench_lighthouse.py [--pages lesson-5/,fp4/] [--ru
 from __future__ import annotations
 
 import argparse
-import functools
 import gzip
 import http.server
 import io
@@ -31,13 +30,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CSP, SUB_PATH, SiteServer, _SubPathHandler  # noqa: E402
+from conftest import CSP, SiteServer, _SubPathHandler  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CHROME_PATH = os.environ.get("C9_CHROMIUM", "/usr/bin/chromium")
@@ -90,13 +88,7 @@ class _ControlHandler(_GzipHandler):
 
 def _server(directory: Path, handler_class=_GzipHandler) -> SiteServer:
     """conftest's SiteServer with the gzip handler."""
-    server = SiteServer.__new__(SiteServer)
-    handler = functools.partial(handler_class, directory=str(directory))
-    server.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.httpd.blocked = ()
-    server.url = f"http://127.0.0.1:{server.httpd.server_address[1]}{SUB_PATH}"
-    threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
-    return server
+    return SiteServer(directory, handler_class)
 
 
 def build(out: Path, site_url: str) -> float:

@@ -207,8 +207,8 @@ class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
 
 
 class SiteServer:
-    def __init__(self, directory: Path):
-        handler = functools.partial(_SubPathHandler, directory=str(directory))
+    def __init__(self, directory: Path, handler_class=None):
+        handler = functools.partial(handler_class or _SubPathHandler, directory=str(directory))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.blocked = ()
         self.httpd.requests = []
