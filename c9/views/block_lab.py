@@ -392,7 +392,9 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
     for r in nonzero:
         counts[to_bin(r)] += 1
     flushed = sum(row.count(0) for row in dequantized) - zeros
-    total = len(tensor) * len(tensor[0])
+    total = len(tensor) * len(tensor[0]) - sum(
+        r != r for row in rel for r in row
+    )  # not the NaN blocks' numbers
     coarse = sum(counts[5:])  # > 6.25%: worse than E4M3's normal grid
     shape = (len(tensor), len(tensor[0]))
     tile = tuple(q.tile)
@@ -457,7 +459,7 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "nan_blocks": [[i, j] for i, row in enumerate(q.nan_blocks) for j, c in enumerate(row) if c],
         "quantized": True,
         "summary": summary,
-        "figure": _figure(classes, redges, cedges, label, q.clipped),
+        "figure": _figure(classes, redges, cedges, label, q.clipped, q.nan_blocks),
     }
 
 
@@ -536,10 +538,11 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
     }
 
 
-def _figure(classes, redges, cedges, title: str, clipped=None) -> dict:
+def _figure(classes, redges, cedges, title: str, clipped=None, nan_blocks=None) -> dict:
     """One cell per number, centred on its token and channel as in the |x| map; colour = the number's error
     class (:func:`error_class`; blank where the number was 0), the scaling blocks' boundaries over it, and
-    a thick outline round each block whose largest number was clipped (``clipped``: one bool per block)."""
+    a thick outline round each block whose largest number was clipped (``clipped``: one bool per block), a
+    dotted one round each MX block whose scale is NaN (``nan_blocks``; its cells are blank)."""
     n, m = len(classes), len(classes[0])
     return {
         "data": [
@@ -563,14 +566,16 @@ def _figure(classes, redges, cedges, title: str, clipped=None) -> dict:
             "height": 220,
             "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
             "title": {"text": title, "font": {"size": 13}, "x": 0.02},
-            "shapes": _boundaries(redges, cedges) + _clipped_outlines(clipped or [], redges, cedges),
+            "shapes": _boundaries(redges, cedges)
+            + _clipped_outlines(clipped or [], redges, cedges)
+            + _clipped_outlines(nan_blocks or [], redges, cedges, "dot"),
             **_axes(n, m, -0.5),
         },
     }
 
 
-def _clipped_outlines(clipped, redges, cedges) -> list[dict]:
-    """A rectangle round each clipped block (cell edges at index − 0.5), twice the boundaries' width."""
+def _clipped_outlines(clipped, redges, cedges, dash: str = "solid") -> list[dict]:
+    """A rectangle round each marked block (cell edges at index − 0.5), twice the boundaries' width."""
     return [
         {
             "type": "rect",
@@ -578,7 +583,7 @@ def _clipped_outlines(clipped, redges, cedges) -> list[dict]:
             "x1": cedges[j + 1] - 0.5,
             "y0": redges[i] - 0.5,
             "y1": redges[i + 1] - 0.5,
-            "line": {"color": var("ink"), "width": 3},
+            "line": {"color": var("ink"), "width": 3} | ({"dash": dash} if dash != "solid" else {}),
         }
         for i, row in enumerate(clipped)
         for j, c in enumerate(row)

@@ -328,7 +328,11 @@ def test_block_lab_typed_nan_and_infinity(special, scheme):
         assert v["quantized"] and v["nan_blocks"] == [[1, 1]]
         assert "按 OCP MX 规范，这些块的缩放因子记作 NaN（E8M0 编码 0xFF）" in v["summary"]
         assert "4 个块里有 1 个含 NaN 或无穷大" in v["summary"]
-        assert v["max_rel"] == 0 and v["total"] == 128  # 1.5, 3, 2 and 0.25: exact in every MX element format
+        assert (
+            v["max_rel"] == 0 and v["total"] == 96
+        )  # 1.5, 3, 2, 0.25: exact in every MX element format; not the NaN block
+        dotted = [sh for sh in v["figure"]["layout"]["shapes"] if sh["line"].get("dash") == "dot"]
+        assert [(sh["type"], sh["x0"], sh["y0"]) for sh in dotted] == [("rect", 31.5, 0.5)]  # block (1, 1)
         assert (
             v["figure"]["data"][0]["z"][1][32:] == [None] * 32 and None not in v["figure"]["data"][0]["z"][0]
         )
