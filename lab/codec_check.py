@@ -9,6 +9,8 @@ library is compared with our codec in the overflow mode the library implements (
 float8_e4m3fn saturates). Every disagreement is counted under the kind of input that causes it.
 Last, float64 inputs near a rounding midpoint: the libraries round them to float32 first and then
 to the format (two roundings), our codec rounds once; the exact answer is re-derived with Fraction.
+:func:`run_torchao` (where torchao is installed; tests/lab/test_codec_check_torch.py) compares our MX
+block scales and element codes with torchao's ``to_mx`` under each of its scale modes.
 
 The site never imports this module; it reads the data file through c9/figures/codec_check.py.
 """
@@ -286,6 +288,91 @@ def _is_midpoint(f, v: Fraction) -> bool:
         F.decode_exact(f, c) for c in range(f.n_codes) if F.classify(f, c) in ("zero", "subnormal", "normal")
     )
     return any((a + b) / 2 == v for a, b in zip(vals, vals[1:]))
+
+
+# --------------------------------------------------------------------------- MX scales against torchao
+#: element format → torchao's element dtype name (torch attribute); block sizes compared
+TORCHAO_ELEMENTS = {
+    "float8_e4m3fn": "float8_e4m3fn",
+    "float8_e5m2": "float8_e5m2",
+    "float4_e2m1fn": "float4_e2m1fn_x2",
+}
+TORCHAO_BLOCKS = (8, 16, 32)
+TORCHAO_ROWS = 96
+
+
+def mx_blocks(fmt: str, block: int, rng) -> np.ndarray:
+    """TORCHAO_ROWS × (4 · block) float32 inputs for one element format and block size: random magnitudes
+    10^U(−3, 3); in every third row the block maxima sit just above the element maximum's binade (they clip
+    under OCP's floor rule); a zero block, a NaN block and blocks whose amax is an exact power of two."""
+    f = F.get_format(fmt)
+    n = 4 * block
+    x = rng.choice([-1.0, 1.0], (TORCHAO_ROWS, n)) * 10.0 ** rng.uniform(-3, 3, (TORCHAO_ROWS, n))
+    top = float(f.max)
+    for r in range(0, TORCHAO_ROWS, 3):
+        for b in range(4):  # amax in (elem_max, 2^(emax + 1)) × 2^k: clipped by the floor rule
+            k = int(rng.integers(-20, 20))
+            x[r, b * block] = rng.uniform(top, 2.0 ** (f.emax + 1)) * 2.0**k
+    x[1, :block] = 0.0
+    x[2, block + 3] = np.nan
+    x[4, 2 * block] = 2.0**5
+    x[4, 2 * block + 1 : 3 * block] = 1.0
+    return x.astype(np.float32)
+
+
+def torchao_mx(fmt: str, block: int, x: np.ndarray, rule: str):
+    """torchao's to_mx (CPU, eager) on x: (E8M0 codes per block, element codes), as numpy uint8 arrays."""
+    from torchao.prototype.mx_formats.config import ScaleCalculationMode
+    from torchao.prototype.mx_formats.mx_tensor import to_mx
+
+    dtype = getattr(torch, TORCHAO_ELEMENTS[fmt])
+    scale, data = to_mx(torch.from_numpy(x), dtype, block, ScaleCalculationMode(rule))
+    codes = data.view(torch.uint8).numpy()
+    if fmt == "float4_e2m1fn":  # two codes a byte, the even index in the low nibble (torchao pack_uint4)
+        codes = np.stack([codes & 0xF, codes >> 4], axis=-1).reshape(x.shape)
+    return scale.view(torch.uint8).numpy(), codes
+
+
+def compare_torchao(fmt: str, block: int, rule: str, rng) -> dict:
+    """Our MX quantisation (c9.core.blockscale, exact) against torchao's to_mx for one element format, block
+    size and scale rule: scale codes of every block, element codes of every block with a finite scale (in a
+    NaN block both read every element as NaN, whatever the codes), and how many blocks each rule clipped."""
+    from c9.core import blockscale as B
+
+    x = mx_blocks(fmt, block, rng)
+    bf = B.BlockFormat(f"mx_{fmt}_{block}", fmt, (1, block), "float8_e8m0fnu", "mx_pow2")
+    ours = B.quantize(x.astype(np.float64).tolist(), bf, rule)
+    t_scale, t_codes = torchao_mx(fmt, block, x, rule)
+    o_scale = np.array(ours.scale_codes, dtype=np.uint8)
+    nan = np.array(ours.nan_blocks)
+    finite = np.repeat(~nan, block, axis=1)
+    o_codes = np.array(ours.codes, dtype=np.uint8)
+    scale_diff = np.argwhere(o_scale != t_scale).tolist()
+    code_diff = np.argwhere((o_codes != t_codes) & finite).tolist()
+    return {
+        "format": fmt,
+        "block": block,
+        "rule": rule,
+        "blocks": int(o_scale.size),
+        "nan_blocks": int(nan.sum()),
+        "clipped_blocks": int(np.array(ours.clipped).sum()),
+        "scales_equal": int((o_scale == t_scale).sum()),
+        "codes_compared": int(finite.sum()),
+        "codes_equal": int(finite.sum()) - len(code_diff),
+        "scale_differences": scale_diff[:5],
+        "code_differences": code_diff[:5],
+    }
+
+
+def run_torchao(rules=("floor", "rceil", "ceil", "even")) -> list[dict]:
+    """:func:`compare_torchao` over every element format, block size and rule (seeded)."""
+    rng = np.random.default_rng(SEED)
+    return [
+        compare_torchao(fmt, block, rule, rng)
+        for fmt in TORCHAO_ELEMENTS
+        for block in TORCHAO_BLOCKS
+        for rule in rules
+    ]
 
 
 # --------------------------------------------------------------------------- the run

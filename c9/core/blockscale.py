@@ -16,6 +16,8 @@ rules cover the schemes of chapter C9 (``amax`` = max |v| over the block, exact)
   of amax (never a float log2), clamped to E8M0's 2^-127 … 2^127; element ``q = E(v / X)`` with
   saturation to the element max (§6.3, "clamped to the element format's max normal");
   dequantised ``q · X``. An all-zero block gets X = 2^-127 (code 0x00), elements 0.
+  A block holding NaN or ±∞ gets X = NaN (E8M0 code 0xFF) and every element reads back as NaN
+  (:func:`quantize`: the MX schemes take non-finite entries; see :data:`NAN_BLOCK_SOURCES`).
   The exponent can be chosen by another rule (``quantize(…, mx_rule=…)``, :data:`MX_RULES`): the
   four of torchao's ``ScaleCalculationMode`` (pytorch/ao, torchao/prototype/mx_formats/config.py and
   mx_tensor.py, ``to_mx`` and ``_to_mx_rceil``); "floor" is OCP's rule and the default.
@@ -29,7 +31,8 @@ Every rounding is done once, exactly, to nearest, ties to even (the products and
 are exact rationals before rounding), unlike a kernel that first forms ``v · s`` in FP32.
 
 Tensors are Python lists: 1-D (a list of numbers, treated as one row) or 2-D (a list of equal-length
-rows). Entries: int, float or fractions.Fraction, finite, |v| ≤ FP32 max. Tiles run along rows and
+rows). Entries: int, float or fractions.Fraction, |v| ≤ FP32 max, finite (the MX schemes also take NaN and ±∞
+floats). Tiles run along rows and
 columns from the top-left; edge tiles are ragged (smaller). Bad input raises
 :class:`c9.core.formats.CodecInputError` (a ValueError with ``message_zh``).
 
@@ -60,6 +63,7 @@ __all__ = [
     "check_tensor",
     "MX_RULES",
     "mx_exponent",
+    "NAN_BLOCK_SOURCES",
 ]
 
 SCALE_RULES = ("max_over_amax", "mx_pow2", "two_level")
@@ -256,10 +260,10 @@ def check_tensor(tensor) -> tuple[list[list], bool]:
     return rows, was_1d
 
 
-def _check_tensor(tensor, check_range: bool = True):
-    """:func:`check_tensor`, plus whether every entry is a float (the fast check passed). With
+def _check_tensor(tensor, check_range: bool = True, nonfinite: bool = False):
+    """:func:`check_tensor`, plus whether every entry is a finite float (the fast check passed). With
     ``check_range=False`` the fast check leaves FP32's range to the caller, who must call
-    :func:`check_tensor` (which raises) if some |v| exceeds it."""
+    :func:`check_tensor` (which raises) if some |v| exceeds it. ``nonfinite``: NaN and ±∞ floats pass."""
     if not isinstance(tensor, (list, tuple)):
         raise CodecInputError(
             f"tensor must be a list (1-D) or a list of rows (2-D), got {type(tensor).__name__}",
@@ -300,7 +304,7 @@ def _check_tensor(tensor, check_range: bool = True):
         for j, v in enumerate(row):
             t = type(v)
             if t is float:
-                if not (-_FP32_MAX <= v <= _FP32_MAX):
+                if not (-_FP32_MAX <= v <= _FP32_MAX) and not (nonfinite and not math.isfinite(v)):
                     raise _bad_entry(i, j, v, was_1d)
             elif t is int or t is Fraction:
                 if abs(v) > _FP32_MAX:
@@ -385,6 +389,8 @@ class QuantResult:
     - ``clipped``: grid like ``scales``, True where saturation cut the tile's largest |v| to the
       element format's maximum (it would have rounded above it); ``clipped_share``: clipped tiles / tiles. ``mx_rule``: the MX
       scale rule used (None for the other schemes).
+    - ``nan_blocks``: grid like ``scales``, True where an MX block held NaN or ±∞: its scale is NaN (code
+      0xFF), its elements dequantise to NaN, their errors are NaN, and the maxima above leave them out.
     """
 
     scheme: str
@@ -405,6 +411,7 @@ class QuantResult:
     clipped: list = field(default_factory=list)
     clipped_share: float = 0.0
     mx_rule: str | None = None
+    nan_blocks: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """Plain JSON-ready dict (lists, numbers, strings)."""
@@ -554,6 +561,36 @@ def _clipped(amaxes, per_tile, ef) -> list:
     return out
 
 
+#: Where the rule for an MX block holding NaN or ±∞ comes from (the view quotes these on the page).
+NAN_BLOCK_SOURCES = {
+    "scale": "OCP MX v1.0 §5.4.1: E8M0 code 0xFF is NaN; an MX value is X × P_i, so a NaN X makes the whole block NaN",
+    "reference": (
+        "microsoft/microxcaling, mx/mx_ops.py _quantize_mx (the MX authors' reference code): a shared exponent "
+        "above E8M0's range becomes NaN; floor(log2 amax) of a NaN or ∞ amax is one, so the block's X is NaN"
+    ),
+    "torchao": (
+        "torchao 0.18 mx_tensor.py: to_mx gives a NaN amax code 0xFF under every mode, and get_fp_scale "
+        "'If a block exponent was 255, set values of that block to NaN'; an ∞ amax is not NaN there: FLOOR reads "
+        "its FP32 exponent field (128) and gives 2^(128 − emax), RCEIL code 0xFE (2^127), ∞ saturates to the "
+        "element max and the block's finite entries flush to 0"
+    ),
+    "nvfp4": "no source found that states NVFP4's E4M3 block scale or its elements for a block with NaN or ∞",
+}
+
+
+def _finite(v) -> bool:
+    return type(v) is not float or math.isfinite(v)
+
+
+def _nan_block_code(ef, v) -> int:
+    """What an element of a NaN-scale block stores. It does not matter (X = NaN makes every element NaN); we
+    store the code of v / ∞: ±0 for a finite v, the element format's NaN for NaN or ±∞ (0 in E2M1, which has
+    no NaN), as torchao's FLOOR path does for a NaN block (it divides by 0xFF read as FP32's +∞)."""
+    if _finite(v):
+        return ef.sign_bit if _neg(v) else 0
+    return ef.nan_code if ef.has_nan else 0
+
+
 def _rule_two_level(bf, amaxes, ef, sf):
     tf = F.get_format(bf.tensor_scale)
     amax_t = max(amaxes)
@@ -678,19 +715,33 @@ def quantize(tensor, scheme, mx_rule: str = "floor") -> QuantResult:
 
     Returns a :class:`QuantResult` (dequantised tensor, codes, scales, per-element error, bits per
     element including scales). Raises CodecInputError for an empty tensor, ragged rows, a
-    non-numeric or non-finite entry; UnknownFormatError for an unknown scheme or ``mx_rule``.
+    non-numeric entry, a non-finite one (except in an MX scheme: that block's scale is NaN, see
+    :attr:`QuantResult.nan_blocks`); UnknownFormatError for an unknown scheme or ``mx_rule``.
     ``mx_rule`` (a key of :data:`MX_RULES`) chooses the MX schemes' scale exponent; others ignore it.
     Specs: see the module docstring (OCP MX v1.0 §6.3; DeepSeek-V3 §3.3.1; NVIDIA NVFP4).
     """
     bf = get_block_format(scheme)
     if mx_rule not in MX_RULES:
         mx_exponent(1, F.get_format("float8_e4m3fn"), mx_rule)  # raises, naming the rule
-    rows, was_1d, all_float = _check_tensor(tensor, check_range=False)
+    mx = bf.scale_rule == "mx_pow2"
+    rows, was_1d, fast = _check_tensor(tensor, check_range=False, nonfinite=mx)
+    all_float = fast
     if not all_float:
         rows, all_float = _as_floats(rows)
     n_rows, n_cols = len(rows), len(rows[0])
     ef, sf = bf.element_format, bf.scale
     tiles = list(_tiles(n_rows, n_cols, bf.tile))
+    # MX blocks holding NaN or ±∞ (OCP MX: X = NaN). Each MX block is scaled alone, so the other blocks are
+    # quantised as usual from a copy with those entries as 0, and the NaN blocks are written over at the end.
+    bad, given = [], rows
+    if mx and not fast:
+        bad = [
+            k
+            for k, (r0, r1, c0, c1) in enumerate(tiles)
+            if not all(_finite(v) for i in range(r0, r1) for v in rows[i][c0:c1])
+        ]
+        if bad:
+            rows = [[v if _finite(v) else 0.0 for v in row] for row in rows]
     tile = (n_rows, n_cols) if bf.tile is None else bf.tile
     nr_t, nc_t = -(-n_rows // tile[0]), -(-n_cols // tile[1])
     if all_float:
@@ -707,6 +758,8 @@ def quantize(tensor, scheme, mx_rule: str = "floor") -> QuantResult:
     else:
         per_tile, t = _RULES[bf.scale_rule](bf, amaxes, ef, sf)
     clipped_flat = _clipped(amaxes, per_tile, ef)
+    for k in bad:
+        clipped_flat[k] = False
     clipped = [clipped_flat[k : k + nc_t] for k in range(0, len(clipped_flat), nc_t)]
     scales = [[0.0] * nc_t for _ in range(nr_t)]
     scodes = [[0] * nc_t for _ in range(nr_t)]
@@ -736,6 +789,22 @@ def quantize(tensor, scheme, mx_rule: str = "floor") -> QuantResult:
         ]
         mabs = max(map(max, abs_err))
         mrel = max(map(max, rel_err))
+    nan_flat = [False] * len(tiles)
+    if bad:
+        for k in bad:
+            nan_flat[k] = True
+            scales[k // nc_t][k % nc_t] = math.nan
+            scodes[k // nc_t][k % nc_t] = sf.nan_code  # 0xFF
+            r0, r1, c0, c1 = tiles[k]
+            for i in range(r0, r1):
+                for j in range(c0, c1):
+                    codes[i][j] = _nan_block_code(ef, given[i][j])
+                    deq[i][j] = abs_err[i][j] = rel_err[i][j] = math.nan
+        kept = [[e for e in row if e == e] for row in abs_err]
+        mabs = max((max(r) for r in kept if r), default=math.nan)
+        kept = [[e for e in row if e == e] for row in rel_err]
+        mrel = max((max(r) for r in kept if r), default=math.nan)
+    nan_blocks = [nan_flat[k : k + nc_t] for k in range(0, len(nan_flat), nc_t)]
     n = n_rows * n_cols
     total_bits = (
         n * ef.bits + len(tiles) * sf.bits + (F.get_format(bf.tensor_scale).bits if bf.tensor_scale else 0)
@@ -761,6 +830,7 @@ def quantize(tensor, scheme, mx_rule: str = "floor") -> QuantResult:
         clipped=clipped,
         clipped_share=sum(clipped_flat) / len(clipped_flat),
         mx_rule=mx_rule if bf.scale_rule == "mx_pow2" else None,
+        nan_blocks=nan_blocks,
     )
 
 

@@ -42,9 +42,11 @@ export default function mount(root) {
     c[2].textContent = significant(v.bits_actual);
     c[3].textContent = v.max_rel_text;
     c[4].textContent = v.median_rel_text;
-    c[5].textContent = `${thousands(v.coarse)} / ${thousands(v.total)}`;
-    c[6].textContent = thousands(v.flushed);
-    c[7].textContent = `${thousands(v.clipped_blocks)} / ${thousands(v.n_scales)}`;
+    // A scheme that does not quantise a tensor holding NaN or ±∞ (Python says why in its summary): dashes.
+    const done = v.quantized !== false;
+    c[5].textContent = done ? `${thousands(v.coarse)} / ${thousands(v.total)}` : "—";
+    c[6].textContent = done ? thousands(v.flushed) : "—";
+    c[7].textContent = done ? `${thousands(v.clipped_blocks)} / ${thousands(v.n_scales)}` : "—";
     redrawChart(chartOf(v.scheme), v.figure);
     if (v.abs_figure) redrawChart(absChart, v.abs_figure);
   };

@@ -35,6 +35,11 @@ from c9.views.params import ascii_text, integer, with_defaults, within_fp32
 
 WIDGET = "block-lab"
 
+
+def _finite(v) -> bool:
+    return not isinstance(v, float) or math.isfinite(v)
+
+
 ROWS, COLS = 64, 256  # tokens × channels of the generated tensor (a 128×128 block is cut to 64×128)
 SCHEMES = ("per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128", "mxfp8_e4m3", "mxfp4", "nvfp4")
 SCHEME_LABELS = {
@@ -162,7 +167,7 @@ def parse_tensor(text) -> list[list]:
     """A tensor typed by the reader: rows on separate lines (or separated by ';' or "]"), numbers
     separated by commas, "、" or spaces; brackets are ignored. Each number is read exactly
     (:mod:`c9.base.typed`): "1e-330" stays 10⁻³³⁰ here; the view stores it as FP32 (0) before it quantises.
-    Raises InputError (Chinese) on anything else."""
+    "nan", "inf" and "-inf" are taken (as floats). Raises InputError (Chinese) on anything else."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("张量是空的：至少输入一个数")
     # "[1, 2], [3, 4]": "]" ends a row, and so does the comma after it
@@ -172,12 +177,10 @@ def parse_tensor(text) -> list[list]:
         if not typed.tokens(line):
             continue
         row = typed.numbers(line, f"第 {len(rows) + 1} 行的")
-        for v in row:
-            if v != v:
-                raise InputError(f"第 {len(rows) + 1} 行有 NaN：这里只量化有限数")
-            if isinstance(v, float) and math.isinf(v):
-                raise InputError(f"第 {len(rows) + 1} 行有无穷大：这里只量化有限数")
-        within_fp32(line, row, lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列")
+        # NaN and ±∞ pass: the MX schemes say what their block becomes (the others, that they do not quantise)
+        within_fp32(
+            line, [v if _finite(v) else 0 for v in row], lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列"
+        )
         rows.append([typed.value(v) for v in row])
         if len(rows) > MAX_TYPED_ROWS:
             break
@@ -245,13 +248,19 @@ def tile_edges(shape, tile) -> tuple[list[int], list[int]]:
 
 def tile_means(tensor, rel_error, tile) -> list[list]:
     """Mean relative error of each scaling block (a grid, block rows × block cols), over the block's
-    nonzero entries (a number that became 0 counts 100%); None for a block of zeros."""
+    nonzero entries (a number that became 0 counts 100%); None for a block of zeros, or an MX block whose
+    scale is NaN (its errors are NaN)."""
     redges, cedges = tile_edges((len(tensor), len(tensor[0])), tile)
     out = []
     for r0, r1 in zip(redges, redges[1:]):
         row = []
         for c0, c1 in zip(cedges, cedges[1:]):
-            errs = [e for i in range(r0, r1) for e, v in zip(rel_error[i][c0:c1], tensor[i][c0:c1]) if v != 0]
+            errs = [
+                e
+                for i in range(r0, r1)
+                for e, v in zip(rel_error[i][c0:c1], tensor[i][c0:c1])
+                if v != 0 and e == e
+            ]
             row.append(math.fsum(errs) / len(errs) if errs else None)
         out.append(row)
     return out
@@ -276,11 +285,82 @@ def clipped_text(q: B.QuantResult) -> str:
     return f"{len(flat):,} 个块里有 {n:,} 个的最大值被截断到元素上限 {top}，占 {share}{rule}。"
 
 
+def nan_text(q: B.QuantResult) -> str:
+    """The sentence on the MX blocks that held NaN or ±∞ (c9.core.blockscale.QuantResult.nan_blocks); ""
+    when there are none. OCP MX: such a block's scale is NaN, so each of its numbers reads back as NaN."""
+    flat = [c for row in q.nan_blocks for c in row]
+    n = sum(flat)
+    if not n:
+        return ""
+    if len(flat) == 1:
+        head = "这一块里有 NaN 或无穷大，按 OCP MX 规范整块的缩放因子记作 NaN（E8M0 编码 0xFF），"
+        tail = "块里每个数读出来都是 NaN，原本有限的数也不例外。"
+    else:
+        which = f"{n:,} 个块都" if n == len(flat) else f"{len(flat):,} 个块里有 {n:,} 个"
+        head = f"{which}含 NaN 或无穷大：按 OCP MX 规范，这些块的缩放因子记作 NaN（E8M0 编码 0xFF），"
+        tail = "块里每个数读出来都是 NaN，原本有限的数也不例外；图里这些块留白，误差统计不算它们。"
+    return head + tail
+
+
+def unquantized_view(tensor: list[list], scheme: str) -> dict:
+    """A scheme that does not say what NaN or ±∞ becomes (per tensor, DeepSeek-V3's tiles, NVFP4), on a tensor
+    holding one: the panel says so and quantises nothing; the table shows dashes."""
+    bf = B.get_block_format(scheme)
+    label = SCHEME_LABELS[scheme]
+    shape = (len(tensor), len(tensor[0]))
+    tile = shape if bf.tile is None else bf.tile
+    redges, cedges = tile_edges(shape, tile)
+    why = (
+        "NVIDIA 的 NVFP4 资料（论文 arXiv:2509.25149 与介绍 NVFP4 的博客）没有说明一块里有 NaN 或无穷大时，"
+        "E4M3 的块缩放因子和块里的数变成什么，这里不替它猜"
+        if bf.scale_rule == "two_level"
+        else "这种缩放的因子由最大绝对值算出，最大值是 NaN 或无穷大时没有定义，本页依据的资料也没有说怎么处理"
+    )
+    n_blocks = (len(redges) - 1) * (len(cedges) - 1)
+    total = shape[0] * shape[1]
+    blank = [[None] * shape[1] for _ in range(shape[0])]
+    return {
+        "scheme": scheme,
+        "label": label,
+        "shape": list(shape),
+        "tile": list(tile),
+        "max_rel": None,
+        "max_rel_text": "—",
+        "median_rel": None,
+        "median_rel_text": "—",
+        "coarse": None,
+        "flushed": None,
+        "total": total,
+        "counts": None,
+        "bits_actual": bf.bits_per_element,
+        "bits_nominal": bf.bits_per_element,
+        "n_scales": n_blocks,
+        "row_edges": redges,
+        "col_edges": cedges,
+        "n_blocks": n_blocks,
+        "ruined": 0,
+        "right_blocks": 0,
+        "right_ruined": 0,
+        "clipped": [],
+        "clipped_blocks": None,
+        "clipped_share": None,
+        "mx_rule": None,
+        "nan_blocks": [],
+        "quantized": False,
+        "summary": f"{label}：张量里有 NaN 或无穷大。{why}，所以这种缩放这次不量化。",
+        "figure": _figure(blank, redges, cedges, label),
+    }
+
+
 def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, rule: str = "floor") -> dict:
     """One scheme on one tensor: summary numbers, the per-block mean errors and their chart. A typed
     tensor (``typed_in``) is stored as FP32 first, by the seed's rule (:mod:`c9.views.fp32_first`), and its
     errors are measured against the numbers as typed. ``rule``: the MX scale rule (MX schemes only)."""
     double = None
+    if B.get_block_format(scheme).scale_rule != "mx_pow2" and not all(
+        _finite(v) for row in tensor for v in row
+    ):
+        return unquantized_view(tensor, scheme)
     try:
         if typed_in:
             held = fp32_first.quantize(tensor, scheme, SCHEME_LABELS[scheme], _cell_name, rule)
@@ -290,27 +370,38 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
             rel = q.rel_error
     except CodecInputError as e:
         raise InputError(e.message_zh) from None
+    dequantized = q.dequantized
+    nan_note = nan_text(q)
+    if (
+        nan_note
+    ):  # the NaN blocks' numbers count as absent, as zeros do: out of the statistics, blank on the map
+        tensor = [[0 if r != r else v for v, r in zip(trow, rrow)] for trow, rrow in zip(tensor, rel)]
+        dequantized = [
+            [0.0 if r != r else d for d, r in zip(drow, rrow)] for drow, rrow in zip(dequantized, rel)
+        ]
     zeros = sum(row.count(0) for row in tensor)
     if zeros:
         nonzero = sorted(r for row, trow in zip(rel, tensor) for r, v in zip(row, trow) if v != 0)
     else:
         nonzero = sorted(chain.from_iterable(rel))
     n = len(nonzero)
-    max_rel = max(chain.from_iterable(rel))  # against the numbers as typed (q's own is against FP32's)
+    max_rel = nonzero[-1] if n else 0.0  # against the numbers as typed (q's own is against FP32's)
     median = (nonzero[(n - 1) // 2] + nonzero[n // 2]) / 2 if n else 0.0
     to_bin = partial(bisect_left, BIN_EDGES)
     counts = [0] * (len(BIN_EDGES))
     for r in nonzero:
         counts[to_bin(r)] += 1
-    flushed = sum(row.count(0) for row in q.dequantized) - zeros
-    total = len(tensor) * len(tensor[0])
+    flushed = sum(row.count(0) for row in dequantized) - zeros
+    total = len(tensor) * len(tensor[0]) - sum(
+        r != r for row in rel for r in row
+    )  # not the NaN blocks' numbers
     coarse = sum(counts[5:])  # > 6.25%: worse than E4M3's normal grid
     shape = (len(tensor), len(tensor[0]))
     tile = tuple(q.tile)
     means = tile_means(tensor, rel, tile)
     classes = [
         [None if v == 0 else error_class(r, d == 0) for v, r, d in zip(trow, rrow, drow)]
-        for trow, rrow, drow in zip(tensor, rel, q.dequantized)
+        for trow, rrow, drow in zip(tensor, rel, dequantized)
     ]
     flat = [m for row in means for m in row if m is not None]
     ruined = sum(m > RUINED for m in flat)
@@ -324,11 +415,14 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         if len(flat) > 1
         else f"整张量只有一个块，平均误差 {units.error_percent(flat[0]) if flat else '0%'}"
     )
-    summary = (
-        f"{label}：{blocks}；最大相对误差 {units.error_percent(max_rel)}，中位数 {units.error_percent(median)}；"
-        f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
-        f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
-    )
+    if nan_note and not flat:  # every block's scale is NaN: no error to speak of
+        summary = f"{label}：{nan_note}连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
+    else:
+        summary = (
+            f"{label}：{blocks}；最大相对误差 {units.error_percent(max_rel)}，中位数 {units.error_percent(median)}；"
+            f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
+            f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
+        ) + nan_note
     summary += clipped_text(q)
     if typed_in and held.flushed:
         summary += f"其中 {held.flushed:,} 个数太小，先存成 FP32 时就已是 0。"
@@ -361,8 +455,11 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "clipped_blocks": sum(c for row in q.clipped for c in row),
         "clipped_share": q.clipped_share,
         "mx_rule": q.mx_rule,
+        # (row, column) of each MX block whose scale is NaN (it held NaN or ±∞)
+        "nan_blocks": [[i, j] for i, row in enumerate(q.nan_blocks) for j, c in enumerate(row) if c],
+        "quantized": True,
         "summary": summary,
-        "figure": _figure(classes, redges, cedges, label, q.clipped),
+        "figure": _figure(classes, redges, cedges, label, q.clipped, q.nan_blocks),
     }
 
 
@@ -441,10 +538,11 @@ def _axes(n: int, m: int, lo: float = 0) -> dict:
     }
 
 
-def _figure(classes, redges, cedges, title: str, clipped=None) -> dict:
+def _figure(classes, redges, cedges, title: str, clipped=None, nan_blocks=None) -> dict:
     """One cell per number, centred on its token and channel as in the |x| map; colour = the number's error
     class (:func:`error_class`; blank where the number was 0), the scaling blocks' boundaries over it, and
-    a thick outline round each block whose largest number was clipped (``clipped``: one bool per block)."""
+    a thick outline round each block whose largest number was clipped (``clipped``: one bool per block), a
+    dotted one round each MX block whose scale is NaN (``nan_blocks``; its cells are blank)."""
     n, m = len(classes), len(classes[0])
     return {
         "data": [
@@ -468,14 +566,16 @@ def _figure(classes, redges, cedges, title: str, clipped=None) -> dict:
             "height": 220,
             "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
             "title": {"text": title, "font": {"size": 13}, "x": 0.02},
-            "shapes": _boundaries(redges, cedges) + _clipped_outlines(clipped or [], redges, cedges),
+            "shapes": _boundaries(redges, cedges)
+            + _clipped_outlines(clipped or [], redges, cedges)
+            + _clipped_outlines(nan_blocks or [], redges, cedges, "dot"),
             **_axes(n, m, -0.5),
         },
     }
 
 
-def _clipped_outlines(clipped, redges, cedges) -> list[dict]:
-    """A rectangle round each clipped block (cell edges at index − 0.5), twice the boundaries' width."""
+def _clipped_outlines(clipped, redges, cedges, dash: str = "solid") -> list[dict]:
+    """A rectangle round each marked block (cell edges at index − 0.5), twice the boundaries' width."""
     return [
         {
             "type": "rect",
@@ -483,7 +583,7 @@ def _clipped_outlines(clipped, redges, cedges) -> list[dict]:
             "x1": cedges[j + 1] - 0.5,
             "y0": redges[i] - 0.5,
             "y1": redges[i + 1] - 0.5,
-            "line": {"color": var("ink"), "width": 3},
+            "line": {"color": var("ink"), "width": 3} | ({"dash": dash} if dash != "solid" else {}),
         }
         for i, row in enumerate(clipped)
         for j, c in enumerate(row)
@@ -496,6 +596,8 @@ def _log10_abs(v) -> float:
     f = abs(float(v))
     if 0 < f < math.inf:
         return math.log10(f)
+    if not _finite(v):
+        return math.nan
     fr = abs(Fraction(v))
     return math.log10(fr.numerator) - math.log10(fr.denominator)
 
@@ -503,8 +605,8 @@ def _log10_abs(v) -> float:
 def abs_figure(tensor) -> dict:
     """The tensor itself: log10 |x| per entry, in tenths (−30 = 10⁻³; integers keep the page small),
     so the outlier channels (columns) and the outlier token (a row) show before any quantisation.
-    Zeros are left blank."""
-    z = [[round(10 * _log10_abs(v)) if v else None for v in row] for row in tensor]
+    Zeros, NaN and ±∞ are left blank."""
+    z = [[round(10 * _log10_abs(v)) if v and _finite(v) else None for v in row] for row in tensor]
     n, m = len(tensor), len(tensor[0])
     ticks = list(range(int(ABS_MIN), int(ABS_MAX) + 1))
     return {
@@ -540,9 +642,12 @@ def abs_figure(tensor) -> dict:
 def describe_abs(tensor, outlier_cols) -> str:
     """Text beside the |x| map: where the large numbers are."""
     n, m = len(tensor), len(tensor[0])
-    big = max(abs(v) for row in tensor for v in row)
-    small = min((abs(v) for row in tensor for v in row if v), default=0)
-    return f"量化之前的张量：{n} 行 × {m} 列，绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}。" + (
+    odd = sum(not _finite(v) for row in tensor for v in row)
+    big = max((abs(v) for row in tensor for v in row if _finite(v)), default=0)
+    small = min((abs(v) for row in tensor for v in row if v and _finite(v)), default=0)
+    size = f"绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}" if big else "有限的数都是 0"
+    rest = f"，另有 {odd:,} 个 NaN 或无穷大（图里留白）" if odd else ""
+    return f"量化之前的张量：{n} 行 × {m} 列，{size}{rest}。" + (
         "竖的深色条是离群通道，横的深色条是离群 token。" if outlier_cols is not None else ""
     )
 

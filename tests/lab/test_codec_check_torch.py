@@ -75,3 +75,47 @@ def test_edge_inputs_and_examples_encode_as_the_file_says(name):
 def test_double_rounding_rows_recomputed_by_the_libraries(row):
     case = next(c for c in lab_check.DOUBLE_ROUNDING if c[0] == row["format"])
     assert lab_check.double_rounding(*case) == row
+
+
+# ---------------------------------------------------------------- MX scales and codes against torchao
+
+
+def _torchao():
+    return pytest.importorskip(
+        "torchao.prototype.mx_formats.mx_tensor", reason="torchao is not installed (pip install .[lab])"
+    )
+
+
+@pytest.mark.parametrize("rule", ["floor", "rceil", "ceil", "even"])
+@pytest.mark.parametrize("block", lab_check.TORCHAO_BLOCKS)
+@pytest.mark.parametrize("fmt", list(lab_check.TORCHAO_ELEMENTS))
+def test_mx_scales_and_codes_equal_torchaos(fmt, block, rule):
+    """Every block's E8M0 scale code and every element code of c9.core.blockscale equal torchao's to_mx
+    (CPU, eager), FLOOR and RCEIL and torchao's other two modes, at block sizes 8, 16 and 32; the inputs
+    include blocks the floor rule clips, a zero block and a NaN block (scale 0xFF in both)."""
+    _torchao()
+    r = lab_check.compare_torchao(fmt, block, rule, np.random.default_rng([lab_check.SEED, block]))
+    assert r["scales_equal"] == r["blocks"] == lab_check.TORCHAO_ROWS * 4, r
+    assert r["codes_equal"] == r["codes_compared"] == (r["blocks"] - 1) * block, r
+    assert r["nan_blocks"] == 1
+    if rule == "floor":  # every third row's four blocks have amax in (elem_max, 2^(emax+1)): many clip
+        assert r["clipped_blocks"] >= lab_check.TORCHAO_ROWS // 3, r
+    if rule in ("rceil", "ceil"):  # a rounded-up scale never clips
+        assert r["clipped_blocks"] == 0, r
+
+
+@pytest.mark.parametrize("fmt", list(lab_check.TORCHAO_ELEMENTS))
+def test_an_infinite_block_where_torchao_differs(fmt):
+    """NAN_BLOCK_SOURCES["torchao"]: an ∞ amax is not NaN in torchao: FLOOR reads its FP32 exponent field
+    (128) as the block's, RCEIL gives 0xFE; ours (OCP MX, microxcaling) is 0xFF for both."""
+    _torchao()
+    from c9.core import blockscale as B
+
+    f = F.get_format(fmt)
+    x = np.array([[np.inf] + [1.0] * 31, [np.nan] + [1.0] * 31], dtype=np.float32)
+    floor, _ = lab_check.torchao_mx(fmt, 32, x, "floor")
+    rceil, _ = lab_check.torchao_mx(fmt, 32, x, "rceil")
+    assert floor.ravel().tolist() == [128 - f.emax + 127, 0xFF]
+    assert rceil.ravel().tolist() == [0xFE, 0xFF]
+    bf = B.BlockFormat("mx", fmt, (1, 32), "float8_e8m0fnu", "mx_pow2")
+    assert B.quantize(x.astype(np.float64).tolist(), bf).scale_codes == [[0xFF], [0xFF]]

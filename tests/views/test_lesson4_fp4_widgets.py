@@ -280,8 +280,8 @@ def test_generator_is_seeded_and_describes_its_outliers():
         ({"source": "typed", "text": ""}, "张量是空的"),
         ({"source": "typed", "text": "1, abc"}, "「abc」不是数字"),
         ({"source": "typed", "text": "1, 2\n3"}, "各行长度不一"),
-        ({"source": "typed", "text": "1, nan"}, "NaN"),
-        ({"source": "typed", "text": "1, inf"}, "无穷大"),
+        ({"source": "typed", "text": "1, nan, abc"}, "「abc」不是数字"),
+        ({"source": "typed", "text": "inf, 1e39"}, "FP32"),
         ({"source": "typed", "text": "1e39"}, "FP32"),
         ({"source": "typed", "text": "\n".join(["1"] * 65)}, "张量太大"),
         ({"seed": "x"}, "随机种子要是整数"),
@@ -297,6 +297,59 @@ def test_generator_is_seeded_and_describes_its_outliers():
 def test_block_lab_bad_input(params, message):
     out = ask("block-lab", **params)
     assert out["ok"] is False and message in out["error"], out
+
+
+#: What block-lab.js sends for a typed tensor (every control; the rule with the MX schemes only).
+JS_TYPED = {
+    "source": "typed",
+    "seed": "9",
+    "channels": 4,
+    "magnitude": 1000,
+    "token": True,
+    "preset": "all",
+}
+
+
+@pytest.mark.parametrize("special", ["nan", "inf", "-inf", "-nan", "∞"])
+@pytest.mark.parametrize("scheme", block_lab.SCHEMES)
+def test_block_lab_typed_nan_and_infinity(special, scheme):
+    """A typed tensor holding NaN or ±∞, with the exact parameters block-lab.js sends: the MX schemes say that
+    block's scale is NaN (OCP MX: E8M0 0xFF, every element NaN) and quantise the other block as usual; the
+    schemes whose sources say nothing of it quantise nothing and say so."""
+    row = ", ".join(["1.5"] * 32 + ["3"] * 32)
+    text = f"{row}\n{', '.join(['2'] * 40 + [special] + ['0.25'] * 23)}"
+    params = {**JS_TYPED, "text": text, "scheme": scheme}
+    if scheme in block_lab.MX_SCHEMES:
+        params["rule"] = "floor"
+    out = ask("block-lab", **params)
+    assert out["ok"] is True, out
+    v = out["view"]
+    if scheme in block_lab.MX_SCHEMES:
+        assert v["quantized"] and v["nan_blocks"] == [[1, 1]]
+        assert "按 OCP MX 规范，这些块的缩放因子记作 NaN（E8M0 编码 0xFF）" in v["summary"]
+        assert "4 个块里有 1 个含 NaN 或无穷大" in v["summary"]
+        assert (
+            v["max_rel"] == 0 and v["total"] == 96
+        )  # 1.5, 3, 2, 0.25: exact in every MX element format; not the NaN block
+        dotted = [sh for sh in v["figure"]["layout"]["shapes"] if sh["line"].get("dash") == "dot"]
+        assert [(sh["type"], sh["x0"], sh["y0"]) for sh in dotted] == [("rect", 31.5, 0.5)]  # block (1, 1)
+        assert (
+            v["figure"]["data"][0]["z"][1][32:] == [None] * 32 and None not in v["figure"]["data"][0]["z"][0]
+        )
+    else:
+        assert v["quantized"] is False and "这种缩放这次不量化" in v["summary"]
+        assert ("NVFP4 资料" in v["summary"]) == (scheme == "nvfp4")
+    assert "另有 1 个 NaN 或无穷大（图里留白）" in v["abs_summary"] if "abs_summary" in v else True
+    json.dumps(v, allow_nan=False)  # the answer travels as JSON: no NaN in it
+
+
+def test_block_lab_one_nan_block():
+    out = ask("block-lab", **JS_TYPED, text="1, nan, 3", scheme="mxfp4", rule="rceil")
+    v = out["view"]
+    assert v["nan_blocks"] == [[0, 0]]
+    assert v["summary"].startswith(
+        "MXFP4：每 1×32 一个 2 的幂：这一块里有 NaN 或无穷大，按 OCP MX 规范整块的缩放因子记作 NaN"
+    )
 
 
 # ---------------------------------------------------------------- mx-nv
