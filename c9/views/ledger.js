@@ -33,7 +33,7 @@ export default function mount(root) {
     }
     for (const t of v.tools) {
       const row = toolsBody.querySelector(`tr[data-key="${t.key}"]`);
-      if (row) t.cells.forEach((text, i) => { row.cells[i + 1].textContent = text; });
+      if (row) t.cells.forEach((text, i) => { row.cells[i + 2].textContent = text; });
     }
     redrawChart(chart, v.figure);
   };

@@ -202,40 +202,35 @@ def fp8_notes(keys: list[str] = FP8_RECIPES) -> list[dict]:
 
 
 def tools_table(param_total: int) -> list[dict]:
-    """The ledger's own 16 bytes, then each other tool's count for ``param_total`` parameters on one GPU, in
-    the ledger's rows: each row's parts as shown add up to its total as shown (the true total rounded), "—"
-    for a row the tool does not count; the total also in GiB, the unit most of them print."""
+    """The ledger's own 16 bytes, then each other tool's count for ``param_total`` parameters on one GPU:
+    its bytes per parameter split into the ledger's rows (the rows it does not count left out), and its
+    total in GB and in GiB (2³⁰ bytes: what most of them print and call GB)."""
     ours = {"w16": 2, "g16": 2, "master": 4, "g32": 0, "mv": 8}
     rows = [
         {
             "key": "ledger",
             "label": "本课的账本（ZeRO 论文口径）",
-            "why": "对照：16 位权重和梯度各 2 字节，FP32 主权重 4 字节，m、v 各 4 字节",
+            "why": "对照行：16 位权重和梯度各 2 字节，FP32 主权重 4 字节，m、v 各 4 字节",
             "cite": [],
-            "parts": {k: b * param_total for k, b in ours.items()},
+            "per_row": ours,
         }
-    ] + [{**t, "parts": other_tools.split(t["key"], param_total)} for t in TOOLS]
-    # one precision for the whole table, the one at which the most rows add up as shown (a widget's rule:
-    # units.readable_decimals); a row that still misses says what its parts make
-    counted = [[r["parts"][k] for k in other_tools.ROWS if r["parts"][k]] for r in rows]
-    d = units.readable_decimals(counted, "GB", 1)
+    ] + [{**t, "per_row": other_tools.PER_PARAMETER[t["key"]]} for t in TOOLS]
     out = []
-    for r, parts in zip(rows, counted):
-        shown = {k: units.size(r["parts"][k], "GB", d) for k in other_tools.ROWS if r["parts"][k]}
-        total_bytes = sum(r["parts"].values())
-        total = units.size(total_bytes, "GB", d)
-        if not units.adds_up(parts, "GB", d):
-            total += f"（各行四舍五入后相加是 {units.shown_sum(parts, 'GB', d)}）"
+    for r in rows:
+        parts = other_tools.split(r["key"], param_total) if r["key"] != "ledger" else None
+        per = sum(r["per_row"].values())
+        total_bytes = sum(parts.values()) if parts else per * param_total
+        counted = [(TOOL_ROWS[k], b) for k, b in r["per_row"].items() if b]
         out.append(
             {
                 "key": r["key"],
                 "label": r["label"],
                 "why": r["why"],
                 "cite": [{"text": t, "url": u} for t, u in r["cite"]],
-                "per": total_bytes // param_total if param_total else 0,
+                "per": per,
+                "parts_text": " + ".join(f"{lab} {b}" for lab, b in counted) + f" = {per}",
                 "bytes": total_bytes,
-                "cells": [shown.get(k, "—") for k in other_tools.ROWS]
-                + [total, units.size(total_bytes, "GiB", d)],
+                "cells": [units.size(total_bytes, "GB"), units.size(total_bytes, "GiB")],
             }
         )
     return out
@@ -451,7 +446,6 @@ def page_context(**options) -> dict:
         conventions=CONVENTIONS,
         fp8_notes=fp8_notes(),
         pure_notes=fp8_notes(PURE_BF16_RECIPES),
-        tool_rows=TOOL_ROWS,
         card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 
