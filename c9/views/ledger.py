@@ -145,7 +145,7 @@ TOOLS: list[dict] = [
     },
     {
         "key": "accelerate",
-        "label": "Hugging Face accelerate estimate-memory（float16 一行）",
+        "label": "accelerate estimate-memory（float16 一行）",
         "why": "「Training using Adam」一栏取权重、梯度、优化器、更新四个阶段里最大的一项，即两份 FP32 的 Adam 状态，不是各项相加；"
         "按 1024 进位、写作 GB；不含激活",
         "cite": [
@@ -155,14 +155,14 @@ TOOLS: list[dict] = [
     },
     {
         "key": "hf_docs",
-        "label": "Hugging Face Transformers 文档的经验法则",
+        "label": "Transformers 文档的经验法则",
         "why": "权重记 6 字节（FP32 一份、16 位一份），梯度一律按 FP32 记 4 字节，不单列 16 位梯度，共 18 字节；"
         "说要另加激活，没有给公式",
         "cite": [("Transformers 文档「GPU memory usage」", other_tools.HF_DOCS)],
     },
     {
         "key": "playbook_widget",
-        "label": "Ultra-Scale Playbook 的显存小工具",
+        "label": "Ultra-Scale Playbook 的小工具",
         "why": "和账本同为 16 字节：FP32 副本并进优化器那一份（k + 4）；参数量本按它自己的公式从 h、L、s、v 算，这里代入账本的 Ψ；"
         "按 1024 进位、写作 GB；激活另算",
         "cite": [("The Ultra-Scale Playbook（memory.js 的 paramGradsOpt）", other_tools.PLAYBOOK)],
