@@ -345,7 +345,8 @@ def view(params: dict | None = None) -> dict:
         "label": label,
         "bars": bars,
         "conventions": conv,
-        "tools": tools_table(n),
+        # what the page updates (the totals); the split, the reasons and the sources are the page's own
+        "tools": [{"key": t["key"], "bytes": t["bytes"], "cells": t["cells"]} for t in tools_table(n)],
         "chosen": chosen["key"],
         "summary": summary,
         "figure": _figure(bars, chosen, card),
@@ -446,6 +447,7 @@ def page_context(**options) -> dict:
         conventions=CONVENTIONS,
         fp8_notes=fp8_notes(),
         pure_notes=fp8_notes(PURE_BF16_RECIPES),
+        tools=tools_table(v["params"]["param_total"]),
         card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 
