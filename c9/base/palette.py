@@ -54,6 +54,7 @@ ROLES: dict[str, tuple[str, str]] = {
     "fp8-copy": _both("#2a9d5b"),  # an FP8 recipe's FP8 weight copy
     "fp8-transpose": _both("#1d7a6f"),  # ... and its transposed (column-wise) copy
     "mx-scales": _both("#7a5c2e"),  # MXFP8's E8M0 block scales
+    "kahan-buffer": _both("#b5478a"),  # pure BF16's Kahan compensation buffer
     "activations": _both("#e08a1e"),
     "scores": _both("#c8372d"),
     "logits": _both("#7a5c2e"),

@@ -23,6 +23,9 @@ TE_257 = "https://github.com/NVIDIA/TransformerEngine/issues/257"
 TE_1429 = "https://github.com/NVIDIA/TransformerEngine/issues/1429"
 TE_1764 = "https://github.com/NVIDIA/TransformerEngine/issues/1764"
 TE_1880 = "https://github.com/NVIDIA/TransformerEngine/issues/1880"
+ZAMIRAI = "https://arxiv.org/abs/2010.06192"
+TORCHAO_OPTIM = "https://github.com/pytorch/ao/blob/main/torchao/optim/README.md"
+OPTIMI_KAHAN = "https://optimi.benjaminwarner.dev/kahan_summation/"
 
 # Each recipe is data: (key, label, bytes per parameter, what it is). A new recipe is one new row.
 RECIPES: dict[str, dict] = {
@@ -127,6 +130,43 @@ RECIPES: dict[str, dict] = {
             ("议题 1764（Blackwell 上线性层的输入缓存一份 FP8）", TE_1764),
         ],
         "source": f"Transformer Engine maintainers: {TE_1880} (MXFP8 needs 2 bytes/param: 1x32 and 32x1 scaling), {TE_257} (high-precision and FP8 weight copies kept by default), {TE_1429}, {TE_1764} (Linear inputs cached in FP8 on Blackwell); OCP MX v1.0 (one 8-bit E8M0 scale per 32 elements); the high-precision rows take the BF16 mixed-precision recipe's widths (ZeRO §3.1)",
+    },
+    # Pure BF16: no FP32 copy at all; the update that round-to-nearest would swallow is kept by stochastic
+    # rounding (expected value exact) or by a BF16 compensation buffer (Kahan). Lesson 3's repeated update
+    # shows both (c9/core/accumulate.py).
+    "bf16_pure_sr": {
+        "label": "纯 BF16 + AdamW，随机舍入",
+        "parts": [
+            ("weights", "权重（BF16）", 2, "没有 FP32 主权重：更新直接写回这份 16 位权重，写回时随机舍入"),
+            ("gradients", "梯度（BF16）", 2, "反向算出的 16 位梯度"),
+            ("adam_m_bf16", "Adam m（BF16）", 2, "一阶矩也存成 BF16"),
+            ("adam_v_bf16", "Adam v（BF16）", 2, "二阶矩也存成 BF16"),
+        ],
+        "cite": [
+            (
+                "torchao 低比特优化器文档：_AdamW(bf16_stochastic_round=True)，纯 BF16 训练时参数、梯度、优化器状态都是 BF16",
+                TORCHAO_OPTIM,
+            ),
+            ("Zamirai 等，Revisiting BFloat16 Training（arXiv:2010.06192）", ZAMIRAI),
+        ],
+        "source": f"torchao optim README ({TORCHAO_OPTIM}): _AdamW(bf16_stochastic_round=True) on a model cast to BF16, stochastic rounding when the FP32 update is written back to the BF16 weight; full BF16 training keeps parameters, gradients and optimizer states in BF16. Zamirai et al. 2020 ({ZAMIRAI}): pure BF16 training with stochastic rounding",
+    },
+    # The buffer's 2 bytes: optimi's own figure, 37.5% less non-activation memory than 16-byte mixed
+    # precision with Adam (torch-optimi on PyPI), is 1 − 10/16.
+    "bf16_pure_kahan": {
+        "label": "纯 BF16 + AdamW，Kahan 补偿",
+        "parts": [
+            ("weights", "权重（BF16）", 2, "没有 FP32 主权重：更新写回这份 16 位权重"),
+            ("kahan", "Kahan 补偿（BF16）", 2, "每个权重一份 16 位补偿，留住这一步没加进去的余量"),
+            ("gradients", "梯度（BF16）", 2, "反向算出的 16 位梯度"),
+            ("adam_m_bf16", "Adam m（BF16）", 2, "一阶矩也存成 BF16"),
+            ("adam_v_bf16", "Adam v（BF16）", 2, "二阶矩也存成 BF16"),
+        ],
+        "cite": [
+            ("optimi 文档：BF16 训练用 Kahan 求和，误差另记在一份补偿缓冲里", OPTIMI_KAHAN),
+            ("Zamirai 等，Revisiting BFloat16 Training（arXiv:2010.06192）", ZAMIRAI),
+        ],
+        "source": f"optimi docs ({OPTIMI_KAHAN}): BF16 training with Kahan summation, errors accumulated in a separate compensation buffer of the parameter's precision; Zamirai et al. 2020 ({ZAMIRAI}): Kahan summation for BF16 weight updates",
     },
 }
 

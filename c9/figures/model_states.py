@@ -83,6 +83,23 @@ def figures() -> list[dict]:
         )
     )
     figs += fp8_figures(m, states.bytes)
+    figs += pure_bf16_figures(m)
+    return figs
+
+
+def pure_bf16_figures(m) -> list[dict]:
+    """Lesson 3's pointer from the repeated update to the ledger's pure-BF16 rows: bytes per parameter and the
+    anchor's model states with stochastic rounding and with a Kahan buffer."""
+    figs = []
+    for key, name in (("bf16_pure_sr", "bf16_sr"), ("bf16_pure_kahan", "bf16_kahan")):
+        per = bytes_per_parameter(key)
+        states = model_states(m.param_total, key).bytes
+        figs.append(figure(f"{name}_per", per, str(per), "每参数字节数：这一配方各行之和"))
+        figs.append(
+            figure(
+                f"{name}_anchor", states, units.size(states, "GB"), f"模型状态 = {per} B × Ψ", Ψ=m.param_total
+            )
+        )
     return figs
 
 

@@ -10,6 +10,7 @@ export default function mount(root) {
   const summary = root.querySelector(".c9-summary");
   const barsBody = root.querySelector(".c9-ledger-bars tbody");
   const convBody = root.querySelector(".c9-ledger-conv tbody");
+  const toolsBody = root.querySelector(".c9-ledger-tools tbody");
   const range = form.elements.log10_params;
   let view = JSON.parse(root.dataset.default);
 
@@ -29,6 +30,10 @@ export default function mount(root) {
       row.cells[2].textContent = c.total_text;
       row.classList.toggle("c9-chosen", c.key === v.chosen);
       if (c.key === v.chosen) row.setAttribute("aria-current", "true"); else row.removeAttribute("aria-current");
+    }
+    for (const t of v.tools) {
+      const row = toolsBody.querySelector(`tr[data-key="${t.key}"]`);
+      if (row) t.cells.forEach((text, i) => { row.cells[i + 2].textContent = text; });
     }
     redrawChart(chart, v.figure);
   };

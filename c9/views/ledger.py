@@ -13,6 +13,7 @@ from fractions import Fraction
 from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.base.palette import var
+from c9.core import other_tools
 from c9.core.ledger import RECIPES, bytes_per_parameter, model_states, open_rows
 from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
@@ -27,8 +28,11 @@ CHART_RECIPES = [
     ("deepseek_v3_fp8", "DeepSeek-V3 FP8"),
     ("te_fp8_delayed", "TE FP8（Hopper）"),
     ("te_mxfp8", "TE MXFP8（Blackwell）"),
+    ("bf16_pure_sr", "纯 BF16 + 随机舍入"),
+    ("bf16_pure_kahan", "纯 BF16 + Kahan"),
 ]
 FP8_RECIPES = ["deepseek_v3_fp8", "te_fp8_delayed", "te_mxfp8"]
+PURE_BF16_RECIPES = ["bf16_pure_sr", "bf16_pure_kahan"]
 MODELS = ["qwen3.8-27b", "qwen3-8b"]
 LOG10_MIN, LOG10_MAX, LOG10_STEP = 8.0, 12.0, 0.05
 DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
@@ -105,7 +109,75 @@ LABEL_COLORS = {
     "MXFP8 权重（按行）": var("fp8-copy"),
     "MXFP8 权重（按列）": var("fp8-transpose"),
     "E8M0 缩放因子": var("mx-scales"),
+    "Kahan 补偿（BF16）": var("kahan-buffer"),
 }
+
+#: The ledger's rows other tools' counts are split into (c9.core.other_tools.ROWS), as the table heads them.
+TOOL_ROWS = {
+    "w16": "16 位权重",
+    "g16": "16 位梯度",
+    "master": "FP32 主权重",
+    "g32": "FP32 梯度",
+    "mv": "Adam m、v（FP32）",
+}
+
+#: Other tools' counts for the model on screen, one GPU, no offload (c9.core.other_tools): the tool, the
+#: one-line reason its number is not the ledger's 16 bytes, and where its formula is.
+TOOLS: list[dict] = [
+    {
+        "key": "deepspeed_zero2",
+        "label": "DeepSpeed ZeRO-2 估算器",
+        "why": "16 位参数、梯度之外，FP32 的参数、梯度、m、v 各记 4 字节，共 20 字节；打印时把 2³⁰ 字节叫作 GB；不含激活",
+        "cite": [
+            ("estimate_zero2_model_states_mem_needs", other_tools.DEEPSPEED_ZERO2),
+            ("DeepSpeed 文档「Memory Requirements」", other_tools.DEEPSPEED_DOCS),
+        ],
+    },
+    {
+        "key": "deepspeed_zero3",
+        "label": "DeepSpeed ZeRO-3 估算器",
+        "why": "18 字节：FP32 的四份加 16 位参数，16 位梯度只在聚合最大一层时才有；它另加最大一层参数量的 4 倍字节，"
+        "只知道参数总数时算不出，这里没有计入；2³⁰ 字节叫作 GB；不含激活",
+        "cite": [
+            ("estimate_zero3_model_states_mem_needs", other_tools.DEEPSPEED_ZERO3),
+            ("DeepSpeed 文档「Memory Requirements」", other_tools.DEEPSPEED_DOCS),
+        ],
+    },
+    {
+        "key": "accelerate",
+        "label": "accelerate estimate-memory（float16 一行）",
+        "why": "「Training using Adam」一栏取权重、梯度、优化器、更新四个阶段里最大的一项，即两份 FP32 的 Adam 状态，不是各项相加；"
+        "按 1024 进位、写作 GB；不含激活",
+        "cite": [
+            ("estimate.py 的 estimate_training_usage", other_tools.ACCELERATE),
+            ("accelerate 文档「Model memory estimator」", other_tools.ACCELERATE_DOCS),
+        ],
+    },
+    {
+        "key": "hf_docs",
+        "label": "Transformers 文档的经验法则",
+        "why": "权重记 6 字节（FP32 一份、16 位一份），梯度一律按 FP32 记 4 字节，不单列 16 位梯度，共 18 字节；"
+        "说要另加激活，没有给公式",
+        "cite": [("Transformers 文档「GPU memory usage」", other_tools.HF_DOCS)],
+    },
+    {
+        "key": "playbook_widget",
+        "label": "Ultra-Scale Playbook 的小工具",
+        "why": "和账本同为 16 字节：FP32 副本并进优化器那一份（k + 4）；参数量本按它自己的公式从 h、L、s、v 算，这里代入账本的 Ψ；"
+        "按 1024 进位、写作 GB；激活另算",
+        "cite": [("The Ultra-Scale Playbook（memory.js 的 paramGradsOpt）", other_tools.PLAYBOOK)],
+    },
+    {
+        "key": "megatron",
+        "label": "Megatron-LM 理论显存报告",
+        "why": "BF16 权重 2 字节，加 FP32 的主梯度、主权重、m、v，共 18 字节，不单列 16 位梯度；"
+        "按 2²⁰ 字节的 MB 打印，并另加激活（这里不计）",
+        "cite": [
+            ("theoretical_memory_usage.py", other_tools.MEGATRON),
+            ("Megatron-LM README（分布式优化器每参数字节表）", other_tools.MEGATRON_README),
+        ],
+    },
+]
 
 
 def per_text(k) -> str:
@@ -114,8 +186,9 @@ def per_text(k) -> str:
     return str(k.numerator) if k.denominator == 1 else units.number(k, 4)
 
 
-def fp8_notes() -> list[dict]:
-    """Each FP8 recipe with its sources and the copies its source leaves without a byte count."""
+def fp8_notes(keys: list[str] = FP8_RECIPES) -> list[dict]:
+    """Each FP8 (or other sourced) recipe with its sources and the copies its source leaves without a byte
+    count."""
     return [
         {
             "key": key,
@@ -124,8 +197,43 @@ def fp8_notes() -> list[dict]:
             "open": [{"label": a, "why": b} for a, b in open_rows(key)],
             "cite": [{"text": t, "url": u} for t, u in RECIPES[key]["cite"]],
         }
-        for key in FP8_RECIPES
+        for key in keys
     ]
+
+
+def tools_table(param_total: int) -> list[dict]:
+    """The ledger's own 16 bytes, then each other tool's count for ``param_total`` parameters on one GPU:
+    its bytes per parameter split into the ledger's rows (the rows it does not count left out), and its
+    total in GB and in GiB (2³⁰ bytes: what most of them print and call GB)."""
+    ours = {"w16": 2, "g16": 2, "master": 4, "g32": 0, "mv": 8}
+    rows = [
+        {
+            "key": "ledger",
+            "label": "本课的账本（ZeRO 论文口径）",
+            "why": "对照行：16 位权重和梯度各 2 字节，FP32 主权重 4 字节，m、v 各 4 字节",
+            "cite": [],
+            "per_row": ours,
+        }
+    ] + [{**t, "per_row": other_tools.PER_PARAMETER[t["key"]]} for t in TOOLS]
+    out = []
+    for r in rows:
+        parts = other_tools.split(r["key"], param_total) if r["key"] != "ledger" else None
+        per = sum(r["per_row"].values())
+        total_bytes = sum(parts.values()) if parts else per * param_total
+        counted = [(TOOL_ROWS[k], b) for k, b in r["per_row"].items() if b]
+        out.append(
+            {
+                "key": r["key"],
+                "label": r["label"],
+                "why": r["why"],
+                "cite": [{"text": t, "url": u} for t, u in r["cite"]],
+                "per": per,
+                "parts_text": " + ".join(f"{lab} {b}" for lab, b in counted) + f" = {per}",
+                "bytes": total_bytes,
+                "cells": [units.size(total_bytes, "GB"), units.size(total_bytes, "GiB")],
+            }
+        )
+    return out
 
 
 def conventions_table(param_total: int) -> list[dict]:
@@ -213,6 +321,7 @@ def view(params: dict | None = None) -> dict:
     conv = conventions_table(n)
     chosen = next(c for c in conv if c["key"] == p["convention"])
     fp32, mixed, weights = (next(b for b in bars if b["key"] == k) for k, _ in CHART_RECIPES[:3])
+    sr, kahan = (next(b for b in bars if b["key"] == k) for k in PURE_BF16_RECIPES)
     least_fp8 = min((b for b in bars if b["key"] in FP8_RECIPES), key=lambda b: b["bytes"])
     summary = (
         f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']}，"
@@ -227,6 +336,8 @@ def view(params: dict | None = None) -> dict:
         + "，还没算激活。"
         f"FP8 训练的几种配方里最省的是「{least_fp8['label']}」，{least_fp8['text']}（{least_fp8['bytes_per_param']} 字节/参数，"
         f"只计来源给了字节数的几份），是 BF16 混合精度的 {units.percent(least_fp8['bytes'], mixed['bytes'])}，远不到一半。"
+        f"不留 FP32 副本的纯 BF16 训练，随机舍入是 {sr['text']}（{sr['bytes_per_param']} 字节/参数），"
+        f"加一份 Kahan 补偿是 {kahan['text']}（{kahan['bytes_per_param']} 字节/参数）。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
     )
     return {
@@ -234,6 +345,8 @@ def view(params: dict | None = None) -> dict:
         "label": label,
         "bars": bars,
         "conventions": conv,
+        # what the page updates (the totals); the split, the reasons and the sources are the page's own
+        "tools": [{"key": t["key"], "bytes": t["bytes"], "cells": t["cells"]} for t in tools_table(n)],
         "chosen": chosen["key"],
         "summary": summary,
         "figure": _figure(bars, chosen, card),
@@ -272,7 +385,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
         "data": data,
         "layout": {
             "barmode": "stack",
-            "height": 480,
+            "height": 540,
             "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
             "xaxis": {
                 "title": {"text": "GB（10⁹ 字节）"},
@@ -333,6 +446,8 @@ def page_context(**options) -> dict:
         step=LOG10_STEP,
         conventions=CONVENTIONS,
         fp8_notes=fp8_notes(),
+        pure_notes=fp8_notes(PURE_BF16_RECIPES),
+        tools=tools_table(v["params"]["param_total"]),
         card=units.size(card_bytes(), "GB", 0),  # the reference card, as its caption and column name it
     )
 

@@ -141,3 +141,26 @@ def test_no_fp8_recipe_halves_the_mixed_precision_states():
     half = Fraction(bytes_per_parameter("bf16_mixed_adamw"), 2)
     for key in ("deepseek_v3_fp8", "te_fp8_delayed", "te_mxfp8"):
         assert bytes_per_parameter(key) > half
+
+
+# ---- pure BF16: no FP32 copy, the update kept by stochastic rounding or a Kahan buffer --------
+
+
+@pytest.mark.timeout(30)
+def test_pure_bf16_recipes_are_8_and_10_bytes_with_their_sources():
+    # torchao's optim README: full BF16 training keeps parameters, gradients and optimizer states in BF16
+    # (2 + 2 + 2 + 2), _AdamW(bf16_stochastic_round=True) rounding the update stochastically; optimi's Kahan
+    # summation adds a compensation buffer of the parameter's precision (+2), its 37.5% saving on 16 bytes.
+    assert bytes_per_parameter("bf16_pure_sr") == 2 + 2 + 2 + 2 == 8
+    assert bytes_per_parameter("bf16_pure_kahan") == 8 + 2 == 10
+    assert 1 - Fraction(10, 16) == Fraction(375, 1000)
+    for psi in (1_557_611_200, 27_781_427_952):
+        assert model_states(psi, "bf16_pure_sr").bytes == 8 * psi
+        assert model_states(psi, "bf16_pure_kahan").bytes == 10 * psi
+        assert model_states(psi, "bf16_pure_kahan").find("kahan").bytes == 2 * psi
+    for key in ("bf16_pure_sr", "bf16_pure_kahan"):
+        parts = {p[0] for p in RECIPES[key]["parts"]}
+        assert "master_weights" not in parts and open_rows(key) == []
+        assert ledger.ZAMIRAI in {u for _, u in RECIPES[key]["cite"]}
+    assert ledger.TORCHAO_OPTIM in {u for _, u in RECIPES["bf16_pure_sr"]["cite"]}
+    assert ledger.OPTIMI_KAHAN in {u for _, u in RECIPES["bf16_pure_kahan"]["cite"]}

@@ -73,6 +73,61 @@ def test_ledger_fp8_bars_and_their_open_rows(model, psi):
     assert all(r["cite"] for r in notes.values())
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "model, psi, sr_gb, kahan_gb",
+    # 8Ψ and 10Ψ by hand: 65.525… and 81.907… GB; 222.251… and 277.814… GB
+    [("qwen3-8b", QWEN3_8B, "65.5 GB", "81.9 GB"), ("qwen3.8-27b", PSI, "222.3 GB", "277.8 GB")],
+)
+def test_ledger_pure_bf16_bars_and_their_notes(model, psi, sr_gb, kahan_gb):
+    v = ask("ledger", model=model)["view"]
+    bars = {b["key"]: b for b in v["bars"]}
+    assert bars["bf16_pure_sr"]["bytes"] == 8 * psi and bars["bf16_pure_kahan"]["bytes"] == 10 * psi
+    assert bars["bf16_pure_kahan"]["parts"][1] == {
+        "key": "kahan",
+        "label": "Kahan 补偿（BF16）",
+        "bytes": 2 * psi,
+    }
+    assert (
+        f"随机舍入是 {sr_gb}（8 字节/参数），加一份 Kahan 补偿是 {kahan_gb}（10 字节/参数）" in v["summary"]
+    )
+    notes = {r["key"]: r for r in ledger_chart.page_context()["pure_notes"]}
+    assert set(notes) == {"bf16_pure_sr", "bf16_pure_kahan"} and all(r["cite"] for r in notes.values())
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("model, psi", [("qwen3-8b", QWEN3_8B), ("qwen3.8-27b", PSI)])
+def test_ledger_other_tools_rows_are_their_formulas_split_into_the_ledgers_rows(model, psi):
+    """Each tool's row for the model on screen: the bytes its own formula gives on one GPU (DeepSpeed ZeRO-2
+    4Ψ + 16Ψ, ZeRO-3 18Ψ without the largest layer, accelerate's largest stage 2 × 4Ψ, the HF docs' 6 + 4 + 8,
+    the Playbook widget's 2 + 2 + 12, Megatron's 18), the parts adding up as shown to the total as shown."""
+    v = ask("ledger", model=model)["view"]
+    rows = {t["key"]: t for t in ledger_chart.page_context(model=model)["tools"]}
+    assert v["tools"] == [{"key": t["key"], "bytes": t["bytes"], "cells": t["cells"]} for t in rows.values()]
+    expected = {
+        "ledger": 16,
+        "deepspeed_zero2": 4 + 16,
+        "deepspeed_zero3": 18,
+        "accelerate": 8,
+        "hf_docs": 6 + 4 + 8,
+        "playbook_widget": 2 + 2 + 12,
+        "megatron": 18,
+    }
+    assert {k: r["bytes"] for k, r in rows.items()} == {k: per * psi for k, per in expected.items()}
+    for r in rows.values():
+        total, gib = (Fraction(c.split()[0].replace(",", "")) for c in r["cells"])
+        assert abs(total - Fraction(r["bytes"], 10**9)) <= Fraction(1, 20), r["key"]  # one decimal
+        assert abs(gib - Fraction(r["bytes"], 2**30)) <= Fraction(1, 20), r["key"]
+        # the split, bytes per parameter, adds up to the row's total per parameter
+        *terms, per = r["parts_text"].split(" = ")
+        assert sum(int(t.split()[-1]) for t in terms[0].split(" + ")) == int(per) == expected[r["key"]]
+        assert r["key"] == "ledger" or r["cite"]
+    # accelerate counts only its largest stage: the two FP32 Adam states
+    assert rows["accelerate"]["parts_text"] == "Adam m、v（FP32） 8 = 8"
+    # 20Ψ / 2³⁰ by hand: 152.56… GiB (Qwen3-8B), 517.47… GiB (the anchor), as DeepSpeed would print it
+    assert rows["deepspeed_zero2"]["cells"][1] == {QWEN3_8B: "152.6 GiB", PSI: "517.5 GiB"}[psi]
+
+
 @pytest.mark.parametrize("key, per", [("zero", 16), ("hf", 18), ("playbook", 20), ("fp32", 16)])
 def test_each_convention_sums_its_parts(key, per):
     v = ask("ledger", model="qwen3-8b", convention=key)["view"]
