@@ -335,7 +335,7 @@ def view(params: dict | None = None) -> dict:
         )
         + "，还没算激活。"
         f"FP8 训练的几种配方里最省的是「{least_fp8['label']}」，{least_fp8['text']}（{least_fp8['bytes_per_param']} 字节/参数，"
-        f"只计来源给了字节数的几份），是 BF16 混合精度的 {units.percent(least_fp8['bytes'], mixed['bytes'])}，远不到一半。"
+        f"只计来源给了字节数的几份），是 BF16 混合精度的 {units.percent(least_fp8['bytes'], mixed['bytes'])}，远没有减半。"
         f"不留 FP32 副本的纯 BF16 训练，随机舍入是 {sr['text']}（{sr['bytes_per_param']} 字节/参数），"
         f"加一份 Kahan 补偿是 {kahan['text']}（{kahan['bytes_per_param']} 字节/参数）。"
         f"所选口径「{chosen['label']}」：{chosen['bytes_per_param']} 字节/参数，共 {chosen['total_text']}。"
