@@ -1,4 +1,4 @@
-import { codeEditor, runReaderCode, storage } from "../reader-code.js";
+import { readerEditor, runReaderCode, storage } from "../reader-code.js";
 
 // ---- 动手写: the reader's function, run in the Python worker and checked against the chapter's ----
 // The reader's code is kept per exercise in localStorage (this browser only); the editor and the run
@@ -9,7 +9,6 @@ export default function mount(root) {
   const key = `c9:exercise:${id}`;
   const attempts = Number(root.dataset.attempts) || 3;
   const area = root.querySelector(".c9-exercise-code");
-  let code = area; // the textarea until CodeMirror has loaded, then an object with the same value/focus
   const run = root.querySelector(".c9-exercise-run");
   const reset = root.querySelector(".c9-exercise-reset");
   const summary = root.querySelector(".c9-exercise-summary");
@@ -17,6 +16,10 @@ export default function mount(root) {
   const hint = root.querySelector(".c9-exercise-hint");
   const solution = root.querySelector(".c9-exercise-solution");
   const stub = area.defaultValue;
+  const code = readerEditor(root, area, {
+    onChange: () => keep(),
+    keysText: "编辑框里 Tab 键用来缩进；要离开编辑框，先按 Esc 再按 Tab。代码只保存在这台设备的浏览器里。",
+  });
   const saved = storage.read(key);
   if (typeof saved.code === "string") code.value = saved.code;
   let failures = Number(saved.failures) || 0;
@@ -60,18 +63,6 @@ export default function mount(root) {
     }
   };
 
-  const onInput = () => keep();
-  const keys = root.querySelector(".c9-exercise-keys");
-  let closed = false;
-  codeEditor(area, { onChange: () => keep() }).then((editor) => {
-    if (closed) { editor.destroy(); return; }
-    code = editor;
-    keys.textContent = "编辑框里 Tab 键用来缩进；要离开编辑框，先按 Esc 再按 Tab。代码只保存在这台设备的浏览器里。";
-    root.dataset.editor = "codemirror";
-  }, (err) => {
-    console.warn("C9: the code editor did not load; the plain text box stays", err);
-    root.dataset.editor = "textarea";
-  });
   const onReset = () => {
     code.value = stub;
     keep();
@@ -80,12 +71,9 @@ export default function mount(root) {
   };
   run.addEventListener("click", check);
   reset.addEventListener("click", onReset);
-  area.addEventListener("input", onInput);
   return () => {
-    closed = true;
-    if (code !== area) code.destroy();
+    code.destroy();
     run.removeEventListener("click", check);
     reset.removeEventListener("click", onReset);
-    area.removeEventListener("input", onInput);
   };
 }

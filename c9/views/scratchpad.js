@@ -1,4 +1,4 @@
-import { codeEditor, runReaderCode, storage } from "../reader-code.js";
+import { readerEditor, runReaderCode, storage } from "../reader-code.js";
 
 // ---- The Python scratchpad: the reader's lines, run like a notebook cell in the page's Python ----
 // What it printed, then the value of its last expression. The code is kept per page in localStorage (this
@@ -8,13 +8,18 @@ export default function mount(root) {
   const key = `c9:scratchpad:${root.dataset.page}`;
   const live = root.querySelector(".c9-scratch-live");
   const area = root.querySelector(".c9-exercise-code");
-  let code = area; // the textarea until CodeMirror has loaded, then an object with the same value/focus
   const run = root.querySelector(".c9-scratch-run");
   const clear = root.querySelector(".c9-scratch-clear");
   const reset = root.querySelector(".c9-scratch-reset");
   const summary = root.querySelector(".c9-scratch-summary");
   const out = root.querySelector(".c9-scratch-out");
   const example = area.defaultValue;
+  const code = readerEditor(root, area, {
+    onChange: () => keep(),
+    onRun: () => execute(),
+    keysText: "按 Ctrl+Enter（Mac 上按 ⌘+Enter）或「运行」执行。编辑框里 Tab 键用来缩进；要离开编辑框，"
+      + "先按 Esc 再按 Tab。代码只保存在这台设备的浏览器里。",
+  });
   const saved = storage.read(key);
   if (typeof saved.code === "string") code.value = saved.code;
   const keep = () => storage.write(key, { code: code.value });
@@ -50,21 +55,6 @@ export default function mount(root) {
     }
   };
 
-  const keys = root.querySelector(".c9-exercise-keys");
-  let closed = false;
-  codeEditor(area, { onChange: () => keep(), onRun: execute }).then((editor) => {
-    if (closed) { editor.destroy(); return; }
-    code = editor;
-    keys.textContent = "按 Ctrl+Enter（Mac 上按 ⌘+Enter）或「运行」执行。编辑框里 Tab 键用来缩进；要离开编辑框，"
-      + "先按 Esc 再按 Tab。代码只保存在这台设备的浏览器里。";
-    root.dataset.editor = "codemirror";
-  }, (err) => {
-    console.warn("C9: the code editor did not load; the plain text box stays", err);
-    root.dataset.editor = "textarea";
-  });
-  const onKey = (e) => { // the plain text box, until or instead of CodeMirror
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); execute(); }
-  };
   const replace = (text, said) => {
     code.value = text;
     keep();
@@ -77,15 +67,10 @@ export default function mount(root) {
   run.addEventListener("click", execute);
   clear.addEventListener("click", onClear);
   reset.addEventListener("click", onReset);
-  area.addEventListener("input", keep);
-  area.addEventListener("keydown", onKey);
   return () => {
-    closed = true;
-    if (code !== area) code.destroy();
+    code.destroy();
     run.removeEventListener("click", execute);
     clear.removeEventListener("click", onClear);
     reset.removeEventListener("click", onReset);
-    area.removeEventListener("input", keep);
-    area.removeEventListener("keydown", onKey);
   };
 }

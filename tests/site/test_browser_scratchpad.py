@@ -130,6 +130,21 @@ def test_a_run_that_eats_memory_is_stopped_and_the_pages_exercise_still_answers(
         assert fresh == [True, True, "ready"], fresh
         _run(w, "print(6 * 7)\n", 3)  # and the scratchpad itself
         expect(w.locator(".c9-scratch-out")).to_have_text("42\n")
+
+        # Python's own MemoryError (here raised: a real one takes longer than the limit to reach) is said,
+        # and the worker, whose grown heap would never shrink, is replaced without counting as a crash.
+        evaluate_within(
+            page, f"() => import({WORKER}).then((m) => {{ window.c9FirstWorker = m.python.worker; }})"
+        )
+        _run(w, "xs = [1]\nraise MemoryError\n", 4)
+        expect(w.locator(".c9-scratch-summary")).to_have_text(
+            python_view("scratchpad", code="xs = [1]\nraise MemoryError\n")["summary"]
+        )
+        expect(w.locator(".c9-scratch-summary")).to_contain_text("第 2 行内存不够了")
+        renewed = f"() => import({WORKER}).then((m) => [m.python.worker !== window.c9FirstWorker, m.python.restarts])"
+        assert evaluate_within(page, renewed) == [True, 0]
+        _run(w, "print(6 * 7)\n", 5)
+        expect(w.locator(".c9-scratch-out")).to_have_text("42\n")
         assert page.errors == []
     finally:
         ctx.close()

@@ -11,7 +11,7 @@ export const LIMIT_MS = 5000;
 // then Tab leaves it (CodeMirror's own tab-focus mode); Ctrl/Cmd-Enter calls `onRun` when given. If it
 // cannot load, the labelled <textarea> stays.
 const CM = "../../vendor/codemirror/";
-export async function codeEditor(textarea, { onChange, onRun = null }) {
+async function codeEditor(textarea, { onChange, onRun = null }) {
   const [{ EditorState }, view, commands, language, { python: pythonLanguage }, { tags }] = await Promise.all(
     ["codemirror-state", "codemirror-view", "codemirror-commands", "codemirror-language", "codemirror-lang-python",
       "lezer-highlight"].map((name) => import(`${CM}${name}.js`)),
@@ -64,6 +64,41 @@ export async function codeEditor(textarea, { onChange, onRun = null }) {
     set value(text) { editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } }); },
     focus: () => editor.focus(),
     destroy: () => editor.destroy(),
+  };
+}
+
+// The reader's code box: the labelled <textarea> until CodeMirror has loaded (and for good if it cannot),
+// then the editor. root.dataset.editor says which ("codemirror" or "textarea", for tests); the widget's
+// .c9-exercise-keys line gets `keysText` once the editor is up. `onChange` gets the text after each edit.
+export function readerEditor(root, area, { onChange, onRun = null, keysText }) {
+  let editor = null;
+  let closed = false;
+  codeEditor(area, { onChange, onRun }).then((e) => {
+    if (closed) { e.destroy(); return; }
+    editor = e;
+    const keys = root.querySelector(".c9-exercise-keys");
+    if (keys) keys.textContent = keysText;
+    root.dataset.editor = "codemirror";
+  }, (err) => {
+    console.warn("C9: the code editor did not load; the plain text box stays", err);
+    root.dataset.editor = "textarea";
+  });
+  const onInput = () => onChange(area.value);
+  const onKey = (e) => {
+    if (onRun && e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); onRun(); }
+  };
+  area.addEventListener("input", onInput);
+  area.addEventListener("keydown", onKey);
+  return {
+    get value() { return editor ? editor.value : area.value; },
+    set value(text) { if (editor) editor.value = text; else area.value = text; },
+    focus: () => (editor || area).focus(),
+    destroy() {
+      closed = true;
+      editor?.destroy();
+      area.removeEventListener("input", onInput);
+      area.removeEventListener("keydown", onKey);
+    },
   };
 }
 
