@@ -33,7 +33,7 @@ EXAMPLES = {
     ),
     "lesson-2": (
         "from c9.core import formats\n"
-        "# FP16 在 1 附近的间隔；1 + 2⁻¹¹ 恰在两数正中，舍入到偶数；1e-8 太小，存进去就成了 0\n"
+        "# FP16 在 1 附近的间隔；1 + 2⁻¹¹ 恰在两数正中，舍入到偶数；10⁻⁸ 太小，存进去就成了 0\n"
         'print(formats.ulp("float16", 1.0))\n'
         'print(formats.round_value("float16", 1 + 2**-11))\n'
         'formats.round_value("float16", 1e-8)\n'
@@ -94,7 +94,7 @@ def view(params: dict | None = None) -> dict:
     }
 
 
-def page_context(page: str) -> dict:
+def page_context(page: str = "lesson-1") -> dict:
     if page not in EXAMPLES:
         raise InputError("这一页没有草稿本的示例")
     example = EXAMPLES[page]
