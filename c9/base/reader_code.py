@@ -36,6 +36,7 @@ EXCEPTIONS_ZH = (
     (StopIteration, "迭代器已经取完了"),
     (NotImplementedError, "用到了还没实现的功能"),
     (OSError, "页面里的 Python 不能读写文件或联网"),
+    (EOFError, "页面里的 Python 读不到键盘输入（input() 用不了）"),
 )
 
 
