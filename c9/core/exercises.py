@@ -10,8 +10,9 @@ library of typical wrong answers, each as source text with its own hint. :func:`
 differs; the hint is the one of the wrong answer that gives the reader's answers on every case, else
 the one that gives the reader's answer on that first case, else the case's own hint.
 
-The reader's code runs with ``exec`` in a fresh namespace. That is no sandbox: it runs in the page's
-Python worker, which the page stops and restarts when a run takes too long (docs/assets/js/worker.js).
+The reader's code runs through :mod:`c9.base.reader_code` (``exec`` in a fresh namespace, every failure a
+Chinese message), the path the scratchpad shares: no sandbox, but the page's own Python worker, which the
+page stops and restarts when a run takes too long (docs/assets/js/worker.js).
 """
 
 from __future__ import annotations
@@ -22,27 +23,11 @@ import sys
 from dataclasses import dataclass, field
 
 from c9.base import units
+from c9.base.reader_code import ReaderError, failure, load
 from c9.core import activations, blockscale, formats
 from c9.core.ledger import model_states
 
 NEAR = 0.9  # share of cases a known wrong answer must share with the reader's to lend its hint
-FILENAME = "<你的代码>"  # the reader's code in a traceback: its frames are the ones whose line we show
-
-# Exception classes the reader meets, in Chinese: the page never shows an English class name or text.
-_EXCEPTIONS_ZH = {
-    ZeroDivisionError: "除以了零",
-    OverflowError: "数值太大，超出了能表示的范围",
-    RecursionError: "递归太深",
-    NameError: "用到了一个没有定义的名字",
-    UnboundLocalError: "用到了一个还没赋值的局部变量",
-    TypeError: "类型不对（比如把整数和字符串相加，或参数个数不符）",
-    ValueError: "取值不对",
-    IndexError: "下标越界",
-    KeyError: "字典里没有这个键",
-    AttributeError: "对象没有这个属性或方法",
-    ImportError: "导入失败",
-    AssertionError: "断言不成立",
-}
 
 
 @dataclass(frozen=True)
@@ -69,50 +54,6 @@ class Exercise:
     case_hints: dict  # label -> hint when no known mistake matches
     mistakes: tuple = field(default=())
     call: object = None  # (reader's function, input) -> its answer; None: fn(input)
-
-
-class ReaderError(Exception):
-    """The reader's code failed; ``message_zh`` says where and what, in Chinese."""
-
-    def __init__(self, message_zh: str):
-        super().__init__(message_zh)
-        self.message_zh = message_zh
-
-
-def _reader_line(exc: BaseException) -> int | None:
-    """The last line of the reader's own code in the traceback of ``exc``."""
-    if isinstance(exc, SyntaxError) and exc.filename == FILENAME:
-        return exc.lineno
-    line, tb = None, exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == FILENAME:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
-
-
-def _failure(exc: BaseException, when: str) -> ReaderError:
-    line = _reader_line(exc)
-    where = f"第 {line} 行" if line else "你的代码里"
-    if isinstance(exc, SyntaxError):
-        return ReaderError(f"{where}有语法错误（括号、冒号或缩进不对？），代码没能运行。")
-    what = next((zh for cls, zh in _EXCEPTIONS_ZH.items() if isinstance(exc, cls)), "出了错")
-    return ReaderError(f"{when}，{where}{what}。")
-
-
-def load(source: str, name: str):
-    """The function ``name`` defined by ``source``, run in a fresh namespace. Raises ReaderError."""
-    if not isinstance(source, str):
-        raise ReaderError("代码应当是一段文字。")
-    namespace = {"__name__": "exercise", "__builtins__": __builtins__}
-    try:
-        exec(compile(source, FILENAME, "exec"), namespace)  # noqa: S102 — the reader's own code, in their own worker
-    except Exception as exc:  # noqa: BLE001 — every failure of the reader's code becomes a Chinese message
-        raise _failure(exc, "运行代码时") from None
-    fn = namespace.get(name)
-    if not callable(fn):
-        raise ReaderError(f"没有找到函数 {name}：请保留题目给的函数名。")
-    return fn
 
 
 def answer(ex: Exercise, fn, x):
@@ -185,7 +126,7 @@ def check(ex: Exercise, source: str) -> Outcome:
                 i,
                 total,
                 case={"label": label, "input": ex.show_in(x), "got": "", "want": ex.show_out(ex.right(x))},
-                message=_failure(got[1], f"输入 {ex.show_in(x)} 时").message_zh,
+                message=failure(got[1], f"输入 {ex.show_in(x)} 时").message_zh,
             )
         bad = ex.valid(got[1])
         if bad:

@@ -34,7 +34,8 @@ WIDGETS = {
     "evolution-map": "evolution_map",  # lesson 4, FP4, guide
     "step-stages": "step_stages",  # lesson 5's opening
     "lab-charts": "lab_charts",  # the lab (build-time charts only)
-    "exercise": "exercise",  # 动手写 on lessons 1, 3 and 4: the reader's code, checked
+    "exercise": "exercise",  # 动手写 on lessons 1–5 and FP4: the reader's code, checked
+    "scratchpad": "scratchpad",  # the Python scratchpad near each lesson's end: the reader's code, run
 }
 # The widgets the build draws once and the reader cannot change (no ``view``): the worker answers them
 # without importing their modules, which the page's Python zip leaves out (hooks/modules.py).

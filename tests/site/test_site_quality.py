@@ -108,7 +108,7 @@ def test_every_page_is_whole_with_javascript_off(browser, built_site, site_serve
             assert fig.text_content().strip(), (path, fig.get_attribute("data-fig"))
         for widget in page.locator(".c9-widget").all():
             summary = widget.locator(
-                ".c9-summary, .c9-formula-summary, .c9-exercise-statement, table, svg"
+                ".c9-summary, .c9-formula-summary, .c9-exercise-statement, .c9-scratch-intro, table, svg"
             ).first
             assert summary.count() and summary.text_content().strip(), (
                 path,

@@ -310,3 +310,33 @@ def test_every_exercise_text_follows_the_rule(exercise_id):
         for v in violations(t, view=True)
     ]
     assert not bad, "\n".join(bad)
+
+
+def _scratchpad_texts() -> list[str]:
+    """What the scratchpad can say: its summary after each kind of run (each mapped exception, a syntax
+    error, exit(), the chapter's own refusal, memory, cut output, no output) and its examples' comments."""
+    from c9.base import reader_code
+    from c9.views import scratchpad
+
+    codes = [
+        "x = 1",
+        "print(1)\n2",
+        "a = (1",
+        "if 1:\nx = 1",
+        "exit()",
+        "for i in range(9999):\n    print(i * 99)",
+    ]
+    codes += [
+        'from c9.core import formats\nformats.encode("float99", 1)',
+        "class E(Exception): pass\nraise E",
+    ]
+    codes += [f"raise {cls.__name__}('text')" for cls, _ in reader_code.EXCEPTIONS_ZH]
+    texts = [scratchpad.view({"code": c})["summary"] for c in codes]
+    for example in scratchpad.EXAMPLES.values():
+        texts += [line.lstrip("# ") for line in example.splitlines() if line.startswith("#")]
+    return texts
+
+
+def test_every_scratchpad_text_follows_the_rule():
+    bad = [f"{v}: {t[:60]}" for t in _scratchpad_texts() for v in violations(t, view=True)]
+    assert not bad, "\n".join(bad)

@@ -55,11 +55,11 @@ export const python = {
   },
   // The worker died answering request `culprit` (an id; none when it died answering ahead): a new worker
   // answers every other waiting request, in order; the culprit is refused, so that it cannot kill the next.
-  restart(message, culprit) {
+  restart(message, culprit, counted = true) {
     console.warn("C9: the page's Python stopped; starting a new one:", message);
     this.worker.terminate();
     this.worker = null;
-    this.restarts += 1;
+    if (counted) this.restarts += 1;
     if (this.restarts > MAX_RESTARTS) { this.fail(message); return; }
     const pending = [...this.waiting];
     this.waiting.clear();
@@ -69,6 +69,11 @@ export const python = {
       else this.post(id, asked);
     }
     performance.mark("c9:python-restart");
+  },
+  // A Python that is well but holds the memory the reader's code grew (a wasm heap never shrinks): a new
+  // worker takes over as after a crash, without counting as one (nothing failed).
+  renew() {
+    if (this.worker && this.state !== "failed") this.restart("renewed to free memory", undefined, false);
   },
   post(id, asked) {
     this.waiting.set(id, asked);
