@@ -7,7 +7,7 @@ The rule, in one place (tests/site/test_phone.py recounts it in the browser on t
   drawings. Each Chinese character counts one 字, and so does each run of Latin letters and digits (a word
   or a number); punctuation and spaces count nothing.
 - Reading at READ_RATE 字 a minute (a steady pace for technical Chinese), plus WIDGET_MINUTES for each widget
-  the page places (an element with data-widget) and TASK_MINUTES for each prediction task (an admonition
+  the page places (an element with data-widget; the free scratchpad is optional, so it adds no time) and TASK_MINUTES for each prediction task (an admonition
   "task"), rounded to the nearest ROUND_TO minutes (a half rounds up), never under ROUND_TO.
 """
 
@@ -21,6 +21,7 @@ READ_RATE = 300  # 字 a minute
 WIDGET_MINUTES = 3  # try a widget's controls and read what it says
 TASK_MINUTES = 1  # predict, check, read the answer's reason
 ROUND_TO = 5  # minutes: an estimate, not a stopwatch
+OPTIONAL_WIDGETS = ("scratchpad",)  # a free console the lesson never asks the reader to use
 
 # What is not read as running text (see the module docstring).
 SKIP_TAGS = {"script", "style", "svg", "math", "template"}
@@ -46,7 +47,7 @@ class _Count(HTMLParser):
         a = dict(attrs)
         classes = set((a.get("class") or "").split())
         outer = self._skipped()
-        if not outer and "data-widget" in a:
+        if not outer and a.get("data-widget") not in (None, *OPTIONAL_WIDGETS):
             self.widgets += 1
         if not outer and tag == "div" and {"admonition", "task"} <= classes:
             self.tasks += 1

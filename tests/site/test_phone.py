@@ -107,7 +107,7 @@ RECOUNT = """() => {
   const line = article.querySelector('.c9-reading');
   return {
     chars: (text.join('').match(/[\\u3400-\\u4dbf\\u4e00-\\u9fff]|[A-Za-z0-9]+/g) || []).length,
-    widgets: [...article.querySelectorAll('[data-widget]')].filter(outside).length,
+    widgets: [...article.querySelectorAll('[data-widget]:not([data-widget="scratchpad"])')].filter(outside).length,
     tasks: [...article.querySelectorAll('div.admonition.task')].filter(outside).length,
     line: line ? line.textContent : null,
     how: line ? line.querySelector('.fig-how').textContent : null,

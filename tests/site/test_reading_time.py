@@ -45,6 +45,15 @@ def test_what_is_not_read_is_not_counted():
     assert rt.measure(_page(100, extra=skipped))["chars"] == base["chars"] + 1
 
 
+def test_the_optional_scratchpad_adds_no_time_and_its_text_is_not_read():
+    pad = (
+        '<details class="c9-widget" data-widget="scratchpad"><summary>草稿本</summary><p>'
+        + "例" * 900
+        + "</p></details>"
+    )
+    assert rt.measure(_page(3000, 300, 1, 3, extra=pad)) == rt.measure(_page(3000, 300, 1, 3))
+
+
 def test_a_word_split_by_markup_counts_as_its_parts_and_punctuation_counts_nothing():
     assert rt.measure("<p>FP<b>16</b>，E4M3 与 3,688,704。</p>")["chars"] == 2 + 1 + 1 + 3
 
