@@ -26,7 +26,7 @@ EXCEPTIONS_ZH = (
     (NameError, "用到了一个没有定义的名字"),
     (TypeError, "类型不对（比如把整数和字符串相加，或参数个数不符）"),
     (UnicodeError, "文字编码出错"),
-    (ValueError, "取值不对"),
+    (ValueError, "传入的值不合要求"),
     (IndexError, "下标越界"),
     (KeyError, "字典里没有这个键"),
     (AttributeError, "对象没有这个属性或方法"),
@@ -66,7 +66,7 @@ def kind_zh(exc: BaseException) -> str:
     own = getattr(exc, "message_zh", None)
     if isinstance(own, str) and own:
         return f"调用的本章函数不接受这个输入（{own.rstrip('。')}）"
-    return next((zh for cls, zh in EXCEPTIONS_ZH if isinstance(exc, cls)), "出了错")
+    return next((zh for cls, zh in EXCEPTIONS_ZH if isinstance(exc, cls)), "")
 
 
 def failure(exc: BaseException, when: str) -> ReaderError:
@@ -78,7 +78,9 @@ def failure(exc: BaseException, when: str) -> ReaderError:
         return ReaderError(f"{where}有{what}错误（括号、冒号或缩进不对？），代码没能运行。")
     if isinstance(exc, SystemExit):
         return ReaderError(f"{where}调用了 exit()，代码到这里就结束了。")
-    return ReaderError(f"{when}，{where}{kind_zh(exc)}。")
+    # 「出错」 first: an exception is not a wrong answer, whatever its kind reads like
+    kind = kind_zh(exc)
+    return ReaderError(f"{when}，{where}出错{'：' + kind if kind else ''}。")
 
 
 def _namespace() -> dict:

@@ -80,6 +80,7 @@ class Outcome:
     hint: str = ""
     mistake: str = ""  # key of the recognised wrong answer, "" if none
     message: str = ""
+    ran: bool = True  # False when the code could not even be loaded (empty, a syntax error, no such function)
 
 
 def _answers(ex: Exercise, fn) -> list:
@@ -114,7 +115,7 @@ def check(ex: Exercise, source: str) -> Outcome:
     try:
         fn = load(source, ex.function)
     except ReaderError as e:
-        return Outcome(False, 0, total, message=e.message_zh, hint="")
+        return Outcome(False, 0, total, message=e.message_zh, hint="", ran=False)
     got_all = []
     first = None
     for i, (label, x) in enumerate(ex.cases):
@@ -223,7 +224,7 @@ def _num(v: float) -> str:
     if v in (math.inf, -math.inf):
         return "+∞" if v > 0 else "−∞"
     if v == 0:
-        return "−0.0" if math.copysign(1.0, v) < 0 else "0.0"
+        return "−0" if math.copysign(1.0, v) < 0 else "0"  # as 1.0 reads 1
     t = repr(abs(v))
     if "e" in t:  # every digit of repr, but the power of ten as the site writes it: ×10⁻⁸, not e-08
         mantissa, power = t.split("e")

@@ -50,7 +50,7 @@ export default function mount(root) {
     try {
       const { view: v, message } = await runReaderCode("exercise", { id, code: code.value }, say);
       if (!v) { say(message); return; }
-      if (v.passed) solved = true; else failures += 1;
+      if (v.passed) solved = true; else if (v.ran) failures += 1; // code that never ran is no attempt
       keep();
       const opened = !v.passed && failures === attempts ? "已经试了 " + attempts + " 次，参考答案已在下面展开。" : "";
       say(v.summary + opened, v);

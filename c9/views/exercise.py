@@ -41,6 +41,7 @@ def view(params: dict | None = None) -> dict:
         "params": {"id": ex.id, "code": code},
         "id": ex.id,
         "passed": out.passed,
+        "ran": out.ran,  # only runs that ran count towards opening the reference solution
         "tried": out.tried,
         "total": out.total,
         "case": out.case,

@@ -56,7 +56,20 @@ def test_bad_requests_are_chinese_errors(params, message):
 
 def test_the_readers_exception_is_an_answer_not_an_error():
     out = ask({"id": "bf16-round", "code": "def bf16_from_fp32_bits(bits):\n    return [][bits]\n"})
-    assert out["ok"] and "第 2 行下标越界" in out["view"]["summary"]
+    assert out["ok"] and "第 2 行出错：下标越界。" in out["view"]["summary"] and out["view"]["ran"] is True
+    # a ValueError is said as an error, not as a wrong value
+    out = ask({"id": "bf16-round", "code": "def bf16_from_fp32_bits(bits):\n    raise ValueError('x')\n"})
+    assert "第 2 行出错：传入的值不合要求。" in out["view"]["summary"], out["view"]["summary"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["", "def bf16_from_fp32_bits(bits)\n    return 0\n", "def some_other_name(bits):\n    return 0\n"],
+)
+def test_code_that_never_ran_is_not_an_attempt(code):
+    """Empty code, a syntax error or a wrong function name: the reference solution is not brought nearer."""
+    v = ask({"id": "bf16-round", "code": code})["view"]
+    assert v["passed"] is False and v["ran"] is False and v["tried"] == 0
 
 
 def test_page_context_holds_statement_stub_and_solution():

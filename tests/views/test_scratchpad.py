@@ -52,7 +52,7 @@ def test_a_last_statement_or_none_shows_no_value_and_each_run_starts_empty():
     assert run("x = 5")["value"] == ""
     assert run("print('a')\nNone")["value"] == "" and run("print('a')\nNone")["output"] == "a\n"
     v = run("x")  # the previous run's x is gone
-    assert "第 1 行用到了一个没有定义的名字" in v["error"] and v["output"] == ""
+    assert "第 1 行出错：用到了一个没有定义的名字" in v["error"] and v["output"] == ""
 
 
 def test_a_syntax_error_names_its_line():
@@ -65,24 +65,26 @@ def test_a_syntax_error_names_its_line():
 def test_an_error_inside_a_function_names_the_readers_line_and_keeps_what_was_printed():
     v = run("def f(n):\n    return 10 / n\n\nprint('前')\nf(0)\n")
     assert v["output"] == "前\n"
-    assert v["error"] == "运行时，第 2 行除以了零。" and v["summary"] == v["error"]
+    assert v["error"] == "运行时，第 2 行出错：除以了零。" and v["summary"] == v["error"]
 
 
 @pytest.mark.parametrize("exc,zh", reader_code.EXCEPTIONS_ZH, ids=lambda e: getattr(e, "__name__", ""))
 def test_every_mapped_exception_is_said_in_chinese(exc, zh):
     v = run(f"x = 1\nraise {exc.__name__}('some English text')\n")
-    assert v["error"] == f"运行时，第 2 行{zh}。"
+    assert v["error"] == f"运行时，第 2 行出错：{zh}。"
     assert_chinese(v["error"])
 
 
 def test_an_unmapped_exception_and_exit_are_chinese_too():
-    assert run("class Oops(Exception): pass\nraise Oops('boom')")["error"] == "运行时，第 2 行出了错。"
+    assert run("class Oops(Exception): pass\nraise Oops('boom')")["error"] == "运行时，第 2 行出错。"
     assert run("print(1)\nexit()")["error"] == "第 2 行调用了 exit()，代码到这里就结束了。"
 
 
 def test_the_chapters_own_refusal_is_said_in_its_own_words():
     v = run('from c9.core import formats\nformats.encode("float99", 1.0)')
-    assert v["error"].startswith("运行时，第 2 行调用的本章函数不接受这个输入（没有「float99」这种数字格式")
+    assert v["error"].startswith(
+        "运行时，第 2 行出错：调用的本章函数不接受这个输入（没有「float99」这种数字格式"
+    )
 
 
 def test_memory_running_out_asks_for_a_fresh_worker():
