@@ -39,6 +39,7 @@ SEED = 20261130
 DTYPES = (torch.float32, torch.bfloat16)  # FP32 training, and BF16 weights and activations
 IMPLEMENTATIONS = ("eager", "sdpa")
 POINTS = [(16, 1), (16, 2), (32, 1), (32, 2), (64, 1)]  # (s, b)
+MOE = ("mixtral", "qwen3_moe", "deepseek_v3")  # run with experts_implementation "eager" (the per-expert loop)
 
 # Tiny configs with each family's real structure. The keys are those of the family's config.json on the
 # Hugging Face Hub (transformers' configuration_<family>.py); the sizes are ours, small enough to run
@@ -232,6 +233,91 @@ FAMILIES: dict[str, dict] = {
         "sliding_window": 32,
         "sliding_window_pattern": 2,
     },
+    # DeepSeek-V3: latent attention (a query latent of r_q and its norm, one key-value latent of r_kv and its
+    # norm, a rotary key part d_r shared by the heads, v_head_dim ≠ the query's head size, as in the real model:
+    # torch's CPU sdpa then takes its math backend), one dense layer then MoE layers with a sigmoid router,
+    # group-limited top-k and two shared experts; YaRN rope as in the real config. At a second size: no query
+    # latent (one q_proj), v_head_dim = the query's head size (the CPU flash kernel), every layer MoE, no
+    # shared experts, top-k not renormalised, rotary halves not interleaved, tied embeddings.
+    "deepseek_v3": {
+        "model_type": "deepseek_v3",
+        "hidden_size": 64,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "intermediate_size": 160,
+        "moe_intermediate_size": 32,
+        "vocab_size": 512,
+        "max_position_embeddings": 256,
+        "hidden_act": "silu",
+        "rms_norm_eps": 1e-6,
+        "q_lora_rank": 48,
+        "kv_lora_rank": 24,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 12,
+        "n_routed_experts": 8,
+        "n_shared_experts": 2,
+        "num_experts_per_tok": 2,
+        "n_group": 4,
+        "topk_group": 2,
+        "first_k_dense_replace": 1,
+        "moe_layer_freq": 1,
+        "norm_topk_prob": True,
+        "routed_scaling_factor": 2.5,
+        "scoring_func": "sigmoid",
+        "topk_method": "noaux_tc",
+        "num_nextn_predict_layers": 1,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 4,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 64,
+            "type": "yarn",
+        },
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+        "bos_token_id": 0,
+        "eos_token_id": 1,
+    },
+    "deepseek_v3_wide": {
+        "model_type": "deepseek_v3",
+        "hidden_size": 96,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 6,
+        "num_key_value_heads": 6,
+        "intermediate_size": 200,
+        "moe_intermediate_size": 24,
+        "vocab_size": 512,
+        "max_position_embeddings": 256,
+        "hidden_act": "silu",
+        "rms_norm_eps": 1e-6,
+        "q_lora_rank": None,
+        "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 16,
+        "v_head_dim": 32,
+        "n_routed_experts": 6,
+        "n_shared_experts": 0,
+        "num_experts_per_tok": 3,
+        "n_group": 2,
+        "topk_group": 1,
+        "first_k_dense_replace": 0,
+        "norm_topk_prob": False,
+        "routed_scaling_factor": 1.0,
+        "num_nextn_predict_layers": 0,
+        "rope_theta": 10000,
+        "rope_interleave": False,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": True,
+        "bos_token_id": 0,
+        "eos_token_id": 1,
+    },
     "qwen3_moe": {
         "model_type": "qwen3_moe",
         **_DECODER,
@@ -252,7 +338,11 @@ FAMILIES: dict[str, dict] = {
 
 class _Recorder(SavedTensors):
     """SavedTensors that also notes, per storage, the module running when it was saved, and the bytes
-    of parameters saved (weights kept by the matmuls: not activations, reported apart)."""
+    of parameters saved (weights kept by the matmuls: not activations, reported apart). It holds every
+    tensor it sees until the measurement ends: a storage that a node saved and the forward freed again
+    (DeepSeek-V3's router saves some for nodes nothing needs) then cannot hand its address to a later one,
+    so each storage is told apart; :func:`measure` counts those the graph still holds. A router's top-k
+    indices give the rows each expert received (``rows_per_expert``, one list per MoE layer)."""
 
     def __init__(self, model: torch.nn.Module):
         self._params = {_storage_key(p): _storage_bytes(p) for p in model.parameters()}
@@ -260,17 +350,24 @@ class _Recorder(SavedTensors):
         self.param_hits: dict = {}
         self.detail: dict = {}
         self.stack: list[str] = []
+        self.rows_per_expert: list[list[int]] = []
+        self._alive: list[torch.Tensor] = []
         self._handles = []
         for name, mod in model.named_modules():
             self._handles.append(mod.register_forward_pre_hook(lambda m, a, n=name: self._enter(n)))
-            self._handles.append(mod.register_forward_hook(lambda m, a, o: self._leave()))
+            self._handles.append(mod.register_forward_hook(lambda m, a, o: self._leave(m, o)))
 
     # hooks must return None (a returned value would replace the module's input or output)
     def _enter(self, name: str) -> None:
         self.stack.append(name)
 
-    def _leave(self) -> None:
+    def _leave(self, mod, out) -> None:
         self.stack.pop()
+        if type(mod).__name__.lower().endswith("topkrouter") and isinstance(out, tuple):
+            idx = out[-1]
+            if isinstance(idx, torch.Tensor) and not idx.is_floating_point():
+                n = getattr(mod, "num_experts", int(idx.max()) + 1)
+                self.rows_per_expert.append(torch.bincount(idx.flatten(), minlength=n).tolist())
 
     def _pack(self, t: torch.Tensor):
         key = _storage_key(t)
@@ -278,6 +375,7 @@ class _Recorder(SavedTensors):
             self.param_hits[key] = self._params[key]
             return t
         if key not in self.storages:
+            self._alive.append(t)
             self.detail[key] = {
                 "module": self.stack[-1] if self.stack else "",
                 "shape": list(t.shape),
@@ -323,7 +421,7 @@ def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
     cfg = dict(FAMILIES[family])
     config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
     kw = {"attn_implementation": attn}
-    if family in ("mixtral", "qwen3_moe"):
+    if FAMILIES[family]["model_type"] in MOE:
         kw["experts_implementation"] = "eager"  # the per-expert loop of the modelling file
     torch.manual_seed(SEED)
     model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
@@ -340,19 +438,29 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
     finally:
         rec.close()
     logits_key = _storage_key(out.logits)
+    # what the graph holds at the loss: a storage saved by a node the forward already dropped is not kept
+    holders = _holders(out.loss.grad_fn)
+    held = {k: v for k, v in rec.storages.items() if k in holders}
+    by_dtype: dict = {}
+    for nbytes, dtype in held.values():
+        by_dtype[dtype] = by_dtype.get(dtype, 0) + nbytes
     m = {
         "s": s,
         "b": b,
-        "saved_activation_bytes": rec.nbytes,
+        "saved_activation_bytes": sum(nbytes for nbytes, _ in held.values()),
+        "freed_before_backward_bytes": sum(
+            nbytes for k, (nbytes, _) in rec.storages.items() if k not in held
+        ),
         "saved_parameter_bytes": sum(rec.param_hits.values()),
         "logits_bytes": unique_bytes([out.logits]),
         "logits_also_saved": logits_key in rec.storages,
         "loss_bytes": unique_bytes([out.loss]),
-        "by_dtype": rec.by_dtype(),
+        "by_dtype": by_dtype,
     }
-    if model.config.model_type in ("mixtral", "qwen3_moe"):
+    if model.config.model_type in MOE:
         m["tokens_routed"] = s * b * model.config.num_experts_per_tok
-    holders = _holders(out.loss.grad_fn)
+    if rec.rows_per_expert:  # the routing seen: rows per expert differ, their sum per layer is s·b·k
+        m["rows_per_expert"] = rec.rows_per_expert
     nodes = {n.split(".")[0] for v in holders.values() for n in v}
     m["sdpa_backend"] = (
         "flash"
@@ -362,7 +470,8 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
         else None
     )
     if detail:
-        m["tensors"] = [{**d, "saved_by": sorted(holders.get(k, ()))} for k, d in rec.detail.items()]
+        m["tensors"] = [{**d, "saved_by": sorted(holders[k])} for k, d in rec.detail.items() if k in held]
+        m["freed_before_backward"] = [d for k, d in rec.detail.items() if k not in held]
     del out
     return m
 
