@@ -3,14 +3,19 @@
     python -m lab.activation_check          # writes lab/results/activation-check.json (< 1 min on 2 cores)
 
 For each family the site supports (GPT-2, Llama with grouped-query attention, Qwen3 with q/k norms and
-head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral, Qwen3-MoE, and Phi-3, Gemma 2 and Gemma 3 at two sizes each), a tiny random-initialised model is built
+head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral, Qwen3-MoE, and Phi-3, Gemma 2, Gemma 3 and DeepSeek-V3 at
+two sizes each), a tiny random-initialised model is built
 with Hugging Face transformers from a config dict of the family's real structure (the config keys of the
 family's config.json, small sizes), dropout as the family's config has it, in train mode. One forward
 with the loss runs under ``torch.autograd.graph.saved_tensors_hooks`` (lab/memory.SavedTensors):
-every storage saved for backward counts once, parameters saved by the matmuls are kept apart (they
-are weights, not activations), and the logits the model returns are counted as a buffer of their own.
+every storage saved for backward and still held by the graph at the loss counts once, parameters saved
+by the matmuls are kept apart (they are weights, not activations), and the logits the model returns are
+counted as a buffer of their own. A storage saved by a node the forward itself dropped (DeepSeek-V3's
+router: the group-limited top-k's intermediates) is freed before the backward and is reported apart.
 Two attention implementations: "eager" (writes and keeps the score matrix) and "sdpa"
-(torch's scaled_dot_product_attention; on the CPU its flash kernel keeps no s×s matrix).
+(torch's scaled_dot_product_attention; on the CPU its flash kernel keeps no s×s matrix; it falls back to
+the "math" backend, which writes the scores in FP32, with attention dropout or when V's head size differs
+from Q's, as in DeepSeek-V3).
 Several (s, b) points show the linear growth in b and the s² term.
 
 Per saved storage the file keeps its shape, dtype, bytes, the module that was running when it was
@@ -25,6 +30,7 @@ import datetime as dt
 import json
 import platform
 import sys
+import warnings
 from pathlib import Path
 
 import torch
@@ -424,7 +430,9 @@ def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
     if FAMILIES[family]["model_type"] in MOE:
         kw["experts_implementation"] = "eager"  # the per-expert loop of the modelling file
     torch.manual_seed(SEED)
-    model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
+    with warnings.catch_warnings():  # DeepSeek-V3 without shared experts builds their MLP at width 0
+        warnings.filterwarnings("ignore", "Initializing zero-element tensors", UserWarning)
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
     return model.train()
 
 

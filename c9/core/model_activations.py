@@ -6,7 +6,8 @@
     (§4: count the inputs each backward needs), the list follows the code, so it has what eq. 1 leaves out
     or sizes differently: K and V by the KV heads, head_dim ≠ h/a, SwiGLU's gate and up outputs, RMSNorm's
     float32 copies, dropout masks only where the config's dropout is > 0, rotary cos/sin, the token ids,
-    the log-probabilities of the loss over the whole vocabulary, and each MoE expert's tokens.
+    the log-probabilities of the loss over the whole vocabulary, each MoE expert's tokens, and DeepSeek-V3's
+    latent attention (its latents, their norms, Q and K put together from two parts).
     The count is checked against a measurement of that code (lab/activation_check.py,
     tests/test_activation_check.py): each storage saved for backward counts once.
 
@@ -22,7 +23,9 @@ Modes (the same meaning for every family; keys of ``c9.core.activations.MODES``)
                     table 2); the embedding, final norm and loss tensors outside the layers stay.
 
 Shapes use the paper's letters and these: a heads, k_h KV heads, d head_dim, I the MLP's inner size, E
-experts, k experts per token, I_e one expert's inner size, V vocabulary. A tensor kept as a view of a
+experts, k experts per token, I_e one expert's inner size, V vocabulary; for DeepSeek-V3's latent attention
+r_q and r_kv the query and key-value latents (q_lora_rank, kv_lora_rank), d_n and d_r the parts of a query or
+key head without and with rotary positions (d = d_n + d_r), d_v a value head, I_s the shared experts' MLP. A tensor kept as a view of a
 larger one keeps that one alive: it is counted at the size of what it keeps (GPT-2's Q, the labels).
 
 Precision (``PRECISIONS``): the model's weights and activations in one dtype (BF16, FP16 or FP32, no
@@ -140,8 +143,8 @@ class Tensor:
 
 
 #: the families whose tensors this module lists, each checked against a measurement of its code
-#: (lab/activation_check.py); the others (latent attention, soft-capping and four norms a layer, a vision
-#: model's language model) are counted by eq. 1 only, until their tensors are listed and measured too.
+#: (lab/activation_check.py); a vision-language model's language model is counted by eq. 1 only, until its
+#: tensors are listed and measured too.
 MODELLED = frozenset(
     {
         "gpt2",
@@ -907,7 +910,7 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
     I = f"{rows}×{'I_s' if shared else 'I'}"
     if A.gated_mlp:
         src = HF + (" DeepseekV3MLP（共享专家）" if shared else " LlamaMLP")
-        who = "共享专家的 " if shared else ""
+        who = "共享专家的 " if shared else ""  # before a code name (gate, up, silu)
         return [
             Tensor(
                 p + "gate_out",
@@ -922,7 +925,14 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
             Tensor(p + "up_out", who + "up 投影的输出", I, n * inner, act, count, src, "act_in"),
             Tensor(p + "act_out", who + f"{A.activation} 的输出", I, n * inner, act, count, src, "act_out"),
             Tensor(
-                p + "down_in", who + "两者之积（down 投影的输入）", I, n * inner, act, count, src, "act_out"
+                p + "down_in",
+                who.strip(" 的") + "两者之积（down 投影的输入）",
+                I,
+                n * inner,
+                act,
+                count,
+                src,
+                "act_out",
             ),
         ]
     src = HF + " GPT2MLP"

@@ -32,6 +32,8 @@ FAMILY_LABELS = {
     "qwen3_tied": "Qwen3（输出层共享嵌入）",
     "mixtral": "Mixtral（混合专家）",
     "qwen3_moe": "Qwen3-MoE（混合专家）",
+    "deepseek_v3": "DeepSeek-V3（潜在注意力，sigmoid 路由的混合专家，两个共享专家）",
+    "deepseek_v3_wide": "DeepSeek-V3（更宽，查询不经潜向量，每层都是混合专家，没有共享专家）",
     "phi3": "Phi-3（q、k、v 融合成一个矩阵，门控和上投影也是）",
     "phi3_wide": "Phi-3（更宽、三层、多头注意力、共享嵌入）",
     "llama_mqa": "Llama（K、V 只有一个头）",
