@@ -35,7 +35,7 @@ from pathlib import Path
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
 
 from .memory import SavedTensors, _storage_bytes, _storage_key, unique_bytes
 
@@ -342,6 +342,35 @@ FAMILIES: dict[str, dict] = {
 }
 
 
+# Vision-language models around two of the families above (their config.json's shape: the language model in
+# text_config, a vision tower in vision_config), tiny, for a text-only step: no image, so no image tokens in
+# the input (the image token's id is the vocabulary's last, which the measured ids stay below).
+_VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+VLMS: dict[str, dict] = {
+    "llava": {
+        "model_type": "llava",
+        "text_config": FAMILIES["llama"],
+        "vision_config": {"model_type": "clip_vision_model", **_VISION, "image_size": 28, "patch_size": 14},
+        "image_token_index": 511,
+        "tie_word_embeddings": False,
+    },
+    "gemma3": {
+        "model_type": "gemma3",
+        "text_config": FAMILIES["gemma3_window"],
+        "vision_config": {"model_type": "siglip_vision_model", **_VISION, "image_size": 28, "patch_size": 14},
+        "mm_tokens_per_image": 4,
+        "image_token_index": 511,
+    },
+}
+
+
+def build_vlm(name: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
+    cfg = dict(VLMS[name])
+    config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
+    torch.manual_seed(SEED)
+    return AutoModelForImageTextToText.from_config(config, dtype=dtype, attn_implementation=attn).train()
+
+
 class _Recorder(SavedTensors):
     """SavedTensors that also notes, per storage, the module running when it was saved, and the bytes
     of parameters saved (weights kept by the matmuls: not activations, reported apart). It holds every
@@ -438,7 +467,9 @@ def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
 
 def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
     g = torch.Generator().manual_seed(SEED + s * 1000 + b)
-    ids = torch.randint(0, model.config.vocab_size, (b, s), generator=g)
+    cfg = getattr(model.config, "text_config", model.config)  # a vision-language model: its language model's
+    high = min(cfg.vocab_size, getattr(model.config, "image_token_index", None) or cfg.vocab_size)
+    ids = torch.randint(0, high, (b, s), generator=g)
     rec = _Recorder(model)
     try:
         with rec:

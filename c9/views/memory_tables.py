@@ -10,7 +10,7 @@ from html import escape
 
 from c9.base import units
 from c9.core import activations as eq1
-from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, unmodelled
+from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, text_only, unmodelled
 from c9.core.models import Model
 from c9.core.param_count import SOURCE, breakdown
 
@@ -179,6 +179,7 @@ def activation_tables(m: Model, s: int, b: int, mode: str) -> dict:
         out["beyond_bytes"] = sum(r["bytes"] for r in extra)
         out["beyond_text"] = units.size(out["beyond_bytes"], unit, d)
         out["beyond_groups"] = beyond_groups(own)
+        out["text_only"] = text_only(m.arch) + "。" if m.arch.wrapper else ""
         out["window_note"] = window_note(m, s, b, mode, unit)
     return out
 
@@ -297,7 +298,11 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             f"比式 1 {more}。式 1 只数了 16 位的 Transformer 层；模型自己的代码还有 FP32 的副本、词表上的 logits 和损失等。"
         )
         out["act_note"] = _span(
-            note + acts.get("beyond_groups", "") + acts.get("window_note", "") + _missed_note(acts)
+            note
+            + acts.get("text_only", "")
+            + acts.get("beyond_groups", "")
+            + acts.get("window_note", "")
+            + _missed_note(acts)
         )
     else:
         out["act_note"] = _span(acts["own_missing"] + "。" + _missed_note(acts))
