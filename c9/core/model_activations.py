@@ -25,8 +25,9 @@ Modes (the same meaning for every family; keys of ``c9.core.activations.MODES``)
 Shapes use the paper's letters and these: a heads, k_h KV heads, d head_dim, I the MLP's inner size, E
 experts, k experts per token, I_e one expert's inner size, V vocabulary; for DeepSeek-V3's latent attention
 r_q and r_kv the query and key-value latents (q_lora_rank, kv_lora_rank), d_n and d_r the parts of a query or
-key head without and with rotary positions (d = d_n + d_r), d_v a value head, I_s the shared experts' MLP. A tensor kept as a view of a
-larger one keeps that one alive: it is counted at the size of what it keeps (GPT-2's Q, the labels).
+key head without and with rotary positions (d = d_n + d_r), d_v a value head, I_s the shared experts' MLP.
+A tensor kept as a view of a larger one keeps that one alive: it is counted at the size of what it keeps
+(GPT-2's Q, the labels, DeepSeek-V3's V).
 
 Precision (``PRECISIONS``): the model's weights and activations in one dtype (BF16, FP16 or FP32, no
 autocast), on a GPU or, for the lab's check, the CPU. Three sizes follow from it: an activation (2 or 4
@@ -750,7 +751,7 @@ def _mla_attention(A: Architecture, s: int, b: int, mode: str, pr: Precision, ma
         ),
     ]
     # V is a slice of kv_b_proj's output (every head's d_n key part and d_v value): the fused kernel keeps the
-    # slice, and so whole output; eager's matmul copies it, except at b = 1 (it folds the heads into the batch
+    # slice, and so the whole output; eager's matmul copies it, except at b = 1 (it folds the heads into the batch
     # as they stand); the math backend in 16 bits keeps an FP32 copy.
     view = flash or (b == 1 and not (math and act != 4))
     if view:
@@ -927,6 +928,7 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
     if A.gated_mlp:
         src = HF + (" DeepseekV3MLP（共享专家）" if shared else " LlamaMLP")
         who = "共享专家的 " if shared else ""  # before a code name (gate, up, silu)
+        whose = "共享专家" if shared else ""  # before Chinese text
         return [
             Tensor(
                 p + "gate_out",
@@ -942,7 +944,7 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
             Tensor(p + "act_out", who + f"{A.activation} 的输出", I, n * inner, act, count, src, "act_out"),
             Tensor(
                 p + "down_in",
-                who.strip(" 的") + "两者之积（down 投影的输入）",
+                whose + "两者之积（down 投影的输入）",
                 I,
                 n * inner,
                 act,
