@@ -3,14 +3,19 @@
     python -m lab.activation_check          # writes lab/results/activation-check.json (< 1 min on 2 cores)
 
 For each family the site supports (GPT-2, Llama with grouped-query attention, Qwen3 with q/k norms and
-head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral, Qwen3-MoE, and Phi-3, Gemma 2 and Gemma 3 at two sizes each), a tiny random-initialised model is built
+head_dim ≠ h/a, a tied-embedding Qwen3, Mixtral, Qwen3-MoE, and Phi-3, Gemma 2, Gemma 3 and DeepSeek-V3 at
+two sizes each), a tiny random-initialised model is built
 with Hugging Face transformers from a config dict of the family's real structure (the config keys of the
 family's config.json, small sizes), dropout as the family's config has it, in train mode. One forward
 with the loss runs under ``torch.autograd.graph.saved_tensors_hooks`` (lab/memory.SavedTensors):
-every storage saved for backward counts once, parameters saved by the matmuls are kept apart (they
-are weights, not activations), and the logits the model returns are counted as a buffer of their own.
+every storage saved for backward and still held by the graph at the loss counts once, parameters saved
+by the matmuls are kept apart (they are weights, not activations), and the logits the model returns are
+counted as a buffer of their own. A storage saved by a node the forward itself dropped (DeepSeek-V3's
+router: the group-limited top-k's intermediates) is freed before the backward and is reported apart.
 Two attention implementations: "eager" (writes and keeps the score matrix) and "sdpa"
-(torch's scaled_dot_product_attention; on the CPU its flash kernel keeps no s×s matrix).
+(torch's scaled_dot_product_attention; on the CPU its flash kernel keeps no s×s matrix; it falls back to
+the "math" backend, which writes the scores in FP32, with attention dropout or when V's head size differs
+from Q's, as in DeepSeek-V3).
 Several (s, b) points show the linear growth in b and the s² term.
 
 Per saved storage the file keeps its shape, dtype, bytes, the module that was running when it was
@@ -25,11 +30,12 @@ import datetime as dt
 import json
 import platform
 import sys
+import warnings
 from pathlib import Path
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
 
 from .memory import SavedTensors, _storage_bytes, _storage_key, unique_bytes
 
@@ -39,6 +45,7 @@ SEED = 20261130
 DTYPES = (torch.float32, torch.bfloat16)  # FP32 training, and BF16 weights and activations
 IMPLEMENTATIONS = ("eager", "sdpa")
 POINTS = [(16, 1), (16, 2), (32, 1), (32, 2), (64, 1)]  # (s, b)
+MOE = ("mixtral", "qwen3_moe", "deepseek_v3")  # run with experts_implementation "eager" (the per-expert loop)
 
 # Tiny configs with each family's real structure. The keys are those of the family's config.json on the
 # Hugging Face Hub (transformers' configuration_<family>.py); the sizes are ours, small enough to run
@@ -232,6 +239,91 @@ FAMILIES: dict[str, dict] = {
         "sliding_window": 32,
         "sliding_window_pattern": 2,
     },
+    # DeepSeek-V3: latent attention (a query latent of r_q and its norm, one key-value latent of r_kv and its
+    # norm, a rotary key part d_r shared by the heads, v_head_dim ≠ the query's head size, as in the real model:
+    # torch's CPU sdpa then takes its math backend), one dense layer then MoE layers with a sigmoid router,
+    # group-limited top-k and two shared experts; YaRN rope as in the real config. At a second size: no query
+    # latent (one q_proj), v_head_dim = the query's head size (the CPU flash kernel), every layer MoE, no
+    # shared experts, top-k not renormalised, rotary halves not interleaved, tied embeddings.
+    "deepseek_v3": {
+        "model_type": "deepseek_v3",
+        "hidden_size": 64,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "intermediate_size": 160,
+        "moe_intermediate_size": 32,
+        "vocab_size": 512,
+        "max_position_embeddings": 256,
+        "hidden_act": "silu",
+        "rms_norm_eps": 1e-6,
+        "q_lora_rank": 48,
+        "kv_lora_rank": 24,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 12,
+        "n_routed_experts": 8,
+        "n_shared_experts": 2,
+        "num_experts_per_tok": 2,
+        "n_group": 4,
+        "topk_group": 2,
+        "first_k_dense_replace": 1,
+        "moe_layer_freq": 1,
+        "norm_topk_prob": True,
+        "routed_scaling_factor": 2.5,
+        "scoring_func": "sigmoid",
+        "topk_method": "noaux_tc",
+        "num_nextn_predict_layers": 1,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 4,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 64,
+            "type": "yarn",
+        },
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": False,
+        "bos_token_id": 0,
+        "eos_token_id": 1,
+    },
+    "deepseek_v3_wide": {
+        "model_type": "deepseek_v3",
+        "hidden_size": 96,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 6,
+        "num_key_value_heads": 6,
+        "intermediate_size": 200,
+        "moe_intermediate_size": 24,
+        "vocab_size": 512,
+        "max_position_embeddings": 256,
+        "hidden_act": "silu",
+        "rms_norm_eps": 1e-6,
+        "q_lora_rank": None,
+        "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 16,
+        "v_head_dim": 32,
+        "n_routed_experts": 6,
+        "n_shared_experts": 0,
+        "num_experts_per_tok": 3,
+        "n_group": 2,
+        "topk_group": 1,
+        "first_k_dense_replace": 0,
+        "norm_topk_prob": False,
+        "routed_scaling_factor": 1.0,
+        "num_nextn_predict_layers": 0,
+        "rope_theta": 10000,
+        "rope_interleave": False,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "tie_word_embeddings": True,
+        "bos_token_id": 0,
+        "eos_token_id": 1,
+    },
     "qwen3_moe": {
         "model_type": "qwen3_moe",
         **_DECODER,
@@ -250,9 +342,42 @@ FAMILIES: dict[str, dict] = {
 }
 
 
+# Vision-language models around two of the families above (their config.json's shape: the language model in
+# text_config, a vision tower in vision_config), tiny, for a text-only step: no image, so no image tokens in
+# the input (the image token's id is the vocabulary's last, which the measured ids stay below).
+_VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+VLMS: dict[str, dict] = {
+    "llava": {
+        "model_type": "llava",
+        "text_config": FAMILIES["llama"],
+        "vision_config": {"model_type": "clip_vision_model", **_VISION, "image_size": 28, "patch_size": 14},
+        "image_token_index": 511,
+        "tie_word_embeddings": False,
+    },
+    "gemma3": {
+        "model_type": "gemma3",
+        "text_config": FAMILIES["gemma3_window"],
+        "vision_config": {"model_type": "siglip_vision_model", **_VISION, "image_size": 28, "patch_size": 14},
+        "mm_tokens_per_image": 4,
+        "image_token_index": 511,
+    },
+}
+
+
+def build_vlm(name: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
+    cfg = dict(VLMS[name])
+    config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
+    torch.manual_seed(SEED)
+    return AutoModelForImageTextToText.from_config(config, dtype=dtype, attn_implementation=attn).train()
+
+
 class _Recorder(SavedTensors):
     """SavedTensors that also notes, per storage, the module running when it was saved, and the bytes
-    of parameters saved (weights kept by the matmuls: not activations, reported apart)."""
+    of parameters saved (weights kept by the matmuls: not activations, reported apart). It holds every
+    tensor it sees until the measurement ends: a storage that a node saved and the forward freed again
+    (DeepSeek-V3's router saves some for nodes nothing needs) then cannot hand its address to a later one,
+    so each storage is told apart; :func:`measure` counts those the graph still holds. A router's top-k
+    indices give the rows each expert received (``rows_per_expert``, one list per MoE layer)."""
 
     def __init__(self, model: torch.nn.Module):
         self._params = {_storage_key(p): _storage_bytes(p) for p in model.parameters()}
@@ -260,17 +385,24 @@ class _Recorder(SavedTensors):
         self.param_hits: dict = {}
         self.detail: dict = {}
         self.stack: list[str] = []
+        self.rows_per_expert: list[list[int]] = []
+        self._alive: list[torch.Tensor] = []
         self._handles = []
         for name, mod in model.named_modules():
             self._handles.append(mod.register_forward_pre_hook(lambda m, a, n=name: self._enter(n)))
-            self._handles.append(mod.register_forward_hook(lambda m, a, o: self._leave()))
+            self._handles.append(mod.register_forward_hook(lambda m, a, o: self._leave(m, o)))
 
     # hooks must return None (a returned value would replace the module's input or output)
     def _enter(self, name: str) -> None:
         self.stack.append(name)
 
-    def _leave(self) -> None:
+    def _leave(self, mod, out) -> None:
         self.stack.pop()
+        if type(mod).__name__.lower().endswith("topkrouter") and isinstance(out, tuple):
+            idx = out[-1]
+            if isinstance(idx, torch.Tensor) and not idx.is_floating_point():
+                n = getattr(mod, "num_experts", int(idx.max()) + 1)
+                self.rows_per_expert.append(torch.bincount(idx.flatten(), minlength=n).tolist())
 
     def _pack(self, t: torch.Tensor):
         key = _storage_key(t)
@@ -278,6 +410,7 @@ class _Recorder(SavedTensors):
             self.param_hits[key] = self._params[key]
             return t
         if key not in self.storages:
+            self._alive.append(t)
             self.detail[key] = {
                 "module": self.stack[-1] if self.stack else "",
                 "shape": list(t.shape),
@@ -323,16 +456,20 @@ def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
     cfg = dict(FAMILIES[family])
     config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
     kw = {"attn_implementation": attn}
-    if family in ("mixtral", "qwen3_moe"):
+    if FAMILIES[family]["model_type"] in MOE:
         kw["experts_implementation"] = "eager"  # the per-expert loop of the modelling file
     torch.manual_seed(SEED)
-    model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
+    with warnings.catch_warnings():  # DeepSeek-V3 without shared experts builds their MLP at width 0
+        warnings.filterwarnings("ignore", "Initializing zero-element tensors", UserWarning)
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kw)
     return model.train()
 
 
 def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
     g = torch.Generator().manual_seed(SEED + s * 1000 + b)
-    ids = torch.randint(0, model.config.vocab_size, (b, s), generator=g)
+    cfg = getattr(model.config, "text_config", model.config)  # a vision-language model: its language model's
+    high = min(cfg.vocab_size, getattr(model.config, "image_token_index", None) or cfg.vocab_size)
+    ids = torch.randint(0, high, (b, s), generator=g)
     rec = _Recorder(model)
     try:
         with rec:
@@ -340,19 +477,29 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
     finally:
         rec.close()
     logits_key = _storage_key(out.logits)
+    # what the graph holds at the loss: a storage saved by a node the forward already dropped is not kept
+    holders = _holders(out.loss.grad_fn)
+    held = {k: v for k, v in rec.storages.items() if k in holders}
+    by_dtype: dict = {}
+    for nbytes, dtype in held.values():
+        by_dtype[dtype] = by_dtype.get(dtype, 0) + nbytes
     m = {
         "s": s,
         "b": b,
-        "saved_activation_bytes": rec.nbytes,
+        "saved_activation_bytes": sum(nbytes for nbytes, _ in held.values()),
+        "freed_before_backward_bytes": sum(
+            nbytes for k, (nbytes, _) in rec.storages.items() if k not in held
+        ),
         "saved_parameter_bytes": sum(rec.param_hits.values()),
         "logits_bytes": unique_bytes([out.logits]),
         "logits_also_saved": logits_key in rec.storages,
         "loss_bytes": unique_bytes([out.loss]),
-        "by_dtype": rec.by_dtype(),
+        "by_dtype": by_dtype,
     }
-    if model.config.model_type in ("mixtral", "qwen3_moe"):
+    if model.config.model_type in MOE:
         m["tokens_routed"] = s * b * model.config.num_experts_per_tok
-    holders = _holders(out.loss.grad_fn)
+    if rec.rows_per_expert:  # the routing seen: rows per expert differ, their sum per layer is s·b·k
+        m["rows_per_expert"] = rec.rows_per_expert
     nodes = {n.split(".")[0] for v in holders.values() for n in v}
     m["sdpa_backend"] = (
         "flash"
@@ -362,7 +509,8 @@ def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
         else None
     )
     if detail:
-        m["tensors"] = [{**d, "saved_by": sorted(holders.get(k, ()))} for k, d in rec.detail.items()]
+        m["tensors"] = [{**d, "saved_by": sorted(holders[k])} for k, d in rec.detail.items() if k in held]
+        m["freed_before_backward"] = [d for k, d in rec.detail.items() if k not in held]
     del out
     return m
 

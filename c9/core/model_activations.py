@@ -6,7 +6,8 @@
     (§4: count the inputs each backward needs), the list follows the code, so it has what eq. 1 leaves out
     or sizes differently: K and V by the KV heads, head_dim ≠ h/a, SwiGLU's gate and up outputs, RMSNorm's
     float32 copies, dropout masks only where the config's dropout is > 0, rotary cos/sin, the token ids,
-    the log-probabilities of the loss over the whole vocabulary, and each MoE expert's tokens.
+    the log-probabilities of the loss over the whole vocabulary, each MoE expert's tokens, and DeepSeek-V3's
+    latent attention (its latents, their norms, Q and K put together from two parts).
     The count is checked against a measurement of that code (lab/activation_check.py,
     tests/test_activation_check.py): each storage saved for backward counts once.
 
@@ -22,8 +23,11 @@ Modes (the same meaning for every family; keys of ``c9.core.activations.MODES``)
                     table 2); the embedding, final norm and loss tensors outside the layers stay.
 
 Shapes use the paper's letters and these: a heads, k_h KV heads, d head_dim, I the MLP's inner size, E
-experts, k experts per token, I_e one expert's inner size, V vocabulary. A tensor kept as a view of a
-larger one keeps that one alive: it is counted at the size of what it keeps (GPT-2's Q, the labels).
+experts, k experts per token, I_e one expert's inner size, V vocabulary; for DeepSeek-V3's latent attention
+r_q and r_kv the query and key-value latents (q_lora_rank, kv_lora_rank), d_n and d_r the parts of a query or
+key head without and with rotary positions (d = d_n + d_r), d_v a value head, I_s the shared experts' MLP.
+A tensor kept as a view of a larger one keeps that one alive: it is counted at the size of what it keeps
+(GPT-2's Q, the labels, DeepSeek-V3's V).
 
 Precision (``PRECISIONS``): the model's weights and activations in one dtype (BF16, FP16 or FP32, no
 autocast), on a GPU or, for the lab's check, the CPU. Three sizes follow from it: an activation (2 or 4
@@ -140,20 +144,48 @@ class Tensor:
 
 
 #: the families whose tensors this module lists, each checked against a measurement of its code
-#: (lab/activation_check.py); the others (latent attention, soft-capping and four norms a layer, a vision
-#: model's language model) are counted by eq. 1 only, until their tensors are listed and measured too.
+#: (lab/activation_check.py); a vision-language model's language model is counted by eq. 1 only, until its
+#: tensors are listed and measured too.
 MODELLED = frozenset(
-    {"gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "phi3", "gemma2", "gemma3_text"}
+    {
+        "gpt2",
+        "llama",
+        "mistral",
+        "qwen2",
+        "qwen3",
+        "mixtral",
+        "qwen3_moe",
+        "deepseek_v3",
+        "phi3",
+        "gemma2",
+        "gemma3_text",
+    }
 )
+
+
+#: vision-language models whose text-only training step keeps exactly what their language model alone keeps
+#: (measured on tiny random ones: tests/lab/test_activation_check.py); Qwen2-VL's multimodal rotary positions
+#: are not checked yet
+TEXT_ONLY = frozenset({"llava", "gemma3"})
 
 
 def unmodelled(arch: Architecture) -> str:
     """Why ``arch``'s own tensors are not listed here (Chinese), or "" when they are."""
-    if arch.wrapper:
+    if arch.wrapper and arch.wrapper not in TEXT_ONLY:
         return f"视觉语言模型（「{arch.wrapper}」）的语言模型参数已逐项数出，但它训练时的张量（含图像词元）还没有逐个列出并实测核对，激活只按式 1 估算"
     if arch.family not in MODELLED and arch.family != "lab":
         return f"「{arch.family}」这一族自己的张量还没有逐个列出并实测核对，激活只按式 1 估算"
     return ""
+
+
+def text_only(arch: Architecture) -> str:
+    """For a vision-language model, what its own-tensor count covers (Chinese), or "" for a text model."""
+    if not arch.wrapper:
+        return ""
+    return (
+        f"这里按只有文字输入的一步数：图像词元、视觉塔和投影层的张量都不在内，"
+        f"语言模型的张量和单独的「{arch.family}」模型一样（在小模型上实测过）"
+    )
 
 
 def _check(arch, s, b, mode, precision, scores_by, kernel="flash") -> Precision:
@@ -200,25 +232,46 @@ def _norm(
         ]
     if arch.family.startswith("gemma"):
         return _gemma_norm(p, label, n, h, count, what, in_eq1, act)
-    src = HF + " LlamaRMSNorm.forward"
+    return _rms_norm(
+        p, label, n, h, n * h, act, count, f"{what}×h", what, HF + " LlamaRMSNorm.forward", in_eq1
+    )
+
+
+def _rms_norm(
+    p: str,
+    label: str,
+    n: int,
+    width: int,
+    in_elements: int,
+    act: int,
+    count: int,
+    shape: str,
+    what: str,
+    src: str,
+    in_eq1=None,
+    in_note: str = "先转成 FP32 再求平方均值；FP32 训练时就是输入本身",
+    in_shape: str = "",
+) -> list[Tensor]:
+    """LlamaRMSNorm.forward over ``n`` rows of ``width``: the FP32 input (``in_elements``: more than n × width
+    where, in FP32, the input is a slice that keeps a wider tensor alive), 1/rms, the normalised rows."""
     return [
         Tensor(
             p + "_in32",
             f"{label}的输入（FP32）",
-            f"{what}×h",
-            n * h,
+            in_shape or shape,
+            in_elements,
             4,
             count,
             src,
             in_eq1,
-            "先转成 FP32 再求平方均值；FP32 训练时就是输入本身",
+            in_note,
         ),
         Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
         Tensor(
             p + "_normed",
             f"{label}：除以均方根后、乘权重前",
-            f"{what}×h",
-            n * h,
+            shape,
+            n * width,
             act,
             count,
             src,
@@ -324,12 +377,13 @@ def tensors(
     if A.positions == "rotary":
         # Gemma 3 with both sliding and full layers computes two rotary tables (local and global frequencies)
         tables = 2 if A.family == "gemma3_text" and 0 < A.sliding_layers < L else 1
+        rot, dr = (A.mla[3], "d_r") if A.mla else (d, "d")  # DeepSeek-V3 rotates d_r of each head only
         add(
             Tensor(
                 "rope_cos_sin",
                 "旋转位置编码的 cos 和 sin" + ("（局部、全局两套）" if tables == 2 else ""),
-                f"{2 * tables}×s×d",
-                2 * tables * s * d,
+                f"{2 * tables}×s×{dr}",
+                2 * tables * s * rot,
                 act,
                 1,
                 HF + " apply_rotary_pos_emb",
@@ -420,13 +474,15 @@ def _layer(
     A: Architecture, s: int, b: int, mode: str, pr: Precision, scores_by: str, kernel: str
 ) -> list[Tensor]:
     N, h, a, kv, d, L = s * b, A.h, A.a, A.kv_heads, A.head_dim, A.L
-    act, mk = pr.act, pr.mask
+    act = pr.act
     gpt2 = A.family == "gpt2"
     math = scores_by == "sdpa_math" and mode == "store_all"
     att = 4 if math else act  # bytes of Q, K, V and the scores (the CPU math backend upcasts)
     flash = mode == "flash"
     scores = mode == "store_all"
     out = _norm("norm1", "注意力前的归一化", A, N, pr, L, "s×b")
+    if A.mla:
+        return out + _mla_attention(A, s, b, mode, pr, math) + _tail(A, N, pr, L)
     add = out.append
     if gpt2:
         add(Tensor("qkv_in", "c_attn 的输入", "s×b×h", N * h, act, L, HF + " GPT2Attention.c_attn", "qkv_in"))
@@ -589,58 +645,7 @@ def _layer(
                 )
             )
     if scores:
-        src = HF + (" eager_attention_forward（modeling_gpt2.py）" if gpt2 else " eager_attention_forward")
-        if math:
-            src = "torch 2.13 scaled_dot_product_attention（CPU 的 math 后端）"
-        n2 = a * s * s * b
-        if A.attn_softcap:
-            add(
-                Tensor(
-                    "scores_tanh",
-                    "分数软上限里 tanh 的结果",
-                    "a×s×s×b",
-                    n2,
-                    act,
-                    L,
-                    HF + " eager_attention_forward（modeling_gemma2.py：分数除以上限、tanh、再乘回）",
-                    None,
-                    f"attn_logit_softcapping = {A.attn_softcap:g}：tanh 的反向要用它的输出",
-                )
-            )
-        sm_bytes = att if gpt2 else 4  # the Llama family's eager softmax runs in float32
-        add(
-            Tensor(
-                "softmax",
-                "softmax 输出" + ("" if gpt2 else "（FP32）"),
-                "a×s×s×b",
-                n2,
-                sm_bytes,
-                L,
-                src,
-                "softmax",
-            )
-        )
-        if sm_bytes != att:
-            add(
-                Tensor(
-                    "softmax_cast",
-                    "softmax 输出转回训练精度",
-                    "a×s×s×b",
-                    n2,
-                    act,
-                    L,
-                    src,
-                    "softmax",
-                    "和 V 相乘前的副本",
-                )
-            )
-        if A.attn_dropout > 0:
-            add(
-                Tensor(
-                    "attn_mask", "注意力 dropout 掩码", "a×s×s×b", n2, 4 if math else mk, L, src, "attn_mask"
-                )
-            )
-            add(Tensor("attn_drop", "注意力 dropout 输出", "a×s×s×b", n2, att, L, src, "attn_drop"))
+        out += _scores(A, s, b, pr, math)
     if flash:
         add(
             Tensor(
@@ -684,6 +689,196 @@ def _layer(
             "融合内核的输出就是它，只存一份" if flash else "",
         )
     )
+    return out + _tail(A, N, pr, L)
+
+
+def _mla_attention(A: Architecture, s: int, b: int, mode: str, pr: Precision, math: bool) -> list[Tensor]:
+    """DeepSeek-V3's multi-head latent attention (DeepseekV3Attention.forward), from the norm's output to o_proj's
+    input. Queries through a rank-r_q latent and its RMSNorm (or one q_proj), keys and values from one latent
+    of r_kv and its RMSNorm, then kv_b_proj gives every head its key part and value; the rotary part d_r of
+    the key is one per token, shared by the heads. The rotary multiplications keep only cos and sin (they
+    need no grad), so the projections' outputs are kept only where a later step keeps them."""
+    rq, rkv, nope, rope, dv = A.mla
+    N, h, a, L, d, act = s * b, A.h, A.a, A.L, A.head_dim, pr.act
+    flash = mode == "flash"
+    att = 4 if math else act
+    src = HF + " DeepseekV3Attention.forward"
+    first = "q_a_proj" if rq else "q_proj"
+    out = [
+        Tensor("qkv_in", f"{first}、kv_a_proj_with_mqa 的输入", "s×b×h", N * h, act, L, src, "qkv_in"),
+    ]
+    norm_src = HF + " DeepseekV3RMSNorm.forward"
+    if rq:
+        out += _rms_norm(
+            "q_a_norm", "查询潜向量归一化（q_a_layernorm）", N, rq, N * rq, act, L, "s×b×r_q", "s×b", norm_src
+        )
+        out.append(Tensor("q_b_in", "q_b_proj 的输入（查询潜向量）", "s×b×r_q", N * rq, act, L, src, None))
+    # in FP32 the norm's input is the r_kv slice of kv_a_proj_with_mqa's output itself, which keeps all r_kv + d_r
+    wide = act == 4
+    out += _rms_norm(
+        "kv_a_norm",
+        "键值潜向量归一化（kv_a_layernorm）",
+        N,
+        rkv,
+        N * (rkv + rope * wide),
+        act,
+        L,
+        "s×b×r_kv",
+        "s×b",
+        norm_src,
+        None,
+        "FP32 训练时它是 kv_a_proj_with_mqa 整块输出的切片，连旋转用的 d_r 列一起留着"
+        if wide
+        else "先转成 FP32 再求平方均值",
+        "s×b×(r_kv+d_r)" if wide else "",
+    )
+    out.append(Tensor("kv_b_in", "kv_b_proj 的输入（键值潜向量）", "s×b×r_kv", N * rkv, act, L, src, None))
+    qk_note = "不带位置的部分和旋转过的部分拼成的新张量"
+    if math:
+        qk_note = "math 后端在 FP32 里算，留的是 FP32 副本"
+    out += [
+        Tensor("q", "Q（两部分拼接后）", "s×b×a×d", N * a * d, att, L, src, "qk", qk_note),
+        Tensor(
+            "k",
+            "K（每个头的键，含共用的旋转部分）",
+            "s×b×a×d",
+            N * a * d,
+            att,
+            L,
+            src + "（expand_kv）",
+            "qk",
+            qk_note if math else "各头不带位置的部分来自 kv_b_proj，旋转部分 d_r 各头共用一份，复制进每个头",
+        ),
+    ]
+    # V is a slice of kv_b_proj's output (every head's d_n key part and d_v value): the fused kernel keeps the
+    # slice, and so the whole output; eager's matmul copies it, except at b = 1 (it folds the heads into the batch
+    # as they stand); the math backend in 16 bits keeps an FP32 copy.
+    view = flash or (b == 1 and not (math and act != 4))
+    if view:
+        out.append(
+            Tensor(
+                "v",
+                "V（kv_b_proj 整块输出的切片）",
+                "s×b×a×(d_n+d_v)",
+                N * a * (nope + dv),
+                act,
+                L,
+                src,
+                "v",
+                "V 没有被复制，kv_b_proj 的输出（各头的键和值）因此整块留着",
+            )
+        )
+    else:
+        out.append(
+            Tensor("v", "V", "s×b×a×d_v", N * a * dv, att, L, src, "v", "从 kv_b_proj 的输出复制出的连续副本")
+        )
+    if mode == "store_all":
+        out += _scores(A, s, b, pr, math)
+    if flash:
+        out += [
+            Tensor(
+                "lse",
+                "每个查询的 log-sum-exp",
+                "a×s×b",
+                a * N,
+                4,
+                L,
+                HF + " scaled_dot_product_attention",
+                None,
+                "FP32；反向用它重算分数",
+            ),
+            Tensor(
+                "attn_out",
+                "融合内核的输出",
+                "s×b×a×d_v",
+                N * a * dv,
+                act,
+                L,
+                HF + " scaled_dot_product_attention",
+                None,
+                "Q 是拼接出的新张量，内核按它的排布写输出；转成 o_proj 要的排布时另复制一份（CPU 上实测）",
+            ),
+        ]
+    out.append(
+        Tensor(
+            "proj_in",
+            "注意力输出（o_proj 的输入）",
+            "s×b×a×d_v",
+            N * a * dv,
+            act,
+            L,
+            HF + " o_proj",
+            "proj_in",
+        )
+    )
+    return out
+
+
+def _scores(A: Architecture, s: int, b: int, pr: Precision, math: bool) -> list[Tensor]:
+    """What writing the a×s×s scores keeps (store_all): soft-capping's tanh, the softmax (the Llama family's
+    in float32, then a copy in the training precision), attention dropout's mask and output; ``math``: torch's
+    CPU math backend, which runs 16-bit attention in float32."""
+    a, L, act, mk = A.a, A.L, pr.act, pr.mask
+    att = 4 if math else act
+    gpt2 = A.family == "gpt2"
+    out: list[Tensor] = []
+    add = out.append
+    src = HF + (" eager_attention_forward（modeling_gpt2.py）" if gpt2 else " eager_attention_forward")
+    if math:
+        src = "torch 2.13 scaled_dot_product_attention（CPU 的 math 后端）"
+    n2 = a * s * s * b
+    if A.attn_softcap:
+        add(
+            Tensor(
+                "scores_tanh",
+                "分数软上限里 tanh 的结果",
+                "a×s×s×b",
+                n2,
+                act,
+                L,
+                HF + " eager_attention_forward（modeling_gemma2.py：分数除以上限、tanh、再乘回）",
+                None,
+                f"attn_logit_softcapping = {A.attn_softcap:g}：tanh 的反向要用它的输出",
+            )
+        )
+    sm_bytes = att if gpt2 else 4  # the Llama family's eager softmax runs in float32
+    add(
+        Tensor(
+            "softmax",
+            "softmax 输出" + ("" if gpt2 else "（FP32）"),
+            "a×s×s×b",
+            n2,
+            sm_bytes,
+            L,
+            src,
+            "softmax",
+        )
+    )
+    if sm_bytes != att:
+        add(
+            Tensor(
+                "softmax_cast",
+                "softmax 输出转回训练精度",
+                "a×s×s×b",
+                n2,
+                act,
+                L,
+                src,
+                "softmax",
+                "和 V 相乘前的副本",
+            )
+        )
+    if A.attn_dropout > 0:
+        add(Tensor("attn_mask", "注意力 dropout 掩码", "a×s×s×b", n2, 4 if math else mk, L, src, "attn_mask"))
+        add(Tensor("attn_drop", "注意力 dropout 输出", "a×s×s×b", n2, att, L, src, "attn_drop"))
+    return out
+
+
+def _tail(A: Architecture, N: int, pr: Precision, L: int) -> list[Tensor]:
+    """A layer after its attention: dropout, norms, the MLP (dense, MoE or both across the layers)."""
+    h, act, mk = A.h, pr.act, pr.mask
+    out: list[Tensor] = []
+    add = out.append
     if A.resid_dropout > 0:
         add(
             Tensor(
@@ -700,6 +895,7 @@ def _layer(
     if A.sandwich_norms:  # Gemma: the attention's output is normalised before the residual add
         out += _norm("attn_out_norm", "注意力输出的归一化", A, N, pr, L, "s×b")
     out += _norm("norm2", "MLP 前的归一化", A, N, pr, L, "s×b")
+    # (DeepSeek-V3's MoE layers keep it through the shared experts' MLP, even of width 0 when there are none)
     add(Tensor("mlp_in", "MLP 的输入", "s×b×h", N * h, act, L, HF + " MLP 第一个投影", "mlp_in"))
     dense = L - A.moe_layers
     if dense:
@@ -725,14 +921,18 @@ def _layer(
 
 
 def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p: str) -> list[Tensor]:
-    """A dense MLP over ``n`` rows (tokens), ``count`` times; ``p`` prefixes keys and labels (experts)."""
-    I = f"{rows}×{'I' if not p else 'I_e'}"
+    """A dense MLP over ``n`` rows (tokens), ``count`` times; ``p`` "shared_": DeepSeek-V3's shared experts, one
+    MLP of n_shared_experts × I_e (I_s) beside the routed ones."""
+    shared = p == "shared_"
+    I = f"{rows}×{'I_s' if shared else 'I'}"
     if A.gated_mlp:
-        src = HF + (" LlamaMLP" if not p else " MixtralExperts.forward（eager）")
+        src = HF + (" DeepseekV3MLP（共享专家）" if shared else " LlamaMLP")
+        who = "共享专家的 " if shared else ""  # before a code name (gate, up, silu)
+        whose = "共享专家" if shared else ""  # before Chinese text
         return [
             Tensor(
                 p + "gate_out",
-                p + "gate 投影的输出（激活函数的输入）",
+                who + "gate 投影的输出（激活函数的输入）",
                 I,
                 n * inner,
                 act,
@@ -740,10 +940,17 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
                 src,
                 "act_in",
             ),
-            Tensor(p + "up_out", p + "up 投影的输出", I, n * inner, act, count, src, "act_in"),
-            Tensor(p + "act_out", p + f"{A.activation} 的输出", I, n * inner, act, count, src, "act_out"),
+            Tensor(p + "up_out", who + "up 投影的输出", I, n * inner, act, count, src, "act_in"),
+            Tensor(p + "act_out", who + f"{A.activation} 的输出", I, n * inner, act, count, src, "act_out"),
             Tensor(
-                p + "down_in", p + "两者之积（down 投影的输入）", I, n * inner, act, count, src, "act_out"
+                p + "down_in",
+                whose + "两者之积（down 投影的输入）",
+                I,
+                n * inner,
+                act,
+                count,
+                src,
+                "act_out",
             ),
         ]
     src = HF + " GPT2MLP"
@@ -766,22 +973,25 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
 def _moe(A: Architecture, N: int, act: int, count: int) -> list[Tensor]:
     E, k, Ie, h = A.experts, A.experts_per_token, A.expert_intermediate, A.h
     R = N * k  # token-expert pairs: every token goes to k experts, so the experts' rows add up to s·b·k
-    src = HF + (" MixtralTopKRouter" if A.family == "mixtral" else " Qwen3MoeTopKRouter")
-    esrc = HF + (
-        " MixtralExperts.forward（eager）" if A.family == "mixtral" else " Qwen3MoeExperts.forward（eager）"
-    )
-    w_bytes = (
-        4 if A.family == "mixtral" else act
-    )  # Qwen3-MoE casts the routing weights back; Mixtral keeps FP32
-    t = [
-        Tensor("router_probs", "路由 softmax 概率", "s×b×E", N * E, 4, count, src, None, "FP32"),
-        Tensor("router_topk", "选中的专家编号", "s×b×k", N * k, 8, count, src, None, "int64"),
-    ]
-    if A.norm_topk_prob:
+    deepseek = A.family == "deepseek_v3"
+    name = {"mixtral": "Mixtral", "qwen3_moe": "Qwen3Moe", "deepseek_v3": "DeepseekV3"}[A.family]
+    src = HF + f" {name}{'TopkRouter' if deepseek else 'TopKRouter'}.forward"
+    esrc = HF + f" {name}Experts.forward（eager）"
+    # Qwen3-MoE casts the routing weights back; Mixtral and DeepSeek-V3 keep them in FP32
+    w_bytes = act if A.family == "qwen3_moe" else 4
+    t = _sigmoid_router(A, N, act, count, src) if deepseek else []
+    if not deepseek:
         t += [
-            Tensor("router_sum", "前 k 个概率之和", "s×b", N, 4, count, src, None, "归一化路由权重用"),
-            Tensor("router_topv", "前 k 个概率", "s×b×k", N * k, 4, count, src, None),
+            Tensor("router_probs", "路由 softmax 概率", "s×b×E", N * E, 4, count, src, None, "FP32"),
+            Tensor("router_topk", "选中的专家编号", "s×b×k", N * k, 8, count, src, None, "int64"),
         ]
+    if A.norm_topk_prob:
+        what = "分数" if deepseek else "概率"
+        t += [
+            Tensor("router_sum", f"前 k 个{what}之和", "s×b", N, 4, count, src, None, "归一化路由权重用"),
+            Tensor("router_topv", f"前 k 个{what}", "s×b×k", N * k, 4, count, src, None),
+        ]
+    split = "；每个专家分到几行取决于路由，各专家加起来总是 s·b·k 行" if deepseek else ""
     t += [
         Tensor(
             "expert_index",
@@ -792,7 +1002,7 @@ def _moe(A: Architecture, N: int, act: int, count: int) -> list[Tensor]:
             count,
             esrc,
             None,
-            "torch.where 的两列 int64，各专家合计",
+            "torch.where 的两列 int64，各专家合计" + split,
         ),
         Tensor(
             "expert_in",
@@ -803,7 +1013,8 @@ def _moe(A: Architecture, N: int, act: int, count: int) -> list[Tensor]:
             count,
             esrc,
             "mlp_in",
-            "每个词元去 k 个专家，各专家的行数加起来是 s·b·k",
+            "每个词元去 k 个专家，各专家的行数加起来是 s·b·k"
+            + ("；哪个专家分到多少行由路由决定" if deepseek else ""),
         ),
     ]
     t += [
@@ -855,7 +1066,55 @@ def _moe(A: Architecture, N: int, act: int, count: int) -> list[Tensor]:
             "index_add_ 的反向留着它",
         ),
     ]
+    if A.shared_experts:
+        t += _mlp(A, N, A.shared_intermediate, act, count, "s×b", "shared_")
     return t
+
+
+def _sigmoid_router(A: Architecture, N: int, act: int, count: int, src: str) -> list[Tensor]:
+    """DeepSeek-V3's router (DeepseekV3TopkRouter.forward): a linear in FP32, sigmoid scores, the correction bias
+    added for the choice only, then group-limited top-k. The choice's intermediates (each group's top two, the
+    chosen groups, the mask) are saved by nodes nothing downstream needs: they are freed as the router returns."""
+    E, k, h = A.experts, A.experts_per_token, A.h
+    t = []
+    if act != 4:
+        t.append(
+            Tensor(
+                "router_in32",
+                "路由器输入的 FP32 副本",
+                "s×b×h",
+                N * h,
+                4,
+                count,
+                src,
+                None,
+                "路由器先把输入转成 FP32 再乘权重；FP32 训练时就是 MLP 的输入本身，不另占",
+            )
+        )
+    return t + [
+        Tensor(
+            "router_scores",
+            "路由 sigmoid 分数",
+            "s×b×E",
+            N * E,
+            4,
+            count,
+            src,
+            None,
+            "FP32；选专家时再加 e_score_correction_bias，偏置不进路由权重",
+        ),
+        Tensor(
+            "router_topk",
+            "选中的专家编号",
+            "s×b×k",
+            N * k,
+            8,
+            count,
+            src,
+            None,
+            "int64；先选 topk_group 个组、再在组内选 k 个，这一步的中间结果随即释放，不留给反向",
+        ),
+    ]
 
 
 def saved_bytes(ts: list[Tensor]) -> int:

@@ -32,6 +32,8 @@ FAMILY_LABELS = {
     "qwen3_tied": "Qwen3（输出层共享嵌入）",
     "mixtral": "Mixtral（混合专家）",
     "qwen3_moe": "Qwen3-MoE（混合专家）",
+    "deepseek_v3": "DeepSeek-V3（潜在注意力，分组挑选专家的混合专家，两个共享专家）",
+    "deepseek_v3_wide": "DeepSeek-V3（更宽，查询不经潜向量，每层都是混合专家，没有共享专家）",
     "phi3": "Phi-3（q、k、v 融合成一个矩阵，门控和上投影也是）",
     "phi3_wide": "Phi-3（更宽、三层、多头注意力、共享嵌入）",
     "llama_mqa": "Llama（K、V 只有一个头）",
@@ -44,6 +46,8 @@ IMPL_LABELS = {
     "eager": "eager（写出分数表）",
     "sdpa": "sdpa（融合内核，不写分数表）",
     "sdpa_math": "sdpa（CPU 上因 dropout 退回 math 后端，写出分数表）",
+    # DeepSeek-V3: V's head size differs from Q's, which the CPU flash kernel does not take
+    "sdpa_math_mla": "sdpa（V 的头宽和 Q 不同，CPU 上退回 math 后端，写出分数表）",
 }
 
 
@@ -67,6 +71,7 @@ def rows(data: dict | None = None) -> list[dict]:
         arch = parse_config(data["configs"][c["family"]])
         mode, scores_by, precision, kernel = setting(c)
         impl = "sdpa_math" if scores_by == "sdpa_math" else c["attn_implementation"]
+        why = impl + ("_mla" if impl == "sdpa_math" and arch.mla else "")
         for p in c["points"]:
             ts = M.tensors(arch, p["s"], p["b"], mode, precision, scores_by, kernel)
             pred, meas = M.saved_bytes(ts), p["saved_activation_bytes"]
@@ -75,7 +80,7 @@ def rows(data: dict | None = None) -> list[dict]:
                     "family": c["family"],
                     "label": FAMILY_LABELS.get(c["family"], c["family"]),
                     "implementation": impl,
-                    "impl_label": IMPL_LABELS[impl],
+                    "impl_label": IMPL_LABELS[why],
                     "mode": mode,
                     "mode_label": M.MODES[mode],
                     "dtype": c["dtype"],

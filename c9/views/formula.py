@@ -126,6 +126,8 @@ def beyond(m: Model, s: int, b: int) -> str:
     return (
         f"{m.label}{gap}自己的代码（全存时）比式 1 多存 {len(names)} 种张量：{'、'.join(names)}，"
         f"共 {acts['beyond_text']}。"
+        + acts["text_only"]
+        + acts["beyond_groups"]
         + (
             f"式 1 里有、这个模型却大小不同（或没有）的项：{'、'.join(differ)}。"
             if differ

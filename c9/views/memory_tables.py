@@ -10,7 +10,7 @@ from html import escape
 
 from c9.base import units
 from c9.core import activations as eq1
-from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, unmodelled
+from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, text_only, unmodelled
 from c9.core.models import Model
 from c9.core.param_count import SOURCE, breakdown
 
@@ -178,8 +178,28 @@ def activation_tables(m: Model, s: int, b: int, mode: str) -> dict:
         out["beyond"] = [r["label"] for r in extra]
         out["beyond_bytes"] = sum(r["bytes"] for r in extra)
         out["beyond_text"] = units.size(out["beyond_bytes"], unit, d)
+        out["beyond_groups"] = beyond_groups(own)
+        out["text_only"] = text_only(m.arch) + "。" if m.arch.wrapper else ""
         out["window_note"] = window_note(m, s, b, mode, unit)
     return out
+
+
+#: own-tensor keys beyond eq. 1 that DeepSeek-V3's latent attention adds, and that a router and its experts add
+MLA_KEYS = ("q_a_norm", "kv_a_norm", "q_b_in", "kv_b_in")
+MOE_KEYS = ("router_", "expert_")
+
+
+def beyond_groups(own: list[dict]) -> str:
+    """Of the own tensors eq. 1 has no term for, how many the latent attention and the router and experts add
+    (a sentence), or "" for a model with neither."""
+    extra = [r for r in own if r["eq1"] is None]
+    mla = {r["label"] for r in extra if r["key"].startswith(MLA_KEYS)}
+    moe = {r["label"] for r in extra if r["key"].startswith(MOE_KEYS)}
+    parts = (
+        [f"{len(mla)} 种来自多头潜在注意力：两个潜向量的归一化和 q_b_proj、kv_b_proj 的输入"] if mla else []
+    )
+    parts += [f"{len(moe)} 种来自路由器和各个专家"] if moe else []
+    return "比式 1 多出的张量里，" + "，".join(parts) + "。" if parts else ""
 
 
 def window_note(m: Model, s: int, b: int, mode: str, unit: str) -> str:
@@ -277,7 +297,13 @@ def detail_html(m: Model, pt: dict | None, acts: dict, mode: str) -> dict:
             f"两种算法：按式 1 共 {acts['eq1']['total']}，按这个模型自己的张量共 {acts['own']['total']}，"
             f"比式 1 {more}。式 1 只数了 16 位的 Transformer 层；模型自己的代码还有 FP32 的副本、词表上的 logits 和损失等。"
         )
-        out["act_note"] = _span(note + acts.get("window_note", "") + _missed_note(acts))
+        out["act_note"] = _span(
+            note
+            + acts.get("text_only", "")
+            + acts.get("beyond_groups", "")
+            + acts.get("window_note", "")
+            + _missed_note(acts)
+        )
     else:
         out["act_note"] = _span(acts["own_missing"] + "。" + _missed_note(acts))
     return out

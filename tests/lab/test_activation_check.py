@@ -66,10 +66,22 @@ def test_the_file_covers_every_family_mode_and_the_s_and_b_it_needs():
     assert arch["qwen3"].qk_norm and arch["qwen3"].head_dim != arch["qwen3"].h // arch["qwen3"].a
     assert arch["qwen3_tied"].tied_embeddings and not arch["qwen3"].tied_embeddings
     assert arch["mixtral"].is_moe and arch["qwen3_moe"].is_moe and arch["gpt2"].attn_dropout > 0
-    # torch's CPU sdpa takes its flash kernel except for GPT-2 with attention dropout (math backend)
+    # DeepSeek-V3 with and without the query latent, with and without shared experts and dense layers
+    ds, wide = arch["deepseek_v3"], arch["deepseek_v3_wide"]
+    assert ds.mla[0] > 0 == wide.mla[0] and ds.shared_experts > 1 > wide.shared_experts
+    assert 0 < ds.moe_layers < ds.L == wide.moe_layers and ds.h != wide.h and ds.a != wide.a
+    # torch's CPU sdpa takes its flash kernel except for GPT-2 with attention dropout and for V's head size
+    # differing from Q's (DeepSeek-V3's 128 and 192; the tiny one's 12 and 24): the math backend
     for c in DATA["cases"]:
         if c["attn_implementation"] == "sdpa":
-            assert c["sdpa_backend"] == ("math" if arch[c["family"]].attn_dropout > 0 else "flash")
+            a = arch[c["family"]]
+            math = a.attn_dropout > 0 or (a.mla is not None and a.mla[4] != a.head_dim)
+            assert c["sdpa_backend"] == ("math" if math else "flash"), c["family"]
+    assert {c["sdpa_backend"] for c in DATA["cases"] if c["family"].startswith("deepseek")} == {
+        None,
+        "math",
+        "flash",
+    }
 
 
 def test_eager_keeps_the_scores_and_the_flash_kernel_does_not():
@@ -173,7 +185,10 @@ def test_bytes_grow_linearly_in_b(family, mode, prec, s, b):
     # eager's K and V repeated from a single KV head)
     t1, t2, t3 = (M.tensors(arch, s, b, mode, prec) for b in (1, 2, 3))
     bent = {x.key for x, y, z in zip(t1, t2, t3) if z.bytes - y.bytes != y.bytes - x.bytes}
-    assert bent <= {"labels", "q"} | ({"k", "v"} if arch.kv_heads == 1 and mode != "flash" else set())
+    # (and DeepSeek-V3's V, a slice of kv_b_proj's output that eager's matmul copies except at b = 1)
+    assert bent <= {"labels", "q"} | ({"k", "v"} if arch.kv_heads == 1 and mode != "flash" else set()) | (
+        {"v"} if arch.mla and mode != "flash" else set()
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -227,6 +242,57 @@ def test_gqa_with_as_many_kv_heads_as_heads_is_multi_head_attention(family, mode
         if mode == "flash"
         else {"k_norm_in32", "k_norm_rstd", "k_norm_normed"} & set(full)
     )
+
+
+def test_deepseek_v3_routes_unevenly_yet_its_experts_rows_add_up_to_s_b_k():
+    """Which expert gets how many tokens depends on the routing (the measured rows per expert differ), but every
+    token goes to k experts, so the experts' tensors add up to s·b·k rows whatever the routing: the count is
+    exact. The group-limited choice's intermediates are saved and freed within the router, never kept."""
+    for c in (c for c in DATA["cases"] if c["family"].startswith("deepseek")):
+        arch = parse_config(CONFIGS[c["family"]])
+        cfg = CONFIGS[c["family"]]
+        for p in c["points"]:
+            n = p["s"] * p["b"]
+            rows = p["rows_per_expert"]
+            assert len(rows) == arch.moe_layers and all(len(r) == arch.experts for r in rows)
+            assert all(sum(r) == n * arch.experts_per_token == p["tokens_routed"] for r in rows)
+            assert any(len(set(r)) > 1 for r in rows)  # uneven: per-expert sizes depend on the routing
+            # each MoE layer: each group's top two (int64), the chosen groups (int64), the mask (bool)
+            per_layer = n * (cfg["n_group"] * 2 * 8 + cfg["topk_group"] * 8 + arch.experts)
+            assert p["freed_before_backward_bytes"] == arch.moe_layers * per_layer
+        assert all(t["saved_by"] for t in c["points"][0]["tensors"])
+    assert all(
+        p["freed_before_backward_bytes"] == 0
+        for c in DATA["cases"]
+        if not c["family"].startswith("deepseek")
+        for p in c["points"]
+    )
+
+
+def test_deepseek_v3_adds_its_latents_and_router_beyond_eq1():
+    """What DeepSeek-V3's code keeps that eq. 1 has no term for: the two latents and their norms, the FP32 copy the
+    router multiplies, its sigmoid scores; Q and K at d = d_n + d_r per head; V at a × (d_n + d_v) in the fused
+    kernel (a slice of kv_b_proj's output keeps it whole)."""
+    cfg = CONFIGS["deepseek_v3"] | {
+        "hidden_size": 7168,
+        "num_attention_heads": 128,
+        "num_key_value_heads": 128,
+    }
+    arch = parse_config(cfg)
+    rq, rkv, nope, rope, dv = arch.mla
+    s, b, L, a = 512, 2, arch.L, arch.a
+    r = {x["key"]: x for x in M.eq1_rows(arch, s, b, "flash", "bf16")}
+    extra = {k for k, x in r.items() if x["paper"] is None}
+    assert {"q_a_norm_in32", "q_a_norm_rstd", "q_b_in", "kv_a_norm_in32", "kv_b_in", "router_in32"} <= extra
+    assert {"router_scores", "attn_out", "lse"} <= extra
+    assert "shared_gate_out" not in extra  # the shared experts' MLP plays eq. 1's MLP terms
+    n = s * b
+    assert r["qk"]["model"] == L * 2 * (n * a * (nope + rope) * 2)
+    assert r["v"]["model"] == L * n * a * (nope + dv) * 2
+    assert r["proj_in"]["model"] == L * n * a * dv * 2
+    # in FP32 the key-value latent's norm keeps the whole kv_a output (its d_r rotary columns too)
+    t32 = {t.key: t for t in M.tensors(arch, s, b, "flash", "fp32")}
+    assert t32["kv_a_norm_in32"].elements == n * (rkv + rope) and "router_in32" not in t32
 
 
 def test_mixture_of_experts_counts_s_b_k_token_rows():
@@ -309,6 +375,9 @@ HAVE_LAB = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
         ("phi3_wide", "sdpa", "float32", 40, 2),
         ("gemma2_wide", "eager", "bfloat16", 24, 1),  # one KV head at b = 1: K and V stay views
         ("gemma3_window", "sdpa", "bfloat16", 48, 2),
+        ("deepseek_v3", "sdpa", "bfloat16", 40, 3),  # torch's math backend: Q, K, V and the scores in FP32
+        ("deepseek_v3_wide", "eager", "float32", 24, 1),  # b = 1: V stays a slice of kv_b_proj's output
+        ("deepseek_v3_wide", "sdpa", "bfloat16", 56, 2),  # the CPU flash kernel
     ],
 )
 def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
@@ -321,6 +390,31 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
     case = {"attn_implementation": attn, "dtype": dtype, "sdpa_backend": m["sdpa_backend"]}
     mode, scores_by, prec, kernel = C.setting(case)
     ts = M.tensors(parse_config(lab.FAMILIES[family]), s, b, mode, prec, scores_by, kernel)
+    assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
+
+
+@pytest.mark.skipif(not HAVE_LAB, reason="re-measuring needs torch and transformers (pip install .[lab])")
+@pytest.mark.parametrize(
+    "name,attn,dtype,s,b",
+    [
+        ("llava", "sdpa", "bfloat16", 24, 3),
+        ("llava", "eager", "float32", 16, 1),
+        ("gemma3", "sdpa", "bfloat16", 40, 2),
+    ],
+)
+def test_a_vision_language_models_text_only_step_keeps_what_its_language_model_keeps(name, attn, dtype, s, b):
+    """Llava (a Llama inside) and Gemma 3 (a Gemma 3 text model with a sliding window inside), with no image in
+    the input: the bytes saved equal the count of their language model, read from the vision-language config."""
+    import torch
+
+    from lab import activation_check as lab
+
+    m = lab.measure(lab.build_vlm(name, attn, getattr(torch, dtype)), s, b, detail=False)
+    case = {"attn_implementation": attn, "dtype": dtype, "sdpa_backend": m["sdpa_backend"]}
+    mode, scores_by, prec, kernel = C.setting(case)
+    arch = parse_config(lab.VLMS[name])
+    assert arch.wrapper == name and M.unmodelled(arch) == "" and "图像词元" in M.text_only(arch)
+    ts = M.tensors(arch, s, b, mode, prec, scores_by, kernel)
     assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
 
 
@@ -348,7 +442,7 @@ def test_pyodide_counts_the_same_tensors(tmp_path):
 
     cases = [
         (CONFIGS[f], s, b, mode, prec)
-        for f in ("gpt2", "llama", "qwen3_moe")
+        for f in ("gpt2", "llama", "qwen3_moe", "deepseek_v3")
         for s, b, mode, prec in (
             (4096, 1, "store_all", "bf16"),
             (1 << 20, 1024, "flash", "fp32"),

@@ -238,6 +238,21 @@ def test_the_formula_takes_the_config_and_names_what_the_model_adds():
         "GPT-2 XL", "粘贴的配置（gpt2）"
     )
     assert "位置编号" in pasted["beyond"]
+    # DeepSeek-V3: what its latent attention and its router keep beyond eq. 1
+    ds = {k: v["config"] for k, v in FACTS["pasted_configs"].items() if k != "about"}["deepseek-v3"]
+    b = formula.view({"config": json.dumps(ds), "s": 4096, "b": 1})["beyond"]
+    for name in (
+        "查询潜向量归一化（q_a_layernorm）的输入（FP32）",
+        "kv_b_proj 的输入（键值潜向量）",
+        "路由 sigmoid 分数",
+    ):
+        assert name in b, name
+    # three tensors for each latent's norm and each latent's projection input; the router's five, the experts' four
+    assert "多出的张量里，8 种来自多头潜在注意力" in b and "9 种来自路由器和各个专家" in b
+    differ = "、" + b.split("大小不同（或没有）的项：")[1].split("。")[0] + "、"
+    assert (
+        "、V、" in differ and "、QKᵀ 的输入 Q、K、" in differ
+    )  # 128 heads of 192 (Q, K), 128 + 128 (V): not h
     assert json.loads(api.handle(json.dumps({"widget": "formula", "params": {"config": "{"}})))["ok"] is False
 
 
@@ -300,14 +315,39 @@ def test_pasted_families_count_their_own_tensors_only_where_measured():
         t.label for t in tensors(arch, 1024, 1, "store_all")
     }
     assert "logits 软上限里 tanh 的结果" in gemma["detail"]["own"]
-    for key in ("deepseek-v3", "gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
+    # Qwen2-VL's multimodal rotary positions are not checked: eq. 1 only. Llava and Gemma 3 with text only keep
+    # what their language model keeps (measured in tests/lab/test_activation_check.py): counted, and said so
+    v = ask(config=json.dumps(pasted["qwen2-vl-7b-instruct"]))["view"]
+    assert v["own_activation_bytes"] is None and "激活只按式 1 估算" in v["detail"]["act_note"]
+    for key in ("gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
         v = ask(config=json.dumps(pasted[key]))["view"]
-        assert v["own_activation_bytes"] is None and "激活只按式 1 估算" in v["detail"]["act_note"], key
         assert v["parameter_total"] == param_total(parse_config(pasted[key]))
+        if key != "qwen2-vl-7b-instruct":
+            ts = tensors(parse_config(pasted[key]), 4096, 1, "store_all")
+            assert v["own_activation_bytes"] == saved_bytes(ts) + logits_bytes(ts), key
+            assert "图像词元、视觉塔和投影层的张量都不在内" in v["detail"]["act_note"], key
     vl = ask(config=json.dumps(pasted["llava-1.5-7b"]))["view"]
     assert "视觉部分" in vl["detail"]["params_note"] and "只数语言模型" in vl["detail"]["params_note"]
-    ds = ask(config=json.dumps(pasted["deepseek-v3"]))["view"]
+    ds = ask(config=json.dumps(pasted["deepseek-v3"]), s=4096, b=1, mode="flash")["view"]
     assert "685B" in ds["detail"]["params_note"] and "共享专家" in ds["detail"]["params_note"]
+    # DeepSeek-V3's own tensors (lab/activation_check.py measures them on two tiny models of its structure)
+    arch = parse_config(pasted["deepseek-v3"])
+    ts = tensors(arch, 4096, 1, "flash")
+    assert ds["own_activation_bytes"] == saved_bytes(ts) + logits_bytes(ts)
+    assert ds["parameter_total"] == param_total(arch)
+    own = {t.key: t for t in ts}
+    # per layer and token: the query latent (1,536) and key-value latent (512) with their norms, Q and K at 128
+    # heads of 192, V kept as a slice of kv_b_proj's whole output (128 heads × (128 + 128)), BF16
+    assert own["q_b_in"].bytes == 4096 * 1536 * 2 * 61 and own["kv_b_in"].bytes == 4096 * 512 * 2 * 61
+    assert own["q"].bytes == own["k"].bytes == 4096 * 128 * 192 * 2 * 61
+    assert own["v"].bytes == 4096 * 128 * 256 * 2 * 61 and own["rope_cos_sin"].elements == 2 * 4096 * 64
+    assert own["router_scores"].bytes == 4096 * 256 * 4 * 58 and own["expert_in"].elements == 4096 * 8 * 7168
+    for label in (
+        "键值潜向量归一化（kv_a_layernorm）的 1/均方根",
+        "路由 sigmoid 分数",
+        "共享专家的 gate 投影的输出（激活函数的输入）",
+    ):
+        assert label in ds["detail"]["own"]
 
 
 def test_flash_says_what_transformers_sdpa_keeps_once_s_reaches_the_sliding_window():
