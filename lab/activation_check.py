@@ -408,6 +408,16 @@ VLMS: dict[str, dict] = {
         "vision_config": _qwen2_vl_vision(96),
         **_QWEN2_VL_IDS,
     },
+    # with a sliding window of 16 on the layers from max_window_layers = 1 on (the second of two)
+    "qwen2_vl_window": {
+        "model_type": "qwen2_vl",
+        **_qwen2_vl_text(64, 4, [2, 3, 3]),
+        "use_sliding_window": True,
+        "sliding_window": 16,
+        "max_window_layers": 1,
+        "vision_config": _qwen2_vl_vision(64),
+        **_QWEN2_VL_IDS,
+    },
 }
 
 

@@ -404,11 +404,13 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
         ("qwen2_vl", "sdpa", "bfloat16", 40, 2),
         ("qwen2_vl_wide", "sdpa", "float32", 64, 2),
         ("qwen2_vl_wide", "eager", "bfloat16", 16, 1),
+        ("qwen2_vl_window", "sdpa", "bfloat16", 32, 2),
+        ("qwen2_vl_window", "eager", "float32", 40, 1),
     ],
 )
 def test_a_vision_language_models_text_only_step_keeps_what_its_language_model_keeps(name, attn, dtype, s, b):
     """Llava (a Llama inside), Gemma 3 (a Gemma 3 text model with a sliding window inside) and Qwen2-VL (a Qwen2
-    shape with multimodal rotary positions, at two sizes), with no image in the input: the bytes saved equal the
+    shape with multimodal rotary positions, at two sizes and with a sliding window), with no image in the input: the bytes saved equal the
     count of their language model, read from the vision-language config."""
     import torch
 
