@@ -342,10 +342,43 @@ FAMILIES: dict[str, dict] = {
 }
 
 
-# Vision-language models around two of the families above (their config.json's shape: the language model in
-# text_config, a vision tower in vision_config), tiny, for a text-only step: no image, so no image tokens in
-# the input (the image token's id is the vocabulary's last, which the measured ids stay below).
+# Vision-language models around families above (their config.json's shape: the language model in text_config,
+# a vision tower in vision_config; Qwen2-VL's language model, in its Hub files, at the top level), tiny, for a
+# text-only step: no image, so no image tokens in the input (the image token's id is the lowest of the special
+# ids at the vocabulary's top, which the measured ids stay below).
 _VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+# Qwen2-VL: a Qwen2-shaped decoder with multimodal rotary positions (rope_scaling "mrope"; mrope_section splits
+# d/2 frequencies into time, height and width); its vision tower's output width is the language model's h.
+_QWEN2_VL_IDS = {
+    "image_token_id": 508,
+    "video_token_id": 509,
+    "vision_start_token_id": 510,
+    "vision_end_token_id": 511,
+}
+
+
+def _qwen2_vl_text(h: int, a: int, section: list[int]) -> dict:
+    return {
+        **{k: v for k, v in FAMILIES["qwen2"].items() if k != "model_type"},
+        "hidden_size": h,
+        "num_attention_heads": a,
+        "rope_scaling": {"type": "mrope", "mrope_section": section},
+        "bos_token_id": 1,
+        "eos_token_id": 2,
+    }
+
+
+def _qwen2_vl_vision(h: int) -> dict:
+    return {
+        "depth": 1,
+        "embed_dim": 32,
+        "hidden_size": h,
+        "num_heads": 2,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+    }
+
+
 VLMS: dict[str, dict] = {
     "llava": {
         "model_type": "llava",
@@ -360,6 +393,30 @@ VLMS: dict[str, dict] = {
         "vision_config": {"model_type": "siglip_vision_model", **_VISION, "image_size": 28, "patch_size": 14},
         "mm_tokens_per_image": 4,
         "image_token_index": 511,
+    },
+    # at two sizes: h = 64 over 4 heads (d = 16), the language model at the top level as in the Hub's files;
+    # h = 96 over 4 heads (d = 24), in text_config as transformers 5 saves it
+    "qwen2_vl": {
+        "model_type": "qwen2_vl",
+        **_qwen2_vl_text(64, 4, [2, 3, 3]),
+        "vision_config": _qwen2_vl_vision(64),
+        **_QWEN2_VL_IDS,
+    },
+    "qwen2_vl_wide": {
+        "model_type": "qwen2_vl",
+        "text_config": {"model_type": "qwen2_vl_text", **_qwen2_vl_text(96, 4, [4, 4, 4])},
+        "vision_config": _qwen2_vl_vision(96),
+        **_QWEN2_VL_IDS,
+    },
+    # with a sliding window of 16 on the layers from max_window_layers = 1 on (the second of two)
+    "qwen2_vl_window": {
+        "model_type": "qwen2_vl",
+        **_qwen2_vl_text(64, 4, [2, 3, 3]),
+        "use_sliding_window": True,
+        "sliding_window": 16,
+        "max_window_layers": 1,
+        "vision_config": _qwen2_vl_vision(64),
+        **_QWEN2_VL_IDS,
     },
 }
 
@@ -468,7 +525,8 @@ def build(family: str, attn: str, dtype: torch.dtype) -> torch.nn.Module:
 def measure(model: torch.nn.Module, s: int, b: int, detail: bool) -> dict:
     g = torch.Generator().manual_seed(SEED + s * 1000 + b)
     cfg = getattr(model.config, "text_config", model.config)  # a vision-language model: its language model's
-    high = min(cfg.vocab_size, getattr(model.config, "image_token_index", None) or cfg.vocab_size)
+    image = getattr(model.config, "image_token_index", None) or getattr(model.config, "image_token_id", None)
+    high = min(cfg.vocab_size, image or cfg.vocab_size)
     ids = torch.randint(0, high, (b, s), generator=g)
     rec = _Recorder(model)
     try:

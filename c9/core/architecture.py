@@ -431,10 +431,11 @@ _CODE = {
 }
 
 
-def _heads(r: _Reader, h: int, a: int) -> tuple[int, int]:
+def _heads(r: _Reader, h: int, a: int, head_dim_key: bool = True) -> tuple[int, int]:
     """(KV heads, head_dim). num_key_value_heads None → num_attention_heads (every family's __post_init__);
     head_dim None or absent → h // a (llama, mistral, mixtral __post_init__; qwen2, qwen3_moe, phi3:
-    getattr(config, "head_dim", h // a)); Qwen3Config's and Gemma's defaults are 128 and 256."""
+    getattr(config, "head_dim", h // a)); Qwen3Config's and Gemma's defaults are 128 and 256. Without
+    ``head_dim_key`` (Qwen2VLAttention: hidden_size // num_heads whatever the config says) always h // a."""
     kv = a if r.d.get("num_key_value_heads") is None else r.int("num_key_value_heads", limit=LIMITS["a"])
     if kv > a:
         raise InputError(f"{r.key('num_key_value_heads')}= {kv} 不能多于{r.key('num_attention_heads')}= {a}")
@@ -442,7 +443,7 @@ def _heads(r: _Reader, h: int, a: int) -> tuple[int, int]:
         raise InputError(
             f"{r.key('num_attention_heads')}= {a} 不能被{r.key('num_key_value_heads')}= {kv} 整除"
         )
-    if r.d.get("head_dim") is not None:
+    if head_dim_key and r.d.get("head_dim") is not None:
         return kv, r.int("head_dim", limit=LIMITS["head_dim"])
     if h % a:
         raise InputError(
@@ -480,7 +481,7 @@ def _decoder(r: _Reader, family: str, name: str, wrapper: str = "") -> Architect
     h = r.int("hidden_size", limit=LIMITS["h"])
     a = r.int("num_attention_heads", limit=LIMITS["a"])
     L = r.int("num_hidden_layers", limit=LIMITS["L"])
-    kv, hd = _heads(r, h, a)
+    kv, hd = _heads(r, h, a, family != "qwen2_vl_text")
     left_out = (VISION_LEFT_OUT,) if wrapper else ()
     mla, moe = None, {}
     if family == "deepseek_v3":

@@ -5,8 +5,8 @@
     modelling file of the config's ``model_type``) keeps for the backward pass: the method is the paper's
     (§4: count the inputs each backward needs), the list follows the code, so it has what eq. 1 leaves out
     or sizes differently: K and V by the KV heads, head_dim ≠ h/a, SwiGLU's gate and up outputs, RMSNorm's
-    float32 copies, dropout masks only where the config's dropout is > 0, rotary cos/sin, the token ids,
-    the log-probabilities of the loss over the whole vocabulary, each MoE expert's tokens, and DeepSeek-V3's
+    float32 copies, dropout masks only where the config's dropout is > 0, rotary cos/sin (one per sequence in
+    Qwen2-VL), the token ids, the log-probabilities of the loss over the whole vocabulary, each MoE expert's tokens, and DeepSeek-V3's
     latent attention (its latents, their norms, Q and K put together from two parts).
     The count is checked against a measurement of that code (lab/activation_check.py,
     tests/test_activation_check.py): each storage saved for backward counts once.
@@ -159,14 +159,14 @@ MODELLED = frozenset(
         "phi3",
         "gemma2",
         "gemma3_text",
+        "qwen2_vl_text",
     }
 )
 
 
 #: vision-language models whose text-only training step keeps exactly what their language model alone keeps
-#: (measured on tiny random ones: tests/lab/test_activation_check.py); Qwen2-VL's multimodal rotary positions
-#: are not checked yet
-TEXT_ONLY = frozenset({"llava", "gemma3"})
+#: (measured on tiny random ones: tests/lab/test_activation_check.py)
+TEXT_ONLY = frozenset({"llava", "gemma3", "qwen2_vl"})
 
 
 def unmodelled(arch: Architecture) -> str:
@@ -378,17 +378,23 @@ def tensors(
         # Gemma 3 with both sliding and full layers computes two rotary tables (local and global frequencies)
         tables = 2 if A.family == "gemma3_text" and 0 < A.sliding_layers < L else 1
         rot, dr = (A.mla[3], "d_r") if A.mla else (d, "d")  # DeepSeek-V3 rotates d_r of each head only
+        # Qwen2-VL's multimodal rotary (mrope) expands the positions to 3×b×s (time, height, width) before the
+        # table is built, so cos and sin come out per sequence, b×s×d, where the others share one 1×s×d
+        mrope = A.family == "qwen2_vl_text"
         add(
             Tensor(
                 "rope_cos_sin",
                 "旋转位置编码的 cos 和 sin" + ("（局部、全局两套）" if tables == 2 else ""),
-                f"{2 * tables}×s×{dr}",
-                2 * tables * s * rot,
+                f"{2 * tables}×{'b×' if mrope else ''}s×{dr}",
+                2 * tables * s * rot * (b if mrope else 1),
                 act,
                 1,
-                HF + " apply_rotary_pos_emb",
+                HF + (" Qwen2VLRotaryEmbedding.forward（mrope）" if mrope else " apply_rotary_pos_emb"),
                 None,
-                "各层共用同一份，只算一次",
+                "多模态旋转位置编码（mrope）按时间、高、宽三轴的位置编号拼出每个样本自己的一份；"
+                "各层共用，只算一次"
+                if mrope
+                else "各层共用同一份，只算一次",
             )
         )
     # ---- the layers

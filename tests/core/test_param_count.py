@@ -389,6 +389,18 @@ SMALL = [
         },
         "vision_config": {"depth": 1, "embed_dim": 32, "hidden_size": 64, "num_heads": 2, "mlp_ratio": 2},
     },
+    {  # Qwen2-VL with its language model at the top level, as in the Hub's files; Qwen2VLAttention sizes its
+        # heads as hidden_size // num_attention_heads and ignores a head_dim key
+        "model_type": "qwen2_vl",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 32,
+        "num_hidden_layers": 2,
+        "intermediate_size": 96,
+        "vocab_size": 300,
+        "vision_config": {"depth": 1, "embed_dim": 32, "hidden_size": 64, "num_heads": 2, "mlp_ratio": 2},
+    },
     {  # Llava around a Mistral
         "model_type": "llava",
         "text_config": {

@@ -400,11 +400,18 @@ def test_live_measurement_equals_the_prediction(family, attn, dtype, s, b):
         ("llava", "sdpa", "bfloat16", 24, 3),
         ("llava", "eager", "float32", 16, 1),
         ("gemma3", "sdpa", "bfloat16", 40, 2),
+        ("qwen2_vl", "eager", "float32", 24, 3),
+        ("qwen2_vl", "sdpa", "bfloat16", 40, 2),
+        ("qwen2_vl_wide", "sdpa", "float32", 64, 2),
+        ("qwen2_vl_wide", "eager", "bfloat16", 16, 1),
+        ("qwen2_vl_window", "sdpa", "bfloat16", 32, 2),
+        ("qwen2_vl_window", "eager", "float32", 40, 1),
     ],
 )
 def test_a_vision_language_models_text_only_step_keeps_what_its_language_model_keeps(name, attn, dtype, s, b):
-    """Llava (a Llama inside) and Gemma 3 (a Gemma 3 text model with a sliding window inside), with no image in
-    the input: the bytes saved equal the count of their language model, read from the vision-language config."""
+    """Llava (a Llama inside), Gemma 3 (a Gemma 3 text model with a sliding window inside) and Qwen2-VL (a Qwen2
+    shape with multimodal rotary positions, at two sizes and with a sliding window), with no image in the input: the bytes saved equal the
+    count of their language model, read from the vision-language config."""
     import torch
 
     from lab import activation_check as lab
@@ -413,7 +420,8 @@ def test_a_vision_language_models_text_only_step_keeps_what_its_language_model_k
     case = {"attn_implementation": attn, "dtype": dtype, "sdpa_backend": m["sdpa_backend"]}
     mode, scores_by, prec, kernel = C.setting(case)
     arch = parse_config(lab.VLMS[name])
-    assert arch.wrapper == name and M.unmodelled(arch) == "" and "图像词元" in M.text_only(arch)
+    assert arch.wrapper == lab.VLMS[name]["model_type"] and M.unmodelled(arch) == ""
+    assert "图像词元" in M.text_only(arch)
     ts = M.tensors(arch, s, b, mode, prec, scores_by, kernel)
     assert (M.saved_bytes(ts), M.logits_bytes(ts)) == (m["saved_activation_bytes"], m["logits_bytes"])
 

@@ -315,17 +315,18 @@ def test_pasted_families_count_their_own_tensors_only_where_measured():
         t.label for t in tensors(arch, 1024, 1, "store_all")
     }
     assert "logits 软上限里 tanh 的结果" in gemma["detail"]["own"]
-    # Qwen2-VL's multimodal rotary positions are not checked: eq. 1 only. Llava and Gemma 3 with text only keep
-    # what their language model keeps (measured in tests/lab/test_activation_check.py): counted, and said so
-    v = ask(config=json.dumps(pasted["qwen2-vl-7b-instruct"]))["view"]
-    assert v["own_activation_bytes"] is None and "激活只按式 1 估算" in v["detail"]["act_note"]
+    # Llava, Gemma 3 and Qwen2-VL with text only keep what their language model keeps (measured in
+    # tests/lab/test_activation_check.py): counted, and said so
     for key in ("gemma-3-4b-it", "llava-1.5-7b", "qwen2-vl-7b-instruct"):
-        v = ask(config=json.dumps(pasted[key]))["view"]
+        v = ask(config=json.dumps(pasted[key]), b=2)["view"]
         assert v["parameter_total"] == param_total(parse_config(pasted[key]))
-        if key != "qwen2-vl-7b-instruct":
-            ts = tensors(parse_config(pasted[key]), 4096, 1, "store_all")
-            assert v["own_activation_bytes"] == saved_bytes(ts) + logits_bytes(ts), key
-            assert "图像词元、视觉塔和投影层的张量都不在内" in v["detail"]["act_note"], key
+        ts = tensors(parse_config(pasted[key]), 4096, 2, "store_all")
+        assert v["own_activation_bytes"] == saved_bytes(ts) + logits_bytes(ts), key
+        assert "图像词元、视觉塔和投影层的张量都不在内" in v["detail"]["act_note"], key
+    # Qwen2-VL's multimodal rotary positions give each sequence its own cos and sin (h / a = 3584 / 28 = 128),
+    # where Qwen2 shares one table across the batch
+    own = {t.key: t for t in tensors(parse_config(pasted["qwen2-vl-7b-instruct"]), 4096, 2, "store_all")}
+    assert own["rope_cos_sin"].bytes == 2 * 2 * 4096 * 128 * 2 and "mrope" in own["rope_cos_sin"].note
     vl = ask(config=json.dumps(pasted["llava-1.5-7b"]))["view"]
     assert "视觉部分" in vl["detail"]["params_note"] and "只数语言模型" in vl["detail"]["params_note"]
     ds = ask(config=json.dumps(pasted["deepseek-v3"]), s=4096, b=1, mode="flash")["view"]
