@@ -140,7 +140,7 @@ def test_a_run_that_eats_memory_is_stopped_and_the_pages_exercise_still_answers(
         expect(w.locator(".c9-scratch-summary")).to_have_text(
             python_view("scratchpad", code="xs = [1]\nraise MemoryError\n")["summary"]
         )
-        expect(w.locator(".c9-scratch-summary")).to_contain_text("第 2 行内存不够了")
+        expect(w.locator(".c9-scratch-summary")).to_contain_text("第 2 行出错：内存不够了")
         renewed = f"() => import({WORKER}).then((m) => [m.python.worker !== window.c9FirstWorker, m.python.restarts])"
         assert evaluate_within(page, renewed) == [True, 0]
         _run(w, "print(6 * 7)\n", 5)
