@@ -218,9 +218,10 @@ def view(params: dict | None = None) -> dict:
     unsized = open_rows(p["recipe"])
     if unsized:  # a copy the recipe's source names without its bytes: said, not guessed
         summary += (
-            f"「{RECIPES[p['recipe']]['label']}」的来源还提到"
+            # a colon after 提到: the label may start with a Latin word; each reason says it is left out
+            f"「{RECIPES[p['recipe']]['label']}」的来源还提到："
             + "、".join(label for label, _ in unsized)
-            + "，但没给出字节数，条里没有计入（"
+            + "，但没给出字节数（"
             + "；".join(why for _, why in unsized)
             + "）。"
         )

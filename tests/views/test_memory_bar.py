@@ -426,3 +426,17 @@ def test_a_card_within_reach_is_still_drawn_where_it_falls(params):
     at, label = reference_line(v["chart"])
     assert at * UNIT_BYTES[label.split()[1]] == pytest.approx(card["memory_bytes"], rel=1e-4)
     assert "远在图的右侧" not in v["summary"] and "c9-bar-far" not in v["chart"]
+
+
+@pytest.mark.parametrize("recipe", ["te_fp8_delayed", "deepseek_v3_fp8"])
+def test_a_recipes_unsized_copies_are_named_once_and_spaced(recipe):
+    """「…的来源还提到FP8 权重……条里没有计入（……不计入合计）」: Chinese ran into a Latin word, and the
+    sentence said twice that the copy is left out."""
+    from c9.core.ledger import open_rows
+
+    s = memory_bar.view({"recipe": recipe})["summary"]
+    start = s.index("的来源还提到")
+    sentence = s[start : s.index("。", start) + 1]
+    assert re.search(r"[\u4e00-\u9fff][A-Za-z0-9]", sentence) is None, sentence
+    assert all(label in sentence and why in sentence for label, why in open_rows(recipe))
+    assert sum(sentence.count(w) for w in ("没有计入", "不计入", "这里不计")) == 1, sentence
