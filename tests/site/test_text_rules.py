@@ -212,6 +212,8 @@ LIVE = {
         {"model": "qwen3-30b-a3b", "mode": "flash"},
         {"model": "gpt2-xl", "s": 1, "b": 1024},
         {"model": "lab", "s": 64, "b": 2},
+        {"recipe": "te_fp8_delayed"},  # the recipes whose sources name a copy without its bytes
+        {"recipe": "deepseek_v3_fp8"},
         {
             "config": '{"model_type": "qwen3", "hidden_size": 64, "num_attention_heads": 4, '
             '"num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100}'
