@@ -12,7 +12,7 @@ import re
 
 import pytest
 from conftest import ROOT
-from page_text import OBJ, attribute_texts, blocks, pages, parse, view_strings
+from page_text import OBJ, article, attribute_texts, blocks, pages, parse, view_strings
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 HAN = re.compile(f"[{CJK}]")
@@ -312,3 +312,30 @@ def test_every_exercise_text_follows_the_rule(exercise_id):
         for v in violations(t, view=True)
     ]
     assert not bad, "\n".join(bad)
+
+
+# English the QA pass read outside code: a lab caption's terms (the runs' names are the lab's own), a
+# formula caption's citation, a timeline step named by its code, Material's footer credit.
+ENGLISH = [
+    "val loss",
+    "saved_tensors_hooks",
+    "log-softmax",
+    "et al. 2022 式",
+    "optimizer.step()：",
+]
+
+
+def test_no_english_words_outside_code(built_site):
+    from c9.views import lab_charts, timeline
+
+    seen = []
+    for name, p in pages(built_site):
+        html = p.read_text(encoding="utf-8")
+        seen += [f"{name}: Made with" for _ in [0] if "Made with" in html]
+        seen += [f"{name}: {w}" for b in blocks(article(p)) for w in ENGLISH if w in b]
+    shown = [
+        *view_strings(timeline.view()),
+        *(s for c in lab_charts.CHARTS for s in view_strings(lab_charts.page_context(c))),
+    ]
+    seen += [f"view: {w}" for s in shown for w in ENGLISH if w in s]
+    assert seen == [], seen
