@@ -22,7 +22,8 @@ const BY = {
 // Options, for a widget whose one input takes several requests (the block lab: one per scaling scheme, each
 // short, each drawn into its own panel as it comes):
 // - parts(params): the requests' parameters, in order (default: the one request);
-// - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn;
+// - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn
+//   (ms already written with thousands separators);
 // - kept: what stays on screen when Python cannot load;
 // - said(text, kind): told each status line too (lesson 5's config box repeats a refusal beside its button).
 export function liveView(widget, root, draw, {
@@ -69,7 +70,7 @@ export function liveView(widget, root, draw, {
           delete root.dataset.stale;
           root.dataset.state = "live";
           root.removeAttribute("aria-busy");
-          const ms = Math.max(1, Math.round(performance.now() - t0));
+          const ms = thousands(Math.max(1, Math.round(performance.now() - t0))); // 「20,936 ms」 as the site writes it
           say(ok ? ok(asked.length, ms) : BY[hit?.by ?? "python"](ms), "ok");
           // For tests and the benchmark: who answered (Python if it answered any part), inputs answered in full.
           root.dataset.answeredBy = ["python", "ahead", "build"].find((b) => by.has(b));
