@@ -222,13 +222,13 @@ def test_the_bit_flipper_groups_every_number_it_shows_the_same_way(fmt):
     assert (row["exact"], row["down"], row["interval"], row["ulp_text"]) == (
         "65,504",
         "65,472",
-        "(65,488, 65,520)",
+        "(65,488，65,520)",
         "2⁵ = 32",
     )
     row = bit_flipper.view({"formats": "float8_e5m2", "source": "float8_e5m2", "code": "0xFB"})["rows"][0]
     assert (row["exact"], row["interval"], row["ulp_text"]) == (
         "−57,344",
-        "(−61,440, −53,248)",
+        "(−61,440，−53,248)",
         "2¹³ = 8,192",
     )
     for text in ("65,488", "−61,440", "65,503.998"):  # an interval's ends type back too
@@ -318,3 +318,13 @@ def test_lesson_2_says_where_fp16_overflow_starts():
     text = (ROOT / "docs" / "lesson-2.md").read_text(encoding="utf-8")
     assert "数一旦超过 {{ fig.fp16_max }}，在 FP16 里就变成无穷大" not in text
     assert "从 {{ fig.fp16_overflow_from }} 起的数在 FP16 里就变成无穷大" in text
+
+
+def test_the_bit_flippers_interval_and_infinity_read_unambiguously():
+    """At 70000 in FP16: 「[65,520, +∞]」 used the comma as both thousands separator and list separator, and
+    「2 的幂形式」 wrote ∞ where 存下的值 wrote +∞."""
+    from c9.views import bit_flipper
+
+    row = next(r for r in bit_flipper.view({"value": "70000"})["rows"] if r["format"] == "float16")
+    assert row["interval"].count("，") == 1 and ", " not in row["interval"], row["interval"]
+    assert row["value_text"] == "+∞" and row["pow2"] == "+∞", (row["value_text"], row["pow2"])
