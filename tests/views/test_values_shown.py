@@ -328,3 +328,27 @@ def test_the_bit_flippers_interval_and_infinity_read_unambiguously():
     row = next(r for r in bit_flipper.view({"value": "70000"})["rows"] if r["format"] == "float16")
     assert row["interval"].count("，") == 1 and ", " not in row["interval"], row["interval"]
     assert row["value_text"] == "+∞" and row["pow2"] == "+∞", (row["value_text"], row["pow2"])
+
+
+def _axis_formats(value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "tickformat":
+                yield v
+            else:
+                yield from _axis_formats(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _axis_formats(v)
+
+
+@pytest.mark.parametrize("params", [{"w0": "70000", "delta": "1"}, {"w0": "1", "fmt": "bfloat16"}])
+def test_every_chart_axis_groups_thousands(params):
+    """Lesson 2 at w₀ = 70000: the y axis read 66000…70000 while the x axis read 2,000 4,000 (charts.js
+    asks Plotly for separators; a tickformat without 「,」 turned them off on that axis)."""
+    from c9.views.api import WIDGETS, widget_module
+
+    views = [widget_module("repeated-update").view(params)]
+    views += [widget_module(n).view() for n in WIDGETS if hasattr(widget_module(n), "view")]
+    formats = [f for v in views for f in _axis_formats(v)]
+    assert formats and all(f.startswith(",") for f in formats), formats
