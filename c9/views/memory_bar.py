@@ -163,7 +163,8 @@ def view(params: dict | None = None) -> dict:
         printed, unit, 1, also=groups + ([[x["bytes"] for x in meas]] if meas else [])
     )
     binary = "GiB" if unit in ("GB", "TB") else "MiB"
-    d_bin = units.readable_decimals([[it.bytes for it in act.leaves()]], binary, 1)
+    # a GiB twin at least as fine as its GB value: 「0.004 GB（0.0 GiB）」 and 「117.172 GB（109.1 GiB）」 read unlike
+    d_bin = max(d, units.readable_decimals([[it.bytes for it in act.leaves()]], binary, 1))
     segments = [
         {
             "key": it.key,
