@@ -141,7 +141,12 @@ class Axis:
         if fmt == ",d":
             return units.number(round(v))
         if fmt.endswith("~g"):
-            return units.sci(v, int(fmt[1:-2]))
+            text = units.sci(v, int(fmt.lstrip(",")[1:-2]))
+            if fmt.startswith(",") and "×" not in text:  # ",.6~g": thousands grouped, as Plotly draws it
+                sign, digits = ("−", text[1:]) if text[:1] in "−-" else ("", text)
+                head, dot, tail = digits.partition(".")
+                text = f"{sign}{int(head):,}{dot}{tail}"
+            return text
         decimals = 0 if step is None or step >= 1 else min(6, -math.floor(math.log10(step) + 1e-9))
         return units.number(v, decimals)
 

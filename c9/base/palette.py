@@ -9,9 +9,8 @@ when the reader switches the scheme.
 Lines and marks drawn straight on the page need 3:1 against it (WCAG 1.4.11): two hues miss it on one
 scheme and take another colour there, the navy of FP32 and of a chart's main series on the dark one
 (1.8:1 → 5.8:1), the orange of FP16 with scaling and of the 16-bit copy on the light one (2.7:1 → 4.2:1).
-The ledger's and the memory bar's parts keep one colour on both schemes: they are told apart from their
-neighbours (the ledger's master weights are the light blue a lighter navy would become) and named in the
-tables beside them. The lab's memory chart draws its parts as the charts' lines are drawn, hence its own
+The ledger's and the memory bar's parts are filled areas drawn on the page too: each takes 3:1 on both
+grounds (its own shade on each where one colour cannot) and stays told apart from every other part. The lab's memory chart draws its parts as the charts' lines are drawn, hence its own
 roles.
 """
 
@@ -42,22 +41,22 @@ ROLES: dict[str, tuple[str, str]] = {
     "exact": _both("#888888"),
     "stochastic": _both("#2a9d5b"),  # the mean of the stochastic-rounding runs (its band: "stochastic-band")
     "kahan": _both("#8e6cc1"),  # the 16-bit weight kept by compensated (Kahan) summation
-    # Model states and activations: the ledger's bars, the memory bar's segments.
-    "weights": _both("#1f4e8c"),
-    "weights-fp32": _both("#16365f"),
+    # Model states and activations: the ledger's bars, the memory bar's segments (3:1 on both grounds).
+    "weights": ("#1f4e8c", "#6d9eeb"),
+    "weights-fp32": ("#16365f", "#94a9cc"),
     "grads": _both("#3a78c2"),
     "grads-fp32": _both("#2a9d8f"),
-    "master": _both("#6f9fd8"),
-    "adam-m": _both("#8e6cc1"),
-    "adam-v": _both("#b79be0"),
-    "adam": _both("#8e6cc1"),  # m and v as one part
+    "master": ("#5a86e8", "#b3cff5"),
+    "adam-m": ("#6f4fa8", "#8e6cc1"),
+    "adam-v": ("#a583dc", "#b79be0"),
+    "adam": ("#6f4fa8", "#8e6cc1"),  # m and v as one part
     "fp8-copy": _both("#2a9d5b"),  # an FP8 recipe's FP8 weight copy
     "fp8-transpose": _both("#1d7a6f"),  # ... and its transposed (column-wise) copy
-    "mx-scales": _both("#7a5c2e"),  # MXFP8's E8M0 block scales
+    "mx-scales": ("#7a5c2e", "#b08850"),  # MXFP8's E8M0 block scales
     "kahan-buffer": _both("#b5478a"),  # pure BF16's Kahan compensation buffer
-    "activations": _both("#e08a1e"),
+    "activations": ("#b06d00", "#e08a1e"),
     "scores": _both("#c8372d"),
-    "logits": _both("#7a5c2e"),
+    "logits": ("#5e4a2a", "#d4b483"),
     "hatch": _both("#ffffff"),  # the stripes over a measured segment
     # The lab's memory chart (its gradients and optimizer state are "grads" and "adam").
     "lab-weights": ("#1f4e8c", "#6d9eeb"),

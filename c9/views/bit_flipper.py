@@ -137,7 +137,9 @@ def _exact_text(fmt: F.Format, code: int) -> str:
 
 def _pow2_text(expr: str) -> str:
     """formats.power_of_two's '1.5 × 2^-3' typeset for the page: '1.5 × 2⁻³' (a proper minus)."""
-    return units.superscript_powers(expr).replace("-", "−").replace("inf", "∞")
+    if expr in ("inf", "-inf"):  # signed as 存下的值 writes it: +∞, −∞
+        return "+∞" if expr == "inf" else "−∞"
+    return units.superscript_powers(expr).replace("-", "−")
 
 
 def _bits(fmt: F.Format, code: int) -> list[dict]:
@@ -269,7 +271,8 @@ def _short_interval(iv: F.Interval, fmt: F.Format) -> str:
             _grouped_plain(units.sci(v, digits)) if v else "0"
         )  # "−480", "65,488", "7.62939×10⁻⁶": reader notation
 
-    return f"{'[' if iv.lo_closed else '('}{s(iv.lo)}, {s(iv.hi)}{']' if iv.hi_closed else ')'}"
+    # "，" between the ends: a half-width comma there read as one more thousands separator ([65,520, +∞])
+    return f"{'[' if iv.lo_closed else '('}{s(iv.lo)}，{s(iv.hi)}{']' if iv.hi_closed else ')'}"
 
 
 def _error_text(fmt: F.Format, typed, stored: float) -> str:

@@ -137,7 +137,7 @@ def page_context(chart: str = "table") -> dict:
             COLUMN_NAME,
             THROUGHPUT_COLUMN.format(n=d["throughput"]["repeats"]),
             "显存（四个截面的最大值）",
-            "val loss",
+            "验证集 loss",
             "跳过步数",
             "其中：前向后保存给反向",
             "平均 0 梯度比例",
@@ -153,14 +153,14 @@ def page_context(chart: str = "table") -> dict:
         )
         vals = [runs[n]["val_loss"] for n in RUN_ORDER]
         ctx["summary"] = (
-            f"四次的 val loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
+            f"四次的验证集 loss 在 {units.number(min(vals), 4)} 到 {units.number(max(vals), 4)} 之间；"
             f"FP16 + 动态缩放跳过了 {runs['fp16_scaled']['skipped_steps']} 步；"
             f"平均「恰为 0 的梯度」比例，FP16 不缩放是 {_sci(runs['fp16']['mean_zero_grad_fraction'])}，"
             f"加动态缩放是 {_sci(runs['fp16_scaled']['mean_zero_grad_fraction'])}。"
         )
     elif chart == "loss":
         ctx["figure"] = _runs_chart(d, "loss", "训练 loss（每步，同一批数据）", "交叉熵 loss", False)
-        ctx["columns"] = ["精度", "第 1 步", "最后一步", "val loss"]
+        ctx["columns"] = ["精度", "第 1 步", "最后一步", "验证集 loss"]
         ctx["rows"] = [
             [
                 runs[n]["label"],
@@ -406,8 +406,8 @@ def page_context(chart: str = "table") -> dict:
             parts, total = shown[p]
             ctx["rows"].append([POINT_LABELS[p]] + [parts[k] for k in PART_COLORS] + [total])
         ctx["caption"] = (
-            "四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 saved_tensors_hooks 截获，"
-            "其中含交叉熵存下的 log-softmax；logits 本身不在其中，单列一列）"
+            "四个截面的分项（FP32 这一次；方法：逐个数活着的张量的存储字节，保存给反向的张量用 PyTorch 的保存钩子截获，"
+            "其中含交叉熵存下的对数概率；logits 本身不在其中，单列一列）"
         )
         ctx["summary"] = (
             f"第一次更新后实测 {shown['after_step'][1]}，账本 16 B × Ψ = {units.size(ledger, 'MiB', digits)}；"

@@ -22,7 +22,7 @@ export default function mount(root) {
     range.setAttribute("aria-valuetext", v.label);
     for (const b of v.bars) {
       const row = barsBody.querySelector(`tr[data-key="${b.key}"]`);
-      if (row) { row.cells[1].textContent = `${b.bytes_per_param} 字节`; row.cells[2].textContent = b.text; row.cells[3].textContent = b.cards; }
+      if (row) { row.cells[1].textContent = `${b.bytes_per_param} 字节`; row.cells[2].textContent = b.text; row.cells[3].textContent = b.cards_column; }
     }
     for (const c of v.conventions) {
       const row = convBody.querySelector(`tr[data-key="${c.key}"]`);

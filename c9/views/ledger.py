@@ -290,6 +290,17 @@ def _count(n: int) -> str:
     return f"{text[:-2] if text.endswith('.0') else text} {unit}"
 
 
+def _multiple(ratio: Fraction) -> str:
+    """A multiple of the card for the table's column: one decimal from 0.1 up, two significant digits
+    below (10⁸ parameters' 1.6 GB is 0.020 of an 80 GB card, not 0.0 beside the summary's 2.0%)."""
+    if ratio == 0 or ratio >= Fraction(1, 10):
+        return units.number(ratio, 1)
+    digits = 1
+    while ratio * 10**digits < 10:  # until two digits show
+        digits += 1
+    return units.number(ratio, digits)
+
+
 def view(params: dict | None = None) -> dict:
     """Bars per recipe for one model (or a custom parameter count) and the conventions table.
 
@@ -314,6 +325,7 @@ def view(params: dict | None = None) -> dict:
                 "bytes_per_param": per_text(bytes_per_parameter(key)),
                 "text": units.size(tree.bytes, "GB"),
                 "cards": units.number(Fraction(tree.bytes, card), 1),
+                "cards_column": _multiple(Fraction(tree.bytes, card)),
                 "fits": tree.bytes <= card,
                 "parts": [{"key": it.key, "label": it.label, "bytes": it.bytes} for it in tree.children],
             }

@@ -163,7 +163,8 @@ def view(params: dict | None = None) -> dict:
         printed, unit, 1, also=groups + ([[x["bytes"] for x in meas]] if meas else [])
     )
     binary = "GiB" if unit in ("GB", "TB") else "MiB"
-    d_bin = units.readable_decimals([[it.bytes for it in act.leaves()]], binary, 1)
+    # a GiB twin at least as fine as its GB value: 「0.004 GB（0.0 GiB）」 and 「117.172 GB（109.1 GiB）」 read unlike
+    d_bin = max(d, units.readable_decimals([[it.bytes for it in act.leaves()]], binary, 1))
     segments = [
         {
             "key": it.key,
@@ -218,9 +219,10 @@ def view(params: dict | None = None) -> dict:
     unsized = open_rows(p["recipe"])
     if unsized:  # a copy the recipe's source names without its bytes: said, not guessed
         summary += (
-            f"「{RECIPES[p['recipe']]['label']}」的来源还提到"
+            # a colon after 提到: the label may start with a Latin word; each reason says it is left out
+            f"「{RECIPES[p['recipe']]['label']}」的来源还提到："
             + "、".join(label for label, _ in unsized)
-            + "，但没给出字节数，条里没有计入（"
+            + "，但没给出字节数（"
             + "；".join(why for _, why in unsized)
             + "）。"
         )

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from c9.base.errors import InputError
 from c9.base.typed import ascii_text, brief, integer, quote, shown, tokens  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
 from c9.core.models import model_keys
@@ -60,5 +62,10 @@ def within_fp32(text: str, values: list, where) -> None:
 
     top = get_format("float32").max
     for i, (tok, v) in enumerate(zip(tokens(text), values)):
+        if isinstance(v, float) and math.isinf(v):  # an infinity is not a number too large: say which it is
+            sign = "正" if v > 0 else "负"
+            raise InputError(
+                f"{where(i)}「{quote(tok)}」是{sign}无穷大：这里只量化有限数，且要在 {FP32_RANGE}之内"
+            )
         if v == v and abs(v) > top:
             raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}")

@@ -30,7 +30,9 @@ export default function mount(root) {
     method: form.elements.method.value, seed: form.elements.seed.value,
   });
   const go = () => {
-    const bad = unreadableNumber(form.elements.steps, "步数") || unreadableNumber(form.elements.seed, "随机种子");
+    // the seed is read by stochastic rounding only: an unreadable one blocks nothing else
+    const seeded = form.elements.method.value === "stochastic";
+    const bad = unreadableNumber(form.elements.steps, "步数") || (seeded && unreadableNumber(form.elements.seed, "随机种子"));
     if (bad) refuse(bad); else send(params());
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });

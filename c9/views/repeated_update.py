@@ -219,6 +219,17 @@ def _kahan(fmt, r, steps: int, idx: list[int], name: str) -> dict:
     }
 
 
+def _seed(p: dict) -> int:
+    """The seed, checked only where it is used (stochastic rounding): a seed out of range must not block
+    round-to-nearest or Kahan, which never read it; there an unusable one stands as the default."""
+    if p["method"] == "stochastic":
+        return integer(p["seed"], "随机种子", 0, 10**6)
+    try:
+        return integer(p["seed"], "随机种子", 0, 10**6)
+    except InputError:
+        return DEFAULTS["seed"]
+
+
 def view(params: dict | None = None) -> dict:
     """params: fmt ("float16" | "bfloat16"), w0 and delta (decimal texts), steps (1…5,000), method (a key of
     METHODS: how a third line stores each sum besides round-to-nearest), seed (stochastic rounding's, 0…10⁶).
@@ -226,7 +237,7 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, DEFAULTS)
     if p["method"] not in METHODS:
         raise InputError(f"没有这种舍入方式：{typed.shown(p['method'])}")
-    seed = integer(p["seed"], "随机种子", 0, 10**6)
+    seed = _seed(p)
     fmt = sixteen_bit_format(p["fmt"], LOW_FORMATS)
     w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
     delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)
@@ -320,7 +331,7 @@ def view(params: dict | None = None) -> dict:
             "height": 340,
             "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
             "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
-            "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ".6~g"},
+            "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ",.6~g"},
             # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
             "legend": {
                 "orientation": "h",

@@ -100,9 +100,9 @@ def events(p: dict) -> list[dict]:
         out.append({"phase": "backward", "label": f"反向第 {i} 层", "bytes": now})
     if p["iteration"] == 1:
         now += sh["mv"]
-        out.append({"phase": "step", "label": "optimizer.step()：第一次分配 Adam m、v", "bytes": now})
+        out.append({"phase": "step", "label": "优化器更新一步：第一次分配 Adam m、v", "bytes": now})
     else:
-        out.append({"phase": "step", "label": "optimizer.step()：m、v 早已在显存里", "bytes": now})
+        out.append({"phase": "step", "label": "优化器更新一步：m、v 早已在显存里", "bytes": now})
     now -= grads
     out.append({"phase": "end", "label": "zero_grad()：释放梯度", "bytes": now})
     return out

@@ -62,6 +62,63 @@ def test_the_built_stylesheet_gives_every_role_on_both_schemes(built_site):
     )
 
 
+# The page's ground on each scheme: Material's white, and its slate (hsl(232°, 15%, 14%) = rgb(30, 33, 41)).
+GROUND = {palette.LIGHT: "#ffffff", palette.DARK: "#1e2129"}
+# The ledger's and the memory bar's parts, filled areas side by side; "adam" is m and v drawn as one part.
+PARTS = ["weights", "weights-fp32", "grads", "grads-fp32", "master", "adam-m", "adam-v"]
+PARTS += ["fp8-copy", "fp8-transpose", "mx-scales", "activations", "scores", "logits"]
+
+
+def _linear(c: int) -> float:
+    c /= 255
+    return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def _luminance(hex_colour: str) -> float:
+    r, g, b = (_linear(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    lo, hi = sorted((_luminance(a), _luminance(b)))
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _lab(hex_colour: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour: the distance between two of them is how unlike they look."""
+    r, g, b = (_linear(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def test_contrast_oracle():
+    assert _contrast("#000000", "#ffffff") == pytest.approx(21) and _contrast("#777777", "#ffffff") > 4.47
+    assert _contrast("#1f4e8c", "#1e2129") == pytest.approx(1.94, abs=0.01)  # the QA pass's figure
+
+
+@pytest.mark.parametrize("scheme", [palette.LIGHT, palette.DARK])
+def test_chart_parts_stand_out_on_the_ground_and_from_each_other(scheme):
+    """WCAG 1.4.11: a part of a chart needs 3:1 against the page on both schemes; and no two parts look
+    alike (CIE76 distance 12 or more), so a segment is told from its neighbour by its colour too."""
+    i = 0 if scheme == palette.LIGHT else 1
+    low = {r: round(_contrast(palette.ROLES[r][i], GROUND[scheme]), 2) for r in PARTS}
+    assert {r: c for r, c in low.items() if c < 3} == {}
+    alike = [
+        (a, b)
+        for j, a in enumerate(PARTS)
+        for b in PARTS[j + 1 :]
+        if sum((p - q) ** 2 for p, q in zip(_lab(palette.ROLES[a][i]), _lab(palette.ROLES[b][i]))) ** 0.5 < 12
+    ]
+    assert alike == []
+    assert palette.ROLES["adam"] == palette.ROLES["adam-m"]
+
+
 # Each chart's drawn trace colours, and the memory bar's segment fills as the browser computed them.
 DRAWN = """() => ({
   charts: [...document.querySelectorAll('.js-plotly-plot')].map((gd) => gd.data.map((t) => t.line?.color ?? t.marker?.color)),

@@ -91,7 +91,7 @@ def test_charts_are_valid_plotly_and_whole_without_js(chart):
         assert ctx["columns"][1:5] == [
             lab_charts.THROUGHPUT_COLUMN.format(n=n),
             "显存（四个截面的最大值）",
-            "val loss",
+            "验证集 loss",
             "跳过步数",
         ]
         assert len(ctx["rows"]) == 4

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 import pytest
-from conftest import PYTHON_TIMEOUT, python_view
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 from playwright.sync_api import expect
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -984,3 +984,27 @@ def test_pattern_table_keys_beyond_the_edges(pages):
     expect(detail).to_have_text(t.locator('td[data-code="255"]').get_attribute("data-info"))
     assert t.locator('td[tabindex="0"]').count() == 1
     assert page.errors == []
+
+
+@pytest.mark.timeout(200)
+def test_a_valid_input_replaces_the_last_refusal_at_once(browser, site_server):
+    """Lesson 3, fresh: an empty 步数 refused, then 5000: 8 s later the status still read 「输入有误：步数不能
+    为空……」 while Python started. The new input's busy line shows at once, and its answer follows."""
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(site_server.url + "lesson-3/")
+        root = page.locator('[data-widget="repeated-update"]').first
+        root.scroll_into_view_if_needed()
+        expect(root).to_have_attribute("data-mounted", "yes", timeout=30_000)
+        status, steps = root.locator(".c9-status"), root.locator('input[name="steps"]')
+        steps.fill("")
+        steps.press("Enter")
+        expect(status).to_contain_text("输入有误", timeout=PYTHON_TIMEOUT)
+        steps.fill("5000")
+        steps.press("Enter")
+        expect(status).not_to_contain_text("输入有误", timeout=1_000)
+        expect(status).to_have_attribute("data-kind", re.compile("busy|ok"), timeout=1_000)
+        expect(status).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
+        assert page.errors == []
+    finally:
+        ctx.close()

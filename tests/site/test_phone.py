@@ -168,3 +168,32 @@ def test_every_prediction_choice_is_a_44px_row(phone, site_server, path):
     box = label.bounding_box()
     phone.touchscreen.tap(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
     assert label.locator("input").is_checked()
+
+
+TARGETS = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const seen = (e) => { const r = box(e); return r.width > 0 && r.height > 0; };
+  const size = (sel) => [...document.querySelectorAll(sel)].filter(seen)
+    .map((e) => ({sel, text: e.textContent.trim().slice(0, 12), w: box(e).width, h: box(e).height}));
+  // a mark's tap area: its ::after box, centred on it
+  const area = (sel) => [...document.querySelectorAll(sel)].map((e) => {
+    const a = getComputedStyle(e, '::after');
+    return {sel, w: parseFloat(a.width) || box(e).width, h: parseFloat(a.height) || box(e).height};
+  });
+  return [...size('article details > summary'), ...size('article .tabbed-labels > label'),
+          ...size('.md-header__button.md-icon'),
+          ...area('article a.headerlink'), ...area('article a.footnote-backref')];
+}"""
+
+
+@pytest.mark.parametrize("path", ["lesson-1/", "lesson-5/"])
+def test_folds_tabs_header_buttons_and_marks_are_44px_targets(phone, site_server, path):
+    """On a phone 「答案」/「你可能会问」 folds were 36 px tall, lesson 5's tabs 40 px, the header's buttons
+    40 × 40, a footnote's ↩ 16 × 16 and a heading's ¶ no bigger than the mark."""
+    phone.goto(site_server.url + path)
+    phone.wait_for_load_state("load")
+    got = phone.evaluate(TARGETS)
+    kinds = {t["sel"] for t in got}
+    assert {"article details > summary", ".md-header__button.md-icon", "article a.footnote-backref"} <= kinds
+    small = [t for t in got if t["h"] < MIN_TARGET - 0.5 or t["w"] < MIN_TARGET - 0.5]
+    assert not small, small[:6]

@@ -180,3 +180,37 @@ def test_the_bit_flippers_digits_keep_their_contrast(browser, site_server, schem
         bad = [b for b in bits if b["opacity"] < 1 or b["ratio"] < 4.5]
         assert not bad, (path, scheme, bad[:3])
     ctx.close()
+
+
+EDITOR_CONTRAST = (
+    BIT_CONTRAST.split("  const page =")[0]
+    + """  const low = [];
+  for (const ed of document.querySelectorAll('.c9-exercise .cm-editor')) {
+    const bg = parse(getComputedStyle(ed).backgroundColor);
+    for (const el of ed.querySelectorAll('.cm-line, .cm-line span')) {
+      if (!el.textContent.trim()) continue;
+      const fg = over(parse(getComputedStyle(el).color), bg);
+      const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+      const ratio = (hi + 0.05) / (lo + 0.05);
+      if (ratio < 4.5) low.push(`${el.textContent.trim().slice(0, 12)} ${getComputedStyle(el).color} ${ratio.toFixed(3)}`);
+    }
+  }
+  return {editors: document.querySelectorAll('.c9-exercise .cm-editor').length, low};
+}"""
+)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_exercise_editors_code_keeps_its_contrast(browser, site_server, scheme):
+    """Punctuation and comments took Material's faded text colour, #717171 on #f5f5f5 in the light
+    palette: 4.497:1, under 4.5:1 (axe rounds it up)."""
+    ctx = reading_context(browser, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(site_server.url + "lesson-4/")
+    w = page.locator('.c9-exercise[data-editor="codemirror"]').first
+    w.scroll_into_view_if_needed(timeout=30_000)
+    expect(w.locator(".cm-line").first).to_be_visible(timeout=30_000)
+    got = page.evaluate(EDITOR_CONTRAST)
+    assert got["editors"] >= 1 and got["low"] == [], got
+    ctx.close()

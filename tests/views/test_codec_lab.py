@@ -75,10 +75,10 @@ def test_e5m2_overflows_to_infinity_or_saturates_to_57344():
 
 
 def test_the_interval_of_448_depends_on_the_mode():
-    assert rows(formats=FP8, value="448")[E4]["interval"] == "[432, 464]"
-    assert rows(formats=FP8, value="448", overflow="saturate")[E4]["interval"] == "[432, +∞]"
+    assert rows(formats=FP8, value="448")[E4]["interval"] == "[432，464]"
+    assert rows(formats=FP8, value="448", overflow="saturate")[E4]["interval"] == "[432，+∞]"
     neg = rows(formats=FP8, value="-448")[E5]["interval"]
-    assert neg == "(−480, −416)" and "-" not in neg  # reader's minus, no e-notation
+    assert neg == "(−480，−416)" and "-" not in neg  # reader's minus, no e-notation
 
 
 def test_the_summary_says_the_mode_only_where_there_is_a_choice():

@@ -426,3 +426,52 @@ def test_a_card_within_reach_is_still_drawn_where_it_falls(params):
     at, label = reference_line(v["chart"])
     assert at * UNIT_BYTES[label.split()[1]] == pytest.approx(card["memory_bytes"], rel=1e-4)
     assert "远在图的右侧" not in v["summary"] and "c9-bar-far" not in v["chart"]
+
+
+@pytest.mark.parametrize("recipe", ["te_fp8_delayed", "deepseek_v3_fp8"])
+def test_a_recipes_unsized_copies_are_named_once_and_spaced(recipe):
+    """「…的来源还提到FP8 权重……条里没有计入（……不计入合计）」: Chinese ran into a Latin word, and the
+    sentence said twice that the copy is left out."""
+    from c9.core.ledger import open_rows
+
+    s = memory_bar.view({"recipe": recipe})["summary"]
+    start = s.index("的来源还提到")
+    sentence = s[start : s.index("。", start) + 1]
+    assert re.search(r"[\u4e00-\u9fff][A-Za-z0-9]", sentence) is None, sentence
+    assert all(label in sentence and why in sentence for label, why in open_rows(recipe))
+    assert sum(sentence.count(w) for w in ("没有计入", "不计入", "这里不计")) == 1, sentence
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"model": "gpt2-xl", "s": 16},
+        {"model": "llama-3.1-8b", "s": 4096},
+        {"model": "qwen3-30b-a3b", "b": 8},
+    ],
+)
+def test_an_activations_gib_twin_is_as_fine_as_its_gb_value(params):
+    """「激活 0.004 GB（0.0 GiB）」 and 「117.172 GB（109.1 GiB）」: the twin of one quantity read coarser."""
+    v = memory_bar.view(params)
+    pairs = re.findall(r"(\d[\d,]*(?:\.(\d+))?) GB（(\d[\d,]*(?:\.(\d+))?) GiB）", v["summary"])
+    pairs += [
+        m
+        for s in v["segments"]
+        for m in re.findall(r"(\d[\d,]*(?:\.(\d+))?) GB（(\d[\d,]*(?:\.(\d+))?) GiB）", s["text"])
+    ]
+    assert pairs and all(len(gib_d) >= len(gb_d) for _, gb_d, _, gib_d in pairs), pairs
+
+
+def test_the_ledgers_card_column_shows_the_share_the_summary_states():
+    """At 10⁸ parameters every row of 「80 GB 卡的几倍」 read 0.0 while the summary said 占卡的 2.0%."""
+    from c9.views import ledger
+
+    v = ledger.view({"model": "custom", "log10_params": 8})
+    card = 80 * 10**9
+    for b in v["bars"]:
+        shown = Decimal(b["cards_column"])
+        assert shown != 0 and abs(shown - Decimal(b["bytes"]) / card) <= Decimal(b["bytes"]) / card / 20, b
+    assert next(b for b in v["bars"] if b["key"] == "bf16_mixed_adamw")["cards_column"] == "0.020"
+    big = ledger.view({"model": "custom", "log10_params": 12})
+    assert all(b["cards_column"] == b["cards"] for b in big["bars"])

@@ -82,3 +82,17 @@ def test_default_is_round_to_nearest_as_before():
 def test_bad_method_or_seed_refused_in_chinese(params):
     out = ask(params)
     assert not out["ok"] and ("舍入方式" in out["error"] or "随机种子" in out["error"])
+
+
+@pytest.mark.parametrize("seed", [10**7, "x", -1])
+@pytest.mark.parametrize(
+    "fmt,method", [("float16", "nearest"), ("bfloat16", "nearest"), ("bfloat16", "kahan")]
+)
+def test_a_bad_seed_blocks_only_the_method_that_reads_it(seed, fmt, method):
+    """A seed of 1e7 refused every control, even with plain round-to-nearest on BF16, which has no seed;
+    the answer is the one the default seed gives, and stochastic rounding still refuses it."""
+    out = ask({"fmt": fmt, "method": method, "seed": seed, "w0": "1", "delta": "1e-3", "steps": 200})
+    want = ask({"fmt": fmt, "method": method, "w0": "1", "delta": "1e-3", "steps": 200})
+    assert out["ok"] and out["view"]["table"] == want["view"]["table"], out.get("error")
+    bad = ask({"fmt": fmt, "method": "stochastic", "seed": seed})
+    assert not bad["ok"] and "随机种子" in bad["error"]

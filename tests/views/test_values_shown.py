@@ -222,13 +222,13 @@ def test_the_bit_flipper_groups_every_number_it_shows_the_same_way(fmt):
     assert (row["exact"], row["down"], row["interval"], row["ulp_text"]) == (
         "65,504",
         "65,472",
-        "(65,488, 65,520)",
+        "(65,488，65,520)",
         "2⁵ = 32",
     )
     row = bit_flipper.view({"formats": "float8_e5m2", "source": "float8_e5m2", "code": "0xFB"})["rows"][0]
     assert (row["exact"], row["interval"], row["ulp_text"]) == (
         "−57,344",
-        "(−61,440, −53,248)",
+        "(−61,440，−53,248)",
         "2¹³ = 8,192",
     )
     for text in ("65,488", "−61,440", "65,503.998"):  # an interval's ends type back too
@@ -318,3 +318,37 @@ def test_lesson_2_says_where_fp16_overflow_starts():
     text = (ROOT / "docs" / "lesson-2.md").read_text(encoding="utf-8")
     assert "数一旦超过 {{ fig.fp16_max }}，在 FP16 里就变成无穷大" not in text
     assert "从 {{ fig.fp16_overflow_from }} 起的数在 FP16 里就变成无穷大" in text
+
+
+def test_the_bit_flippers_interval_and_infinity_read_unambiguously():
+    """At 70000 in FP16: 「[65,520, +∞]」 used the comma as both thousands separator and list separator, and
+    「2 的幂形式」 wrote ∞ where 存下的值 wrote +∞."""
+    from c9.views import bit_flipper
+
+    row = next(r for r in bit_flipper.view({"value": "70000"})["rows"] if r["format"] == "float16")
+    assert row["interval"].count("，") == 1 and ", " not in row["interval"], row["interval"]
+    assert row["value_text"] == "+∞" and row["pow2"] == "+∞", (row["value_text"], row["pow2"])
+
+
+def _axis_formats(value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "tickformat":
+                yield v
+            else:
+                yield from _axis_formats(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _axis_formats(v)
+
+
+@pytest.mark.parametrize("params", [{"w0": "70000", "delta": "1"}, {"w0": "1", "fmt": "bfloat16"}])
+def test_every_chart_axis_groups_thousands(params):
+    """Lesson 2 at w₀ = 70000: the y axis read 66000…70000 while the x axis read 2,000 4,000 (charts.js
+    asks Plotly for separators; a tickformat without 「,」 turned them off on that axis)."""
+    from c9.views.api import WIDGETS, widget_module
+
+    views = [widget_module("repeated-update").view(params)]
+    views += [widget_module(n).view() for n in WIDGETS if hasattr(widget_module(n), "view")]
+    formats = [f for v in views for f in _axis_formats(v)]
+    assert formats and all(f.startswith(",") for f in formats), formats

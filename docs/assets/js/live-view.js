@@ -22,7 +22,8 @@ const BY = {
 // Options, for a widget whose one input takes several requests (the block lab: one per scaling scheme, each
 // short, each drawn into its own panel as it comes):
 // - parts(params): the requests' parameters, in order (default: the one request);
-// - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn;
+// - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn
+//   (ms already written with thousands separators);
 // - kept: what stays on screen when Python cannot load;
 // - said(text, kind): told each status line too (lesson 5's config box repeats a refusal beside its button).
 export function liveView(widget, root, draw, {
@@ -32,6 +33,11 @@ export function liveView(widget, root, draw, {
   let inFlight = false, queued = null, current = 0; // current: the latest input, sent or refused
   const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; said?.(text, kind); };
   async function send(params, restoring = false) {
+    // A new input replaces the last one's refusal at once: the reader sees it is being worked on, not
+    // the old 「输入有误」 for as long as Python takes to start or to answer.
+    if (!restoring && status.dataset.kind === "error") {
+      say(python.state === "ready" ? "正在计算……" : "正在启动页面里的 Python（第一次约需几秒）……", "busy");
+    }
     if (inFlight) { queued = [params, restoring]; return; }
     inFlight = true;
     const mine = ++current;
@@ -55,7 +61,7 @@ export function liveView(widget, root, draw, {
         // A newer input is waiting: drawing this older state would undo what the reader just did
         // (a bit flipped twice quickly would show the first flip, and a third click act on it).
         if (mine !== current) return; // the reader's newer input was refused: its message stays on screen
-        if (answer.ok && queued) return;
+        if (queued) return; // the reader's newer input is waiting: not this one's view, nor its refusal
         if (!answer.ok) {
           if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
           say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
@@ -69,7 +75,7 @@ export function liveView(widget, root, draw, {
           delete root.dataset.stale;
           root.dataset.state = "live";
           root.removeAttribute("aria-busy");
-          const ms = Math.max(1, Math.round(performance.now() - t0));
+          const ms = thousands(Math.max(1, Math.round(performance.now() - t0))); // 「20,936 ms」 as the site writes it
           say(ok ? ok(asked.length, ms) : BY[hit?.by ?? "python"](ms), "ok");
           // For tests and the benchmark: who answered (Python if it answered any part), inputs answered in full.
           root.dataset.answeredBy = ["python", "ahead", "build"].find((b) => by.has(b));
