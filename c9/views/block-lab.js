@@ -42,11 +42,14 @@ export default function mount(root) {
     c[2].textContent = significant(v.bits_actual);
     c[3].textContent = v.max_rel_text;
     c[4].textContent = v.median_rel_text;
-    // A scheme that does not quantise a tensor holding NaN or ±∞ (Python says why in its summary): dashes.
+    // Dashes where nothing was measured: a scheme that does not quantise a tensor holding NaN or ±∞ (Python
+    // says why in its summary), or an MX tensor whose every block's scale is NaN (Python sends null).
     const done = v.quantized !== false;
-    c[5].textContent = done ? `${thousands(v.coarse)} / ${thousands(v.total)}` : "—";
-    c[6].textContent = done ? thousands(v.flushed) : "—";
-    c[7].textContent = done ? `${thousands(v.clipped_blocks)} / ${thousands(v.n_scales)}` : "—";
+    const counted = (k, of) => (done && v[k] != null ? `${thousands(v[k])}${of == null ? "" : ` / ${thousands(of)}`}` : "—");
+    c[5].textContent = counted("coarse", v.total);
+    c[6].textContent = counted("flushed");
+    // The NaN blocks are out of the block count as their numbers are out of the others (counted_blocks).
+    c[7].textContent = counted("clipped_blocks", v.counted_blocks);
     redrawChart(chartOf(v.scheme), v.figure);
     if (v.abs_figure) redrawChart(absChart, v.abs_figure);
   };

@@ -29,7 +29,7 @@ from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core import blockscale as B
 from c9.core import quant_configs
-from c9.core.formats import CodecInputError
+from c9.core.formats import CodecInputError, get_format
 from c9.views import fp32_first
 from c9.views.params import ascii_text, integer, with_defaults, within_fp32
 
@@ -48,7 +48,7 @@ SCHEME_LABELS = {
     "deepseek_128x128": "每 128×128 一个缩放",
     "mxfp8_e4m3": "MXFP8：每 1×32 一个 2 的幂",
     "mxfp4": "MXFP4：每 1×32 一个 2 的幂",
-    "nvfp4": "NVFP4：每 1×16 一个 E4M3，外加整张量一个",
+    "nvfp4": "NVFP4：每 1×16 一个 E4M3，外加整张量一个 FP32",
 }
 PRESETS = ("all", "deepseek-v3")
 MAGNITUDES = (100, 1000, 10000)
@@ -270,13 +270,22 @@ def _cell_name(i: int, j: int) -> str:
     return f"第 {i + 1} 行第 {j + 1} 列"
 
 
+def _counted(clipped: list, nan_blocks: list) -> list:
+    """The clipped flags of the blocks the statistics count: not the MX blocks whose scale is NaN (their
+    numbers are left out of the error columns, so the block column leaves them out too)."""
+    nan_flat = [c for row in nan_blocks for c in row] or [False] * sum(map(len, clipped))
+    return [c for c, nb in zip(chain.from_iterable(clipped), nan_flat) if not nb]
+
+
 def clipped_text(q: B.QuantResult) -> str:
     """The sentence on the blocks whose largest number saturation cut to the element format's maximum
     (c9.core.blockscale.QuantResult.clipped), with the MX rule; "" for another scheme that cut none."""
-    flat = [c for row in q.clipped for c in row]
+    flat = _counted(q.clipped, q.nan_blocks)
     n = sum(flat)
     top = units.sci(B.get_block_format(q.scheme).element_format.max, 6)
     rule = f"（缩放规则：{B.MX_RULES[q.mx_rule][0]}）" if q.mx_rule else ""
+    if not flat:  # every block's scale is NaN: nothing was cut, nor measured
+        return ""
     if not n:
         return f"没有哪个块的最大值被截断{rule}。" if q.mx_rule else ""
     if len(flat) == 1:
@@ -318,6 +327,10 @@ def unquantized_view(tensor: list[list], scheme: str) -> dict:
     )
     n_blocks = (len(redges) - 1) * (len(cedges) - 1)
     total = shape[0] * shape[1]
+    # what storing this tensor would cost depends on its shape only (as c9.core.blockscale counts it): the
+    # elements, one scale per block, and NVFP4's tensor scale; the measured columns stay dashes
+    tensor_bits = get_format(bf.tensor_scale).bits if bf.tensor_scale else 0
+    bits = (total * bf.element_format.bits + n_blocks * bf.scale.bits + tensor_bits) / total
     blank = [[None] * shape[1] for _ in range(shape[0])]
     return {
         "scheme": scheme,
@@ -332,9 +345,10 @@ def unquantized_view(tensor: list[list], scheme: str) -> dict:
         "flushed": None,
         "total": total,
         "counts": None,
-        "bits_actual": bf.bits_per_element,
+        "bits_actual": bits,
         "bits_nominal": bf.bits_per_element,
         "n_scales": n_blocks,
+        "counted_blocks": n_blocks,
         "row_edges": redges,
         "col_edges": cedges,
         "n_blocks": n_blocks,
@@ -363,7 +377,10 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         return unquantized_view(tensor, scheme)
     try:
         if typed_in:
-            held = fp32_first.quantize(tensor, scheme, SCHEME_LABELS[scheme], _cell_name, rule)
+            # the label is a panel title, not a clause: quoted, the sentence reads 「按「…」量化后还原为 …」
+            held = fp32_first.quantize(
+                tensor, scheme, f"按「{SCHEME_LABELS[scheme]}」量化后", _cell_name, rule
+            )
             q, rel, double = held.q, held.rel, held.note
         else:
             q = B.quantize(tensor, scheme, rule)
@@ -396,6 +413,11 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         r != r for row in rel for r in row
     )  # not the NaN blocks' numbers
     coarse = sum(counts[5:])  # > 6.25%: worse than E4M3's normal grid
+    # nothing measured (every block's scale is NaN; or no nonzero number for the maximum and median): the
+    # table shows dashes there, not a zero nobody measured
+    max_text = units.error_percent(max_rel) if n else "—"
+    median_text = units.error_percent(median) if n else "—"
+    counted = _counted(q.clipped, q.nan_blocks)  # the blocks outside the NaN ones, as the numbers' columns
     shape = (len(tensor), len(tensor[0]))
     tile = tuple(q.tile)
     means = tile_means(tensor, rel, tile)
@@ -419,8 +441,9 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         summary = f"{label}：{nan_note}连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
     else:
         summary = (
-            f"{label}：{blocks}；最大相对误差 {units.error_percent(max_rel)}，中位数 {units.error_percent(median)}；"
-            f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
+            f"{label}：{blocks}；"
+            + (f"最大相对误差 {max_text}，中位数 {median_text}；" if n else "")
+            + f"{coarse:,} / {total:,} 个数的误差超过 6.25%，其中 {flushed:,} 个变成了 0；"
             f"连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
         ) + nan_note
     summary += clipped_text(q)
@@ -432,17 +455,18 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "label": label,
         "shape": list(shape),
         "tile": list(tile),
-        "max_rel": max_rel,
-        "max_rel_text": units.error_percent(max_rel),
-        "median_rel": median,
-        "median_rel_text": units.error_percent(median),
-        "coarse": coarse,
-        "flushed": flushed,
+        "max_rel": max_rel if n else None,
+        "max_rel_text": max_text,
+        "median_rel": median if n else None,
+        "median_rel_text": median_text,
+        "coarse": coarse if total else None,
+        "flushed": flushed if total else None,
         "total": total,
         "counts": counts,
         "bits_actual": q.bits_actual,
         "bits_nominal": q.bits_per_element,
         "n_scales": sum(map(len, q.scales)),
+        "counted_blocks": len(counted),
         # (the blocks' means stay here: the page draws the numbers' classes, and the answer cache stays small)
         "row_edges": redges,
         "col_edges": cedges,
@@ -452,8 +476,8 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
         "right_ruined": right_ruined,
         # (row, column) of each block whose maximum saturation cut: few, so the answers stay small
         "clipped": [[i, j] for i, row in enumerate(q.clipped) for j, c in enumerate(row) if c],
-        "clipped_blocks": sum(c for row in q.clipped for c in row),
-        "clipped_share": q.clipped_share,
+        "clipped_blocks": sum(counted) if counted else None,
+        "clipped_share": sum(counted) / len(counted) if counted else None,
         "mx_rule": q.mx_rule,
         # (row, column) of each MX block whose scale is NaN (it held NaN or ±∞)
         "nan_blocks": [[i, j] for i, row in enumerate(q.nan_blocks) for j, c in enumerate(row) if c],
@@ -647,9 +671,20 @@ def describe_abs(tensor, outlier_cols) -> str:
     small = min((abs(v) for row in tensor for v in row if v and _finite(v)), default=0)
     size = f"绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}" if big else "有限的数都是 0"
     rest = f"，另有 {odd:,} 个 NaN 或无穷大（图里留白）" if odd else ""
-    return f"量化之前的张量：{n} 行 × {m} 列，{size}{rest}。" + (
-        "竖的深色条是离群通道，横的深色条是离群 token。" if outlier_cols is not None else ""
+    return (
+        f"量化之前的张量：{n} 行 × {m} 列，{size}{rest}。"
+        + ("竖的深色条是离群通道，横的深色条是离群 token。" if outlier_cols is not None else "")
+        + cut_text(n, m)
     )
+
+
+def cut_text(n: int, m: int) -> str:
+    """The sentence on the 128×128 block this n × m tensor cuts short (from the shape, so it follows a typed
+    tensor too); "" when the tensor holds a whole block."""
+    short = [f"只有 {k} {unit}" for k, unit in ((n, "行"), (m, "列")) if k < 128]
+    if not short:
+        return ""
+    return f"张量{'、'.join(short)}，所以 128×128 的块在这里被截成 {min(n, 128)}×{min(m, 128)}。"
 
 
 def preset_schemes(preset: str) -> list[str]:

@@ -156,3 +156,33 @@ def test_no_heat_map_is_one_flat_colour(browser, site_server, width):
         assert page.errors == [], page.errors
     finally:
         ctx.close()
+
+
+def test_cells_nothing_measured_show_dashes(page, site_server):
+    """A typed tensor whose every MX block's scale is NaN (and that the other schemes do not quantise): the table
+    shows each scheme's own bits (from the shape) and a dash in every measured cell, no 0% or 0 / 0; a mixed
+    tensor's clipped column counts the blocks outside the NaN ones, as Python does."""
+    w = _lab(page, site_server.url + "lesson-4/")
+    w.locator('input[name="source"][value="typed"]').check()  # a run of the default typed tensor
+    expect(w).to_have_attribute("data-runs", "1", timeout=PYTHON_TIMEOUT)
+    for n, text in enumerate(["nan nan nan", "1, 2\nnan, 4"], start=1):
+        w.locator("textarea").fill(text)
+        w.locator(".c9-bl-typed button").click()
+        expect(w).to_have_attribute("data-runs", str(n + 1), timeout=PYTHON_TIMEOUT)
+        expect(w.locator(".c9-status")).to_contain_text(
+            f"按 {len(block_lab.SCHEMES)} 种缩放", timeout=PYTHON_TIMEOUT
+        )
+        for scheme in block_lab.SCHEMES:
+            params = {"source": "typed", "text": text, "scheme": scheme}
+            if scheme in block_lab.MX_SCHEMES:
+                params["rule"] = "floor"
+            want = python_view("block-lab", **params)
+            cells = w.locator(f'.c9-bl-table tr[data-scheme="{scheme}"] td')
+            got = [cells.nth(k).text_content() for k in range(7)]
+            if n == 1:  # nothing measured anywhere
+                assert got[2:] == ["—"] * 5, (scheme, got)
+            elif scheme in block_lab.MX_SCHEMES:  # two 1×32 blocks, the second's scale NaN: one block counted
+                assert (want["counted_blocks"], want["n_scales"]) == (1, 2)
+                assert got[6] == "0 / 1", (scheme, got)
+            assert float(got[1]) == pytest.approx(want["bits_actual"], rel=1e-3), (scheme, got)
+    assert page.errors == []

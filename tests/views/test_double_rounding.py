@@ -185,7 +185,7 @@ def test_the_block_labs_typed_tensor_is_stored_fp32_first():
     once = nearest_code("float8_e4m3fn", Fraction("232.00000001"))
     assert (via, F.decode("float8_e4m3fn", once)) == (224.0, 240.0)
     assert (
-        "第 1 行第 1 列的 232.00000001 先存成 FP32 是 232，整张量一个缩放还原为 224；若直接量化精确值，会还原为 240"
+        "第 1 行第 1 列的 232.00000001 先存成 FP32 是 232，按「整张量一个缩放」量化后还原为 224；若直接量化精确值，会还原为 240"
         in v["summary"]
     )
     tiny = ask("block-lab", source="typed", text="1e-330, 1", scheme="mxfp4")

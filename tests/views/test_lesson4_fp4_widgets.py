@@ -352,6 +352,122 @@ def test_block_lab_one_nan_block():
     )
 
 
+def _js(text, scheme):
+    """What block-lab.js sends for one scheme of a typed tensor (the rule with the MX schemes only)."""
+    params = {**JS_TYPED, "text": text, "scheme": scheme}
+    if scheme in block_lab.MX_SCHEMES:
+        params["rule"] = "floor"
+    out = ask("block-lab", **params)
+    assert out["ok"] is True, out
+    return out["view"]
+
+
+#: Three rows of 64 holding NaN, ∞ and −∞ (a 3 × 64 tensor), and a 1 × 16 one holding ∞.
+NAN_3X64 = "\n".join(
+    [
+        ", ".join(["1.5"] * 64),
+        ", ".join(["2"] * 10 + ["nan"] + ["3"] * 53),
+        ", ".join(["inf"] + ["0.5"] * 62 + ["-inf"]),
+    ]
+)
+INF_1X16 = ", ".join(["1"] * 15 + ["Infinity"])
+
+
+@pytest.mark.parametrize("text, shape", [(NAN_3X64, (3, 64)), (INF_1X16, (1, 16))], ids=["3x64", "1x16"])
+@pytest.mark.parametrize("scheme", ["per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128", "nvfp4"])
+def test_block_lab_scheme_not_run_shows_its_own_bits(text, shape, scheme):
+    """A scheme that does not quantise a tensor holding NaN or ±∞ shows this tensor's storage, which depends on
+    the shape only (not the format's nominal 8 / 8.25 / 8.002 / 4.5): element bits, one scale per block, NVFP4's
+    FP32 tensor scale; its measured cells are dashes."""
+    n, m = shape
+    size = n * m
+    per_block = {  # the blocks' count, by hand: per tensor 1; 1×128 one a row; 128×128 one; NVFP4 ⌈m/16⌉ a row
+        "per_tensor_e4m3": (8, 1, 32, 0),
+        "deepseek_1x128": (8, n * -(-m // 128), 32, 0),
+        "deepseek_128x128": (8, 1, 32, 0),
+        "nvfp4": (4, n * -(-m // 16), 8, 32),
+    }[scheme]
+    eb, blocks, sb, tb = per_block
+    v = _js(text, scheme)
+    assert v["quantized"] is False
+    assert v["bits_actual"] == pytest.approx((size * eb + blocks * sb + tb) / size, rel=1e-12)
+    assert v["n_scales"] == blocks
+    assert (v["max_rel_text"], v["median_rel_text"], v["coarse"], v["flushed"]) == ("—", "—", None, None)
+
+
+@pytest.mark.parametrize("text", ["nan nan nan", "1 Infinity 3", "-inf, nan"])
+@pytest.mark.parametrize("scheme", ["mxfp8_e4m3", "mxfp4"])
+def test_block_lab_every_block_nan_measures_nothing(text, scheme):
+    """An MX tensor whose every block's scale is NaN: no number is measured, so no 0% or 0 / 0 but nothing
+    (null: the page shows dashes), and no block in the clipped column's count."""
+    v = _js(text, scheme)
+    assert v["nan_blocks"] == [[0, 0]] and v["total"] == 0
+    assert (v["max_rel"], v["max_rel_text"], v["median_rel"], v["median_rel_text"]) == (None, "—", None, "—")
+    assert (v["coarse"], v["flushed"], v["clipped_blocks"], v["counted_blocks"]) == (None, None, None, 0)
+    assert "最大值被截断" not in v["summary"] and "0%" not in v["summary"]
+    json.dumps(v, allow_nan=False)
+
+
+@pytest.mark.parametrize("scheme", ["mxfp8_e4m3", "mxfp4"])
+def test_block_lab_nan_blocks_left_out_of_the_block_count(scheme):
+    """Mixed: the 3 × 64 tensor's 1×32 blocks, by hand: row 0 two finite blocks, row 1 block 0 holds the NaN
+    (column 10), row 2 both hold ±∞: 3 NaN blocks of 6. The numbers' columns count the 96 numbers of the
+    3 others, and the clipped column counts those 3 blocks (not 6)."""
+    v = _js(NAN_3X64, scheme)
+    assert v["nan_blocks"] == [[1, 0], [2, 0], [2, 1]] and v["n_scales"] == 6
+    assert v["total"] == 96 and v["counted_blocks"] == 3 and v["clipped_blocks"] == 0
+    big = _js(", ".join(["1"] * 31 + ["7"]) + ", " + ", ".join(["1"] * 31 + ["nan"]), "mxfp4")
+    # MXFP4, OCP floor: block 0's amax 7 → X = 2^(2 − 2) = 1, 7 saturates to 6: clipped; block 1 is NaN
+    assert (big["clipped_blocks"], big["counted_blocks"], big["n_scales"]) == (1, 1, 2)
+    assert "这个块的最大值被截断" in big["summary"]
+
+
+@pytest.mark.parametrize(
+    "text, cut",
+    [
+        ("1, 2, 3", "张量只有 1 行、只有 3 列，所以 128×128 的块在这里被截成 1×3。"),
+        (NAN_3X64, "张量只有 3 行、只有 64 列，所以 128×128 的块在这里被截成 3×64。"),
+        (", ".join(["1"] * 200), "张量只有 1 行，所以 128×128 的块在这里被截成 1×128。"),
+    ],
+)
+def test_block_lab_cut_sentence_follows_the_tensor(text, cut):
+    """The sentence on the cut 128×128 block is computed from the tensor shown (it came with the generated
+    tensor's 64 rows in the caption, also under a 1-row tensor)."""
+    v = _js(text, "per_tensor_e4m3")
+    assert v["abs_summary"].endswith(cut)
+    assert ask("block-lab", scheme="per_tensor_e4m3")["view"]["abs_summary"].endswith(
+        f"张量只有 {block_lab.ROWS} 行，所以 128×128 的块在这里被截成 {block_lab.ROWS}×128。"
+    )
+    html = (ROOT / "c9" / "views" / "block-lab.html").read_text(encoding="utf-8")
+    assert "张量只有" not in html
+
+
+#: A typed number whose FP32 value rounds to another element code than the number itself, per scheme: 232 is
+#: E4M3's tie between 224 and 240 (scale 1 under amax 448), 2.5 E2M1's between 2 and 3 (scale 1 under 6), and
+#: under NVFP4's amax 7 (block scale 7/6) 0.875 = 0.75 × 7/6 is the tie between 0.5 × 7/6 and 1 × 7/6.
+TWO_ROUNDINGS = {
+    "per_tensor_e4m3": ("232.00000001, 448", "224", "240"),
+    "deepseek_1x128": ("232.00000001, 448", "224", "240"),
+    "deepseek_128x128": ("232.00000001, 448", "224", "240"),
+    "mxfp8_e4m3": ("232.00000001, 448", "224", "240"),
+    "mxfp4": ("2.5000000001, 6, 1", "2", "3"),
+    "nvfp4": ("0.875000026952, 7", "0.583333", "1.16667"),
+}
+
+
+@pytest.mark.parametrize("scheme", block_lab.SCHEMES)
+def test_block_lab_double_rounding_sentence_names_the_scheme(scheme):
+    """The two-roundings note names the scheme as a quoted title, so a label ending in 「一个」 does not run
+    into 「还原为」 (it read 「外加整张量一个还原为 3.35238」)."""
+    text, via, direct = TWO_ROUNDINGS[scheme]
+    v = _js(text, scheme)
+    label = block_lab.SCHEME_LABELS[scheme]
+    assert f"按「{label}」量化后还原为 {via}；若直接量化精确值，会还原为 {direct}。" in v["summary"], v[
+        "summary"
+    ]
+    assert not label.endswith("一个")  # the panel title names what the tensor's one scale is
+
+
 # ---------------------------------------------------------------- mx-nv
 
 
