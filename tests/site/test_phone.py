@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import new_page
+from conftest import evaluate_within, new_page
 
 from hooks import reading_time
 
@@ -168,3 +168,28 @@ def test_every_prediction_choice_is_a_44px_row(phone, site_server, path):
     box = label.bounding_box()
     phone.touchscreen.tap(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
     assert label.locator("input").is_checked()
+
+
+TOOLS_TABLE = """() => {
+  const t = document.querySelector('#ledger-tools');
+  const cap = t.querySelector('caption').getBoundingClientRect();
+  const rows = [...t.querySelectorAll('tbody tr')].map((r) => {
+    const [name, split, gb, gib] = [...r.cells].map((c) => c.getBoundingClientRect());
+    return { height: r.getBoundingClientRect().height, splitWidth: split.width,
+      right: Math.max(name.right, split.right, gb.right, gib.right) };
+  });
+  return { scrolls: t.scrollWidth > t.clientWidth + 1, capRight: cap.right, capHeight: cap.height,
+    width: innerWidth, rows };
+}"""
+
+
+def test_the_other_tools_table_reads_on_a_phone_without_scrolling(phone, site_server):
+    phone.goto(site_server.url + "lesson-1/")
+    t = evaluate_within(phone, TOOLS_TABLE)
+    assert not t["scrolls"], t
+    assert t["capRight"] <= t["width"] and t["capHeight"] < 80, t  # the caption whole, in two lines at most
+    for r in t["rows"]:
+        assert r["right"] <= t["width"], t  # every cell in view, the GiB figures too
+        assert r["splitWidth"] > t["width"] / 2 and r["height"] < 160, (
+            t
+        )  # the split on wide lines, not a column
