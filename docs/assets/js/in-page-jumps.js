@@ -46,7 +46,7 @@
   // page, but not on a page Material's instant navigation brought in, whose target it scrolled to itself.
   function markRow() {
     for (const row of document.querySelectorAll("tr.c9-target")) row.classList.remove("c9-target");
-    const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    const target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
     if (target?.matches("tr")) target.classList.add("c9-target");
   }
   addEventListener("hashchange", markRow);
@@ -61,7 +61,7 @@
   // While the row the address names is in view, the address keeps it.
   const replace = history.replaceState;
   history.replaceState = function replaceState(state, title, url) {
-    const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    const target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
     if (url !== undefined && target?.matches("tr")) {
       const next = new URL(url, location.href);
       const box = target.getBoundingClientRect();
