@@ -10,6 +10,7 @@ replaces after a run that used up memory (``Cell.restart``).
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 from dataclasses import dataclass
 
@@ -83,8 +84,14 @@ def failure(exc: BaseException, when: str) -> ReaderError:
     return ReaderError(f"{when}，{where}出错{'：' + kind if kind else ''}。")
 
 
+def _no_input(prompt: object = "") -> str:
+    """input() in the page: there is no keyboard to read from. Pyodide's own stdin would ask the browser's
+    prompt(), which a worker lacks (an I/O error and a console error); this says EOFError at once."""
+    raise EOFError
+
+
 def _namespace() -> dict:
-    return {"__name__": "__main__", "__builtins__": __builtins__}
+    return {"__name__": "__main__", "__builtins__": {**vars(builtins), "input": _no_input}}
 
 
 def load(source: str, name: str):

@@ -127,7 +127,7 @@ def check(ex: Exercise, source: str) -> Outcome:
                 i,
                 total,
                 case={"label": label, "input": ex.show_in(x), "got": "", "want": ex.show_out(ex.right(x))},
-                message=failure(got[1], f"输入 {ex.show_in(x)} 时").message_zh,
+                message=failure(got[1], case_phrase(label, ex.show_in(x))).message_zh,
             )
         bad = ex.valid(got[1])
         if bad:
@@ -175,6 +175,12 @@ def check(ex: Exercise, source: str) -> Outcome:
         if i
         else f"第 1 个情形（{label}）就不一致。",
     )
+
+
+def case_phrase(label: str, shown_in: str) -> str:
+    """At which case the reader's code failed, said before 「，第 N 行出错」: the case's name, then its
+    input in parentheses (an input may hold its own colons and spaces; no 「输入 … 时」 around it)."""
+    return f"在情形「{label}」下（输入：{shown_in}）"
 
 
 def _same_everywhere(ex: Exercise, a: list, b: list) -> bool:
@@ -1208,7 +1214,7 @@ ACTIVATIONS = Exercise(
     cases=_activation_cases(),
     right=_activation_right,
     same=_same_bytes,
-    show_in=lambda x: f'{x.label}：s = {x.s}，b = {x.b}，h = {x.h}，a = {x.a}，mode = "{x.mode}"',
+    show_in=lambda x: f'{x.label}的一层，s = {x.s}，b = {x.b}，h = {x.h}，a = {x.a}，mode = "{x.mode}"',
     show_out=_show_bytes,
     valid=_activation_valid,
     case_hints={

@@ -231,7 +231,7 @@ def _norm(
             ),
         ]
     if arch.family.startswith("gemma"):
-        return _gemma_norm(p, label, n, h, count, what, in_eq1, act)
+        return _gemma_norm(p, label, n, h, count, what, in_eq1, act, cls=_gemma(arch))
     return _rms_norm(
         p, label, n, h, n * h, act, count, f"{what}×h", what, HF + " LlamaRMSNorm.forward", in_eq1
     )
@@ -281,12 +281,27 @@ def _rms_norm(
     ]
 
 
+def _gemma(A: Architecture) -> str:
+    """The prefix of a Gemma model's classes in transformers 5.24: Gemma 3 has its own (Gemma3MLP,
+    Gemma3RMSNorm, …), so its rows name them, not the Gemma 2 classes they were copied from."""
+    return "Gemma3" if A.family == "gemma3_text" else "Gemma2"
+
+
 def _gemma_norm(
-    p: str, label: str, n: int, width: int, count: int, what: str, in_eq1, act: int, dims: str = "h"
+    p: str,
+    label: str,
+    n: int,
+    width: int,
+    count: int,
+    what: str,
+    in_eq1,
+    act: int,
+    dims: str = "h",
+    cls="Gemma2",
 ) -> list[Tensor]:
-    """Gemma's RMSNorm (Gemma2RMSNorm/Gemma3RMSNorm.forward): it multiplies in FP32 by (1 + weight), so it
-    keeps the normalised rows in FP32 too, and the vector 1 + weight, which is not a parameter."""
-    src = HF + " Gemma2RMSNorm.forward（乘 1 + weight，全程 FP32）"
+    """Gemma's RMSNorm (Gemma2RMSNorm/Gemma3RMSNorm.forward, ``cls`` the prefix): it multiplies in FP32 by
+    (1 + weight), so it keeps the normalised rows in FP32 too, and the vector 1 + weight, which is not a parameter."""
+    src = HF + f" {cls}RMSNorm.forward（乘 1 + weight，全程 FP32）"
     return [
         Tensor(p + "_in32", f"{label}的输入（FP32）", f"{what}×{dims}", n * width, 4, count, src, in_eq1),
         Tensor(p + "_rstd", f"{label}的 1/均方根", what, n, 4, count, src, None, "每行一个 FP32 数"),
@@ -353,7 +368,7 @@ def tensors(
                 1,
                 act,
                 1,
-                HF + " Gemma2Model（embed_scale 缓冲区）",
+                HF + f" {_gemma(A)}TextScaledWordEmbedding（embed_scale 缓冲区）",
                 None,
                 "词嵌入乘 √h 时留下的标量",
             )
@@ -426,7 +441,7 @@ def tensors(
                 N * A.V,
                 act,
                 1,
-                HF + " Gemma2ForCausalLM（logits 除以上限、tanh、再乘回）",
+                HF + f" {_gemma(A)}ForCausalLM（logits 除以上限、tanh、再乘回）",
                 None,
                 f"final_logit_softcapping = {A.logit_softcap:g}：整张词表上再留一份",
             )
@@ -508,7 +523,16 @@ def _layer(
     if A.qk_norm and A.family.startswith("gemma"):
         for x, heads, name in (("q", a, "a"), ("k", kv, "k_h")):
             out += _gemma_norm(
-                f"{x}_norm", f"{x.upper()} 的归一化", N * heads, d, L, f"s×b×{name}", None, act, "d"
+                f"{x}_norm",
+                f"{x.upper()} 的归一化",
+                N * heads,
+                d,
+                L,
+                f"s×b×{name}",
+                None,
+                act,
+                "d",
+                _gemma(A),
             )
     elif A.qk_norm:
         src = HF + " Qwen3Attention.q_norm/k_norm（RMSNorm）"
@@ -842,7 +866,8 @@ def _scores(A: Architecture, s: int, b: int, pr: Precision, math: bool) -> list[
                 n2,
                 act,
                 L,
-                HF + " eager_attention_forward（modeling_gemma2.py：分数除以上限、tanh、再乘回）",
+                HF
+                + f" eager_attention_forward（modeling_{_gemma(A).lower()}.py：分数除以上限、tanh、再乘回）",
                 None,
                 f"attn_logit_softcapping = {A.attn_softcap:g}：tanh 的反向要用它的输出",
             )
@@ -932,7 +957,8 @@ def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p
     shared = p == "shared_"
     I = f"{rows}×{'I_s' if shared else 'I'}"
     if A.gated_mlp:
-        src = HF + (" DeepseekV3MLP（共享专家）" if shared else " LlamaMLP")
+        mlp = f"{_gemma(A)}MLP" if A.family.startswith("gemma") else "LlamaMLP"
+        src = HF + (" DeepseekV3MLP（共享专家）" if shared else f" {mlp}")
         who = "共享专家的 " if shared else ""  # before a code name (gate, up, silu)
         whose = "共享专家" if shared else ""  # before Chinese text
         return [

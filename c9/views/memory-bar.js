@@ -12,6 +12,7 @@ export default function mount(root) {
   const explain = root.querySelector(".c9-explain");
   const parts = [...root.querySelectorAll("[data-part]")];
   const note = root.querySelector(".c9-model-note");
+  const s2Label = root.querySelector(".c9-s2-label");
   const configBox = form.elements.config, fileInput = form.elements.config_file;
   const menu = form.elements.model, pastedOption = menu.querySelector('option[value="pasted"]');
   const result = root.querySelector(".c9-config-result");
@@ -67,6 +68,7 @@ export default function mount(root) {
     summary.textContent = v.summary;
     cards.textContent = v.cards;
     note.textContent = v.model_note;
+    s2Label.textContent = v.s2_label; // the switch counts the layers of the model shown
     note.hidden = !v.model_note;
     showModel(v);
     if (configAsked) {

@@ -236,6 +236,7 @@ def view(params: dict | None = None) -> dict:
         # what the model menu shows: a pasted config in use is named there, not the list's last choice
         "menu_label": f"正在用{m.label}" if p["config"].strip() else m.label,
         "model_note": model_note(m, p),
+        "s2_label": s2_label(m),
         "total_bytes": tree.bytes,
         "states_bytes": states.bytes,
         "activation_bytes": act.bytes,
@@ -250,6 +251,17 @@ def view(params: dict | None = None) -> dict:
         # the tables as markup only (their numbers are in c9/views/memory_tables.py): each answer stays small
         "detail": memory_tables.detail_html(m, params, acts, MODES[p["mode"]]),
     }
+
+
+def s2_label(m: Model) -> str:
+    """The label of the 「只有全注意力层带 s²」 switch, with the layer count of the model shown."""
+    full, L = m.full_attention_layers, m.L
+    if full >= L:
+        # a pasted config is counted so too, sliding-window layers and all (their window: the notes below)
+        return f"只有全注意力层带 s²（对这个模型不起作用：式 1 把它的 {L} 层都按全注意力算）"
+    if full == 0:
+        return f"只有全注意力层带 s²（这个模型的 {L} 层都不是全注意力，勾上后没有 s² 项）"
+    return f"只有全注意力层带 s²（这个模型的 {L} 层里只有 {full} 层是全注意力）"
 
 
 def model_note(m: Model, p: dict) -> str:

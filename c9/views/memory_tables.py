@@ -30,7 +30,8 @@ def param_table(m: Model) -> dict | None:
     rows = [
         {
             "key": t["key"],
-            "label": t["label"],
+            # a term counted 0 times (the output layer tied to the embedding table) says why in its row
+            "label": t["label"] + (f"（{t['note']}）" if not t["copies"] and t["note"] else ""),
             "shape": _shape_text(t["shape"]) + (f" + 偏置 {units.number(t['bias'])}" if t["bias"] else ""),
             "copies": units.number(t["copies"]),
             "count": units.number(t["count"]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from fractions import Fraction
 from pathlib import Path
@@ -307,3 +308,29 @@ def test_an_unknown_wrong_answer_gets_the_cases_hint_not_a_far_mistakes():
     # returns 0 everywhere: no library entry is near it, so the hint is the case's own
     out = E.check(E.E4M3, "def encode_e4m3(x):\n    return 0\n")
     assert out.mistake == "" and out.hint == E.E4M3.case_hints["每个码字的值"]
+
+
+CJK = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"  # Chinese characters and full-width punctuation
+
+
+@pytest.mark.parametrize("ex", E.EXERCISES.values(), ids=lambda e: e.id)
+def test_an_error_names_the_case_and_its_input_in_one_readable_phrase(ex):
+    out = E.check(ex, f"def {ex.function}(*args):\n    return 1 / 0\n")
+    label, x = ex.cases[0]
+    assert out.message == f"在情形「{label}」下（输入：{ex.show_in(x)}），第 2 行出错：除以了零。"
+    assert not re.search(f"{CJK} +{CJK}", out.message), out.message  # no space between Chinese words
+    assert not re.search(r"输入 |：）|（：", out.message), out.message
+
+
+def test_the_activation_case_reads_as_one_phrase():
+    out = E.check(E.ACTIVATIONS, "def activation_bytes(s, b, h, a, mode):\n    x = 1\n    return x / 0\n")
+    assert out.message == (
+        '在情形「全存」下（输入：小例子的一层，s = 4，b = 1，h = 8，a = 2，mode = "store_all"），第 3 行出错：除以了零。'
+    )
+
+
+def test_input_in_an_exercise_says_there_is_no_keyboard():
+    out = E.check(E.ACTIVATIONS, "def activation_bytes(s, b, h, a, mode):\n    return int(input('?'))\n")
+    assert out.message.endswith("第 2 行出错：页面里的 Python 读不到键盘输入（input() 用不了）。"), (
+        out.message
+    )

@@ -164,3 +164,20 @@ def test_without_javascript_it_says_it_needs_scripts(browser, site_server):
             expect(w.locator("noscript pre")).to_have_text(scratchpad.EXAMPLES[page_id].rstrip("\n"))
     finally:
         ctx.close()
+
+
+def test_input_and_stdin_say_there_is_no_keyboard_without_a_console_error(browser, site_server):
+    # Pyodide's default stdin calls prompt(), which a worker lacks: an I/O error and a console error
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 800})
+    try:
+        w = _scratchpad(page, site_server.url + "lesson-4/")
+        summary = w.locator(".c9-scratch-summary")
+        _run(w, "print('前')\ninput('?')\n", 1, ms=STOPPED)
+        expect(summary).to_have_text(
+            "运行时，第 2 行出错：页面里的 Python 读不到键盘输入（input() 用不了）。"
+        )
+        _run(w, "import sys\nprint(repr(sys.stdin.readline()))\n", 2)
+        expect(w.locator(".c9-scratch-out")).to_have_text("''\n")
+        assert not [e for e in page.errors if "prompt" in e or "read" in e], page.errors
+    finally:
+        ctx.close()

@@ -293,3 +293,39 @@ def _poll_until_still(page, value: str, ms: int = 10_000) -> None:
         now = page.evaluate(value)
         same = same + 1 if now is not False and now == last else 0
         last = now
+
+
+def _luminance(rgb: str) -> float:
+    def channel(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(int(x)) for x in re.findall(r"\d+", rgb)[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+ROW = """() => { const r = document.getElementById('ledger-bf16_pure_sr'); const s = getComputedStyle(r);
+  const box = r.getBoundingClientRect();
+  return { target: r.matches(':target, .c9-target'), outline: s.outlineStyle, width: parseFloat(s.outlineWidth),
+    color: s.outlineColor, page: getComputedStyle(document.body).backgroundColor,
+    inView: box.top >= 0 && box.bottom <= innerHeight, hash: location.hash, path: location.pathname, top: box.top }; }"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_link_to_a_ledger_row_marks_the_row_and_keeps_its_address(browser, built_site, site_server, scheme):
+    ctx, page = new_page(browser, viewport=SIZES["desktop"], color_scheme=scheme)
+    _sitemap_with_port(ctx, built_site, site_server)
+    try:
+        page.goto(site_server.url + "lesson-3/")  # lesson 3 links to the row
+        assert page.locator('article a[href$="lesson-1/#ledger-bf16_pure_sr"]').count() >= 1
+        page.goto(site_server.url + "lesson-1/#ledger-bf16_pure_sr")  # the address, opened as a copied one is
+        wait = "await settle(); await new Promise((r) => setTimeout(r, 1500));"  # Material's tracking has run
+        evaluate_within(page, f"async () => {{ {LIB} {wait} }}")
+        row = evaluate_within(page, ROW)
+        assert row["hash"] == "#ledger-bf16_pure_sr", row  # not rewritten to the section's heading
+        assert row["target"] and row["inView"], row
+        assert row["outline"] == "solid" and row["width"] >= 2, row
+        a, b = sorted((_luminance(row["color"]), _luminance(row["page"])), reverse=True)
+        assert (a + 0.05) / (b + 0.05) >= 3, row
+    finally:
+        ctx.close()

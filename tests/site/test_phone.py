@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import new_page
+from conftest import evaluate_within, new_page
 
 from hooks import reading_time
 
@@ -197,3 +197,28 @@ def test_folds_tabs_header_buttons_and_marks_are_44px_targets(phone, site_server
     assert {"article details > summary", ".md-header__button.md-icon", "article a.footnote-backref"} <= kinds
     small = [t for t in got if t["h"] < MIN_TARGET - 0.5 or t["w"] < MIN_TARGET - 0.5]
     assert not small, small[:6]
+
+
+TOOLS_TABLE = """() => {
+  const t = document.querySelector('#ledger-tools');
+  const cap = t.querySelector('caption').getBoundingClientRect();
+  const rows = [...t.querySelectorAll('tbody tr')].map((r) => {
+    const [name, split, gb, gib] = [...r.cells].map((c) => c.getBoundingClientRect());
+    return { height: r.getBoundingClientRect().height, splitWidth: split.width,
+      right: Math.max(name.right, split.right, gb.right, gib.right) };
+  });
+  return { scrolls: t.scrollWidth > t.clientWidth + 1, capRight: cap.right, capHeight: cap.height,
+    width: innerWidth, rows };
+}"""
+
+
+def test_the_other_tools_table_reads_on_a_phone_without_scrolling(phone, site_server):
+    phone.goto(site_server.url + "lesson-1/")
+    t = evaluate_within(phone, TOOLS_TABLE)
+    assert not t["scrolls"], t
+    assert t["capRight"] <= t["width"] and t["capHeight"] < 80, t  # the caption whole, in two lines at most
+    for r in t["rows"]:
+        assert r["right"] <= t["width"], t  # every cell in view, the GiB figures too
+        assert r["splitWidth"] > t["width"] / 2 and r["height"] < 160, (
+            t
+        )  # the split on wide lines, not a column

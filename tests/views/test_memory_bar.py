@@ -475,3 +475,62 @@ def test_the_ledgers_card_column_shows_the_share_the_summary_states():
     assert next(b for b in v["bars"] if b["key"] == "bf16_mixed_adamw")["cards_column"] == "0.020"
     big = ledger.view({"model": "custom", "log10_params": 12})
     assert all(b["cards_column"] == b["cards"] for b in big["bars"])
+
+
+PASTED = {k: v["config"] for k, v in load_facts()["pasted_configs"].items() if k != "about"}
+
+
+def _pasted(key: str, **params) -> dict:
+    out = ask(config=json.dumps(PASTED[key]), **params)
+    assert out["ok"], out
+    return out["view"]
+
+
+def _row_labels(markup: str) -> list[str]:
+    return re.findall(r'<th scope="row">(.*?)</th>', markup)
+
+
+@pytest.mark.parametrize("key", ["gemma-3-4b-it", "gemma-2-9b"])
+def test_a_tied_output_layer_says_it_shares_the_embedding_table(key):
+    cfg = PASTED[key]
+    tied = cfg.get("tie_word_embeddings", True)  # both Gemmas tie by default (transformers' config classes)
+    assert tied
+    labels = _row_labels(_pasted(key)["detail"]["params"])
+    assert [x for x in labels if x.startswith("输出层")] == ["输出层（与词嵌入表共用同一矩阵，不另计）"]
+
+
+def test_an_untied_output_layer_keeps_its_plain_name():
+    assert PASTED["phi-3-mini-4k-instruct"]["tie_word_embeddings"] is False
+    labels = _row_labels(_pasted("phi-3-mini-4k-instruct")["detail"]["params"])
+    assert [x for x in labels if x.startswith("输出层")] == ["输出层"]
+
+
+def test_the_s2_switch_counts_the_layers_of_the_model_shown():
+    facts = load_facts()
+    anchor = facts["models"][facts["anchor"]]
+    L, full = anchor["num_hidden_layers"], anchor["full_attention_layers"]
+    assert 0 < full < L
+    assert (
+        memory_bar.view()["s2_label"] == f"只有全注意力层带 s²（这个模型的 {L} 层里只有 {full} 层是全注意力）"
+    )
+    dense = facts["models"]["llama-3.1-8b"]
+    assert dense["full_attention_layers"] == dense["num_hidden_layers"]
+    assert ask(model="llama-3.1-8b")["view"]["s2_label"] == (
+        f"只有全注意力层带 s²（对这个模型不起作用：式 1 把它的 {dense['num_hidden_layers']} 层都按全注意力算）"
+    )
+    g3 = PASTED["gemma-3-4b-it"]["text_config"]["num_hidden_layers"]
+    assert (
+        _pasted("gemma-3-4b-it")["s2_label"]
+        == f"只有全注意力层带 s²（对这个模型不起作用：式 1 把它的 {g3} 层都按全注意力算）"
+    )
+    # a switch that does nothing for a model changes nothing when ticked
+    on, off = ask(model="llama-3.1-8b", s2_full_only=True)["view"], ask(model="llama-3.1-8b")["view"]
+    assert on["activation_bytes"] == off["activation_bytes"]
+
+
+@pytest.mark.parametrize("key,prefix", [("gemma-3-4b-it", "Gemma3"), ("gemma-2-9b", "Gemma2")])
+def test_gemma_rows_name_the_classes_of_their_own_modeling_file(key, prefix):
+    # transformers 5.24's modeling_gemma3.py defines Gemma3MLP, Gemma3RMSNorm, Gemma3TextScaledWordEmbedding
+    own = _pasted(key)["detail"]["own"]
+    names = set(re.findall(r"\b(?:Llama|Gemma\d?)[A-Za-z]*(?:MLP|RMSNorm|Embedding|Model)\b", own))
+    assert names == {f"{prefix}MLP", f"{prefix}RMSNorm", f"{prefix}TextScaledWordEmbedding"}, names

@@ -140,3 +140,11 @@ def test_the_examples_values_match_independent_oracles():
 def test_page_context_refuses_an_unknown_page():
     with pytest.raises(Exception, match="没有草稿本的示例"):
         scratchpad.page_context(page="lab")
+
+
+@pytest.mark.parametrize("call", ["input('?')", "input()", "x = int(input('几个？'))"])
+def test_input_says_there_is_no_keyboard_and_prints_no_prompt(call):
+    # Pyodide's stdin would ask the browser's prompt(), which a worker lacks: an I/O error, not EOFError
+    v = run(f"print('前')\n{call}\n")
+    assert v["error"] == "运行时，第 2 行出错：页面里的 Python 读不到键盘输入（input() 用不了）。"
+    assert v["output"] == "前\n"

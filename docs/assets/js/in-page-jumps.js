@@ -42,10 +42,36 @@
     };
     requestAnimationFrame(step);
   }
+  // The table row an address names is marked (course.css): :target marks it after a load or a jump within the
+  // page, but not on a page Material's instant navigation brought in, whose target it scrolled to itself.
+  function markRow() {
+    for (const row of document.querySelectorAll("tr.c9-target")) row.classList.remove("c9-target");
+    const target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (target?.matches("tr")) target.classList.add("c9-target");
+  }
+  addEventListener("hashchange", markRow);
   addEventListener("DOMContentLoaded", () => window.document$?.subscribe(() => {
     shown = location.pathname;
+    markRow();
     if (location.hash && history.state === null) holdTarget(); // not a step back, whose place Material restores
   }));
+
+  // Material's heading tracking rewrites the address to the section heading the page is in; a link to a table
+  // row (lesson 3 to lesson 1's #ledger-bf16_pure_sr) lost its row that way, and a copied address with it.
+  // While the row the address names is in view, the address keeps it.
+  const replace = history.replaceState;
+  history.replaceState = function replaceState(state, title, url) {
+    const target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (url !== undefined && target?.matches("tr")) {
+      const next = new URL(url, location.href);
+      const box = target.getBoundingClientRect();
+      if (next.pathname === location.pathname && next.hash !== location.hash && box.bottom > 0 && box.top < innerHeight) {
+        replace.call(this, state, title, location.href);
+        return;
+      }
+    }
+    replace.call(this, state, title, url);
+  };
 
   const drawer = () => document.querySelector("[data-md-toggle=drawer]");
 

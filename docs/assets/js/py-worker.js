@@ -8,6 +8,9 @@ import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
 const booting = (async () => {
   const t0 = performance.now();
   const py = await loadPyodide({ indexURL: new URL("../../vendor/pyodide/", import.meta.url).href });
+  // No keyboard in a worker: Pyodide's default stdin calls prompt(), which is missing here (a console
+  // error and an I/O error); reading stdin gives end of file instead.
+  py.setStdin({ stdin: () => null });
   const zip = await fetch(new URL("../course-py.zip", import.meta.url));
   if (!zip.ok) throw new Error(`course-py.zip: HTTP ${zip.status}`);
   py.unpackArchive(await zip.arrayBuffer(), "zip");
