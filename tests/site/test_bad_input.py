@@ -924,6 +924,8 @@ def test_bad_input(pages, case: Case):
     page = pages.open(case.w.page)
     root = page.locator(case.w.root).first
     root.scroll_into_view_if_needed()
+    # an input typed before the widget's script is listening does nothing
+    expect(root).to_have_attribute("data-mounted", "yes", timeout=PYTHON_TIMEOUT)
     page.errors.clear()
     clear_status(root)
     for action in case.act:
