@@ -226,6 +226,13 @@ def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, less
         check("search", found)
         arrival = fetched[len(in_page) :]  # the page, brought in by instant navigation
         links = page.eval_on_selector_all("article a.headerlink", "els => els.length")
+        # the page instant navigation brought in has its widgets in place before the reader's next click:
+        # one mounting under the click moved its heading by 7 px in a loaded full run
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('article [data-widget]')]"
+            ".every((w) => w.dataset.mounted || w.dataset.state)",
+            timeout=30_000,
+        )
         check("¶", _click(page, "article a.headerlink", links // 3))
         in_page += fetched[len(in_page) + len(arrival) :]
 
