@@ -677,19 +677,7 @@ def _layer(
     if scores:
         out += _scores(A, s, b, pr, math)
     if flash:
-        add(
-            Tensor(
-                "lse",
-                "每个查询的 log-sum-exp",
-                "a×s×b",
-                a * N,
-                4,
-                L,
-                HF + " scaled_dot_product_attention",
-                None,
-                "FP32；反向用它重算分数",
-            )
-        )
+        add(_lse(a, N, L))
     if flash and A.fused:
         # Phi-3: q, k, v are slices of one qkv_proj output, and the fused kernel's output then comes back in
         # a layout that the reshape for o_proj copies (measured: Llama's reshape is a view, Phi-3's a copy)
@@ -806,17 +794,7 @@ def _mla_attention(A: Architecture, s: int, b: int, mode: str, pr: Precision, ma
         out += _scores(A, s, b, pr, math)
     if flash:
         out += [
-            Tensor(
-                "lse",
-                "每个查询的 log-sum-exp",
-                "a×s×b",
-                a * N,
-                4,
-                L,
-                HF + " scaled_dot_product_attention",
-                None,
-                "FP32；反向用它重算分数",
-            ),
+            _lse(a, N, L),
             Tensor(
                 "attn_out",
                 "融合内核的输出",
@@ -949,6 +927,21 @@ def _tail(A: Architecture, N: int, pr: Precision, L: int) -> list[Tensor]:
             )
         )
     return out
+
+
+def _lse(a: int, N: int, L: int) -> Tensor:
+    """FlashAttention's per-query log-sum-exp (a×s×b, FP32), which its backward uses to recompute the scores."""
+    return Tensor(
+        "lse",
+        "每个查询的 log-sum-exp",
+        "a×s×b",
+        a * N,
+        4,
+        L,
+        HF + " scaled_dot_product_attention",
+        None,
+        "FP32；反向用它重算分数",
+    )
 
 
 def _mlp(A: Architecture, n: int, inner: int, act: int, count: int, rows: str, p: str) -> list[Tensor]:
