@@ -208,8 +208,9 @@ def test_the_exercise_editors_code_keeps_its_contrast(browser, site_server, sche
     ctx = reading_context(browser, color_scheme=scheme)
     page = ctx.new_page()
     page.goto(site_server.url + "lesson-4/")
-    w = page.locator('.c9-exercise[data-editor="codemirror"]').first
+    w = page.locator(".c9-exercise").first
     w.scroll_into_view_if_needed(timeout=30_000)
+    expect(w).to_have_attribute("data-editor", "codemirror", timeout=30_000)  # fetched as it nears the screen
     expect(w.locator(".cm-line").first).to_be_visible(timeout=30_000)
     got = page.evaluate(EDITOR_CONTRAST)
     assert got["editors"] >= 1 and got["low"] == [], got

@@ -55,8 +55,20 @@ async function codeEditor(textarea, { onChange, onRun = null }) {
   // one moved everything below it (a jump to a heading further down missed by the difference). A box not
   // laid out (inside a closed <details>) has no height to keep.
   if (textarea.offsetHeight) editor.dom.style.minHeight = `${textarea.offsetHeight}px`;
+  // It arrives as the box nears the screen, maybe just after a jump to the heading under it: if the box
+  // starts above the top of the screen, what the reader sees below it stays where it was (scroll anchoring
+  // may hold the box itself instead, and a jump under it then ended 7 px low).
+  const box = textarea.getBoundingClientRect();
+  let after = box.top < 0 ? textarea.closest(".c9-widget") : null; // the first element after the widget
+  while (after && !after.nextElementSibling) after = after.parentElement;
+  const mark = after?.nextElementSibling;
+  const markTop = mark?.getBoundingClientRect().top;
   textarea.after(editor.dom);
   textarea.hidden = true;
+  if (mark) {
+    const moved = mark.getBoundingClientRect().top - markTop;
+    if (Math.abs(moved) >= 1) scrollBy(0, moved);
+  }
   // The label points at the textarea: a click on it focuses the editor instead.
   textarea.labels[0]?.addEventListener("click", (e) => { e.preventDefault(); editor.focus(); });
   return {
@@ -70,19 +82,36 @@ async function codeEditor(textarea, { onChange, onRun = null }) {
 // The reader's code box: the labelled <textarea> until CodeMirror has loaded (and for good if it cannot),
 // then the editor. root.dataset.editor says which ("codemirror" or "textarea", for tests); the widget's
 // .c9-exercise-keys line gets `keysText` once the editor is up. `onChange` gets the text after each edit.
+// CodeMirror (about 300 KB of script) is fetched when the box comes within NEAR of the screen or is
+// focused, not with the page: a reader who never scrolls to the end does not pay for it, and the page's
+// first seconds have that much less to run.
+const NEAR = "900px 0px";
 export function readerEditor(root, area, { onChange, onRun = null, keysText }) {
   let editor = null;
   let closed = false;
-  codeEditor(area, { onChange, onRun }).then((e) => {
-    if (closed) { e.destroy(); return; }
-    editor = e;
-    const keys = root.querySelector(".c9-exercise-keys");
-    if (keys) keys.textContent = keysText;
-    root.dataset.editor = "codemirror";
-  }, (err) => {
-    console.warn("C9: the code editor did not load; the plain text box stays", err);
-    root.dataset.editor = "textarea";
-  });
+  let asked = false;
+  const load = () => {
+    if (asked || closed) return;
+    asked = true;
+    near?.disconnect();
+    codeEditor(area, { onChange, onRun }).then((e) => {
+      if (closed) { e.destroy(); return; }
+      const typing = document.activeElement === area;
+      editor = e;
+      const keys = root.querySelector(".c9-exercise-keys");
+      if (keys) keys.textContent = keysText;
+      root.dataset.editor = "codemirror";
+      if (typing) e.focus();
+    }, (err) => {
+      console.warn("C9: the code editor did not load; the plain text box stays", err);
+      root.dataset.editor = "textarea";
+    });
+  };
+  const near = "IntersectionObserver" in window
+    ? new IntersectionObserver((seen) => { if (seen.some((x) => x.isIntersecting)) load(); }, { rootMargin: NEAR })
+    : null;
+  if (near) near.observe(area); else load();
+  area.addEventListener("focus", load, { once: true });
   const onInput = () => onChange(area.value);
   const onKey = (e) => {
     if (onRun && e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); onRun(); }
@@ -95,6 +124,7 @@ export function readerEditor(root, area, { onChange, onRun = null, keysText }) {
     focus: () => (editor || area).focus(),
     destroy() {
       closed = true;
+      near?.disconnect();
       editor?.destroy();
       area.removeEventListener("input", onInput);
       area.removeEventListener("keydown", onKey);
