@@ -14,7 +14,11 @@ the browser by KaTeX as Material's documentation recommends, https://squidfunk.g
 reference/math/#katex, from the same node_modules), served the same way (its CSP allows Material's inline
 scripts, which our site moved to files), measured with the same runs and printed beside ours: the part of
 the blocking time that is ours.
+Each page is measured twice by default (--fonts both): on this machine as it is, where no CJK font is
+installed and the pages fetch their web font, and with a CJK system font installed for the run
+(bench/cjk_font.py), as a Chinese reader's machine has one; a table is printed for each.
 Usage: .venv/bin/python bench/bench_lighthouse.py [--pages lesson-5/,fp4/] [--runs N] [--control lesson-5/|all|none]
+       [--fonts web|system|both]
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+from cjk_font import system_font_env  # noqa: E402
 from conftest import CSP, SiteServer, _SubPathHandler  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
@@ -181,7 +187,7 @@ def build_control(out: Path, work: Path, site_url: str) -> float:
     return time.perf_counter() - t0
 
 
-def run_lighthouse(url: str, out: Path) -> dict:
+def run_lighthouse(url: str, out: Path, env: dict[str, str]) -> dict:
     proc = subprocess.run(
         [
             str(LIGHTHOUSE),
@@ -193,7 +199,7 @@ def run_lighthouse(url: str, out: Path) -> dict:
             f"--chrome-flags={CHROME_FLAGS}",
             "--locale=en-US",
         ],
-        env={**os.environ, "CHROME_PATH": CHROME_PATH},
+        env={**os.environ, "CHROME_PATH": CHROME_PATH, **env},
         capture_output=True,
         text=True,
         timeout=600,
@@ -308,6 +314,13 @@ def main() -> int:
         help="pages also measured on the control site: comma-separated, 'all' or 'none'",
     )
     ap.add_argument("--keep", help="a folder to keep every run's full Lighthouse JSON in (for analysis)")
+    ap.add_argument(
+        "--fonts",
+        choices=["web", "system", "both"],
+        default="both",
+        help="web: this machine as it is (no CJK font: the pages fetch their web font); system: with Debian's "
+        "Noto Sans CJK installed for the run (bench/cjk_font.py), as a Chinese reader's machine has one",
+    )
     args = ap.parse_args()
     pages = PAGES if args.pages is None else [p.strip() for p in args.pages.split(",")]
     control = {"all": pages, "none": []}.get(args.control, [p.strip() for p in args.control.split(",")])
@@ -332,33 +345,36 @@ def main() -> int:
             "build_seconds": round(build_s, 2),
             "runs": args.runs,
             "load_before": _load(),
-            "pages": {},
-            "control": {},
         }
         keep = Path(args.keep) if args.keep else Path(tmp) / "lhr"
         keep.mkdir(parents=True, exist_ok=True)
+        fonts = ["web", "system"] if args.fonts == "both" else [args.fonts]
+        env = {"web": {}, "system": system_font_env() if "system" in fonts else {}}
         try:
-            for path in pages:
-                name = path.strip("/") or "index"
-                ours, theirs = [], []
-                for i in range(
-                    args.runs
-                ):  # ours and the control's runs alternate: the same machine load for both
-                    ours.append(summarise(run_lighthouse(server.url + path, keep / f"{name}-{i}.json")))
-                    if path in control:
-                        theirs.append(
-                            summarise(
-                                run_lighthouse(control_server.url + path, keep / f"control-{name}-{i}.json")
+            for font in fonts:
+                results[font] = {"pages": {}, "control": {}}
+                for path in pages:
+                    name = f"{path.strip('/') or 'index'}-{font}"
+                    ours, theirs = [], []
+                    for i in range(
+                        args.runs
+                    ):  # ours and the control's runs alternate: the same load for both
+                        lhr = run_lighthouse(server.url + path, keep / f"{name}-{i}.json", env[font])
+                        ours.append(summarise(lhr))
+                        if path in control:
+                            lhr = run_lighthouse(
+                                control_server.url + path, keep / f"control-{name}-{i}.json", env[font]
                             )
-                        )
-                results["pages"][path or "index"] = _median_run(ours)
-                if theirs:
-                    results["control"][path or "index"] = _median_run(theirs)
-                print(
-                    f"  {path or 'index'}: {results['pages'][path or 'index']['scores']} (load {_load()})",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                            theirs.append(summarise(lhr))
+                    results[font]["pages"][path or "index"] = _median_run(ours)
+                    if theirs:
+                        results[font]["control"][path or "index"] = _median_run(theirs)
+                    scores = results[font]["pages"][path or "index"]["scores"]
+                    print(
+                        f"  {path or 'index'} ({font} font): {scores} (load {_load()})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         finally:
             server.close()
             control_server.close()
@@ -371,6 +387,20 @@ def main() -> int:
         f"Lighthouse 12.2.3, mobile, simulated throttling ({results['chrome']}); median of {args.runs} runs per page "
         f"(load average {results['load_before']} before, {results['load_after']} after)"
     )
+    for font in fonts:
+        _print_table(results[font], pages, FONT_TITLES[font])
+    print(f"→ {out / 'lighthouse.json'}")
+    return 0
+
+
+FONT_TITLES = {
+    "web": "As this machine is (no CJK system font: each page fetches its web-font slices)",
+    "system": "With a CJK system font installed for the run (Debian's fonts-noto-cjk: no web-font slice is fetched)",
+}
+
+
+def _print_table(results: dict, pages: list[str], title: str) -> None:
+    print(f"\n{title}")
     head = (
         f"{'page':<12} {'perf':>5} {'a11y':>5} {'b.p.':>5} {'seo':>5} {'LCP ms':>7} {'TBT ms':>7} {'CLS':>6} "
         f"{'DOM':>6}  perf runs"
@@ -400,26 +430,17 @@ def main() -> int:
         "| median:",
         ", ".join(f"{c} {med[c]:g}" for c in CATEGORIES),
     )
-    missed = [
-        (n, c, r["scores"][c])
-        for n, r in results["pages"].items()
-        for c in CATEGORIES
-        if (r["scores"][c] or 0) < TARGETS[c]
-    ]
-    for n, c, s in missed:
-        extra = ""
-        if c != "performance":
-            extra = "; ".join(a["id"] for a in results["pages"][n]["failing"].get(c, []))
-        else:
-            extra = "; ".join(
-                f"{o['id']} {o['savings_ms']} ms" for o in results["pages"][n]["opportunities"][:3]
-            )
-        print(f"  missed: {n} {c} {s}  ({extra})")
     for n, r in results["pages"].items():
+        for c in CATEGORIES:
+            if (r["scores"][c] or 0) >= TARGETS[c]:
+                continue
+            if c != "performance":
+                extra = "; ".join(a["id"] for a in r["failing"].get(c, []))
+            else:
+                extra = "; ".join(f"{o['id']} {o['savings_ms']} ms" for o in r["opportunities"][:3])
+            print(f"  missed: {n} {c} {r['scores'][c]}  ({extra})")
         if r["cls"] > 0.05:
             print(f"  missed: {n} CLS {r['cls']}")
-    print(f"→ {out / 'lighthouse.json'}")
-    return 0
 
 
 if __name__ == "__main__":
