@@ -249,6 +249,44 @@ def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, less
         ctx.close()
 
 
+# The pages with a code box (an exercise or the scratchpad), whose editor arrives as the box nears the screen.
+CODE_PAGES = ["lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/"]
+# The first heading after each code box (its editor is fetched just after a jump there lands).
+HEADINGS_BELOW_CODE = """() => [...document.querySelectorAll('article .c9-widget:is(.c9-exercise, [data-widget="scratchpad"])')]
+  .map((w) => { let el = w; while (el && !el.nextElementSibling) el = el.parentElement;
+    for (el = el?.nextElementSibling; el && !/^H[2-4]$/.test(el.tagName); el = el.nextElementSibling);
+    return el?.id; }).filter(Boolean)"""
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("size", SIZES)
+def test_an_address_with_the_heading_under_a_code_box_lands_and_stays(browser, built_site, site_server, size):
+    """The editor (CodeMirror) replaces its box once the box nears the screen, which is just after a jump to
+    the heading under it: the heading must land and stay there once the editor is in (read at once, and again
+    after the editor has arrived)."""
+    phone = size == "phone"
+    ctx, page = new_page(browser, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    got = []
+    try:
+        for lesson in CODE_PAGES:
+            _open(page, site_server.url + lesson)
+            ids = page.evaluate(HEADINGS_BELOW_CODE)
+            assert ids, lesson
+            for id_ in ids:
+                _open(page, f"{site_server.url}{lesson}#{quote(id_)}")
+                first = page.evaluate(WANT, id_)["miss"]
+                page.wait_for_function(
+                    "() => [...document.querySelectorAll('.c9-widget[data-editor]')].length > 0",
+                    timeout=30_000,
+                )
+                _settle(page)
+                got.append((lesson, id_, first, page.evaluate(WANT, id_)["miss"]))
+        missed = [g for g in got if abs(g[2]) > TOLERANCE or abs(g[3]) > TOLERANCE]
+        assert len(got) >= len(CODE_PAGES) and not missed, (size, missed)
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_an_address_with_id_lands_without_javascript(browser, site_server, built_site, size):
     """Without scripts the browser's own jump is the only one: headings far down each lesson, each address
