@@ -536,7 +536,7 @@ def test_gemma_rows_name_the_classes_of_their_own_modeling_file(key, prefix):
     assert names == {f"{prefix}MLP", f"{prefix}RMSNorm", f"{prefix}TextScaledWordEmbedding"}, names
 
 
-SIZE_TEXT = re.compile(r"(< )?(\d[\d,]*(?:\.(\d+))?) (GB|GiB|MB|MiB)")
+SIZE_TEXT = re.compile(r"(< )?(\d[\d,]*(?:\.(\d+))?) (B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)")
 
 
 def _reads_true(text: str, n_bytes: int) -> bool:
