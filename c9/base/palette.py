@@ -50,6 +50,9 @@ ROLES: dict[str, tuple[str, str]] = {
     "adam-m": ("#6f4fa8", "#8e6cc1"),
     "adam-v": ("#a583dc", "#b79be0"),
     "adam": ("#6f4fa8", "#8e6cc1"),  # m and v as one part
+    # m and v stored in BF16: in the ledger's chart beside the FP32 ones, so a hue of their own (plum)
+    "adam-m-bf16": _both("#b52bca"),
+    "adam-v-bf16": _both("#d369d3"),
     "fp8-copy": _both("#2a9d5b"),  # an FP8 recipe's FP8 weight copy
     "fp8-transpose": _both("#1d7a6f"),  # ... and its transposed (column-wise) copy
     "mx-scales": ("#7a5c2e", "#b08850"),  # MXFP8's E8M0 block scales

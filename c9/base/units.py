@@ -65,6 +65,15 @@ def size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
     return f"{number(Fraction(n_bytes) / UNITS[unit], digits)} {unit}"
 
 
+def bounded_size(n_bytes: int | float, unit: str, digits: int = 1) -> str:
+    """:func:`size` by the rule of :func:`share` for a count too small for ``digits``: one above 0 that
+    rounds to 0 reads as the bound it is below, bounded_size(7680, 'GB') == '< 0.1 GB' (never '0.0 GB'
+    beside a share that is not 0); exactly 0 reads '0.0 GB'."""
+    if n_bytes > 0 and round_half_up(Fraction(n_bytes) / UNITS[unit], digits) == 0:
+        return f"< {Decimal(1).scaleb(-digits)} {unit}"
+    return size(n_bytes, unit, digits)
+
+
 def auto_size(n_bytes: int | float, binary: bool = True, digits: int = 1) -> str:
     """A byte count in the largest unit that keeps the number at or above 1 (binary: KiB…TiB)."""
     base, names = (

@@ -72,8 +72,8 @@ COLORS = {
     "adam_m": var("adam-m"),
     "adam_v": var("adam-v"),
     "gradients_fp32": var("grads-fp32"),
-    "adam_m_bf16": var("adam-m"),
-    "adam_v_bf16": var("adam-v"),
+    "adam_m_bf16": var("adam-m-bf16"),
+    "adam_v_bf16": var("adam-v-bf16"),
     "fp8_weights": var("fp8-copy"),
     "fp8_transpose": var("fp8-transpose"),
     "mx_scales": var("mx-scales"),
@@ -148,7 +148,8 @@ def view(params: dict | None = None) -> dict:
     # the chart's axis; activations also quoted in GiB beside (_gib_beside).
     unit = units.states_unit(tree.bytes)
     meas = measured(p, m)
-    # One precision for the widget, each value rounded on its own, so equal segments read equal and every
+    # One precision for the widget, each value rounded on its own (one too small for it reads as a bound,
+    # 「< 0.1 GB」, never 0.0 GB beside the scores' share: units.bounded_size), so equal segments read equal and every
     # total is the true total rounded (units.readable_decimals: at most three decimals). First the sums the
     # text prints (the groups to the step; the derived step plus the difference to the lab's measured
     # bar), then each group's segments to the group and the measured bar's parts to its total. Where one
@@ -171,7 +172,7 @@ def view(params: dict | None = None) -> dict:
             "label": it.label,
             "bytes": it.bytes,
             "gib": it.bytes / units.GiB,
-            "text": units.size(it.bytes, unit, d)
+            "text": units.bounded_size(it.bytes, unit, d)
             + (_gib_beside(it.bytes, binary, d_bin) if group is act else ""),
             "formula": it.formula,
             "note": it.note,
@@ -183,7 +184,7 @@ def view(params: dict | None = None) -> dict:
     scores = act.find("act_scores").bytes
     share = units.percent(scores, act.bytes) if act.bytes else "0%"
     over = tree.bytes / card_bytes
-    states_t, act_t, total_t = (units.size(n, unit, d) for n in (states.bytes, act.bytes, tree.bytes))
+    states_t, act_t, total_t = (units.bounded_size(n, unit, d) for n in (states.bytes, act.bytes, tree.bytes))
     summary = (
         f"{m.label}，s = {units.number(p['s'])}、b = {units.number(p['b'])}、{MODES[p['mode']]}"
         f"{'（只有 ' + str(m.full_attention_layers) + ' 个全注意力层带 s²）' if p['s2_full_only'] and p['mode'] == 'store_all' else ''}："
@@ -202,7 +203,7 @@ def view(params: dict | None = None) -> dict:
         if not units.adds_up(parts, unit, d):
             summary += (
                 f"分项表里{g.label}的各行各自四舍五入，加起来是 {units.shown_sum(parts, unit, d)}，"
-                f"与上面的 {units.size(g.bytes, unit, d)} 差在末位。"
+                f"与上面的 {units.bounded_size(g.bytes, unit, d)} 差在末位。"
             )
     acts = memory_tables.activation_tables(m, p["s"], p["b"], p["mode"])
     own = acts["own"]
@@ -210,7 +211,10 @@ def view(params: dict | None = None) -> dict:
     bars = [tree.bytes, sum(x["bytes"] for x in meas) if meas else 0, own_step or 0]
     summary += far_note(max(bars), tree.bytes, card_bytes, card_label)
     if meas:
-        meas_t, diff_t = units.size(meas_total, unit, d), units.size(meas_total - tree.bytes, unit, d)
+        meas_t, diff_t = (
+            units.bounded_size(meas_total, unit, d),
+            units.bounded_size(meas_total - tree.bytes, unit, d),
+        )
         summary += (
             f"下面一条是实验课实测的同一笔账：{meas_t}（{units.size(meas_total, 'MiB', 2)}），比上面的推演多 "
             f"{diff_t}{'' if units.adds_up(printed[1], unit, d) else _missed(printed[1], unit, d)}"
@@ -324,9 +328,9 @@ def _missed(parts: list[int], unit: str, digits: int) -> str:
 
 def _gib_beside(n: int, binary: str, digits: int) -> str:
     """An activation's binary size beside its decimal one, one pairing on every row: GB with GiB, MB with
-    MiB (so a row of 0 bytes reads "0.0 GB（0.0 GiB）", not "（0.0 MiB）"), at the precision at which the
-    activation segments add up to the activations in that unit too."""
-    return f"（{units.size(n, binary, digits)}）"
+    MiB (so a row of 0 bytes reads "0.0 GB（0.0 GiB）", not "（0.0 MiB）"; one of 7,680 bytes "< 0.1 GB（< 0.1
+    GiB）"), at the precision at which the activation segments add up to the activations in that unit too."""
+    return f"（{units.bounded_size(n, binary, digits)}）"
 
 
 MEASURED_COLORS = {
@@ -363,7 +367,7 @@ def _chart(
     axis = f"{unit}（10{'⁹' if unit == 'GB' else '⁶'} 字节）"
     line = card_line(card, unit)
     if meas:
-        texts = [units.size(x["bytes"], unit, digits) for x in meas]
+        texts = [units.bounded_size(x["bytes"], unit, digits) for x in meas]
         rows = [
             {
                 "label": "推演",
@@ -393,7 +397,7 @@ def _chart(
                 "o_act_saved",
                 "激活·为反向保存的张量",
                 saved,
-                units.size(saved, unit, digits),
+                units.bounded_size(saved, unit, digits),
                 OWN_COLORS["o_act_saved"],
                 True,
             ),
@@ -401,7 +405,7 @@ def _chart(
                 "o_act_logits",
                 "激活·logits",
                 logits,
-                units.size(logits, unit, digits),
+                units.bounded_size(logits, unit, digits),
                 OWN_COLORS["o_act_logits"],
                 True,
             ),

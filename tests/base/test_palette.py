@@ -66,7 +66,8 @@ def test_the_built_stylesheet_gives_every_role_on_both_schemes(built_site):
 GROUND = {palette.LIGHT: "#ffffff", palette.DARK: "#1e2129"}
 # The ledger's and the memory bar's parts, filled areas side by side; "adam" is m and v drawn as one part.
 PARTS = ["weights", "weights-fp32", "grads", "grads-fp32", "master", "adam-m", "adam-v"]
-PARTS += ["fp8-copy", "fp8-transpose", "mx-scales", "activations", "scores", "logits"]
+PARTS += ["adam-m-bf16", "adam-v-bf16", "fp8-copy", "fp8-transpose", "mx-scales", "kahan-buffer"]
+PARTS += ["activations", "scores", "logits"]
 
 
 def _linear(c: int) -> float:
@@ -117,6 +118,38 @@ def test_chart_parts_stand_out_on_the_ground_and_from_each_other(scheme):
     ]
     assert alike == []
     assert palette.ROLES["adam"] == palette.ROLES["adam-m"]
+
+
+def _part_colours() -> dict[str, str]:
+    """Every part's label → the role it is drawn in, in the ledger's chart and in the memory bar (by each
+    recipe's label for the bar's keys: c9.core.ledger.RECIPES)."""
+    from c9.core.ledger import RECIPES
+    from c9.views import ledger, memory_bar
+
+    out = {label: ROLE.fullmatch(c).group(1) for label, c in ledger.LABEL_COLORS.items()}
+    labels = {key: label for r in RECIPES.values() for key, label, *_ in r["parts"]}
+    for key, c in memory_bar.COLORS.items():
+        if key in labels:
+            out[f"条形图·{labels[key]}"] = ROLE.fullmatch(c).group(1)
+    return out
+
+
+def test_one_quantity_in_two_precisions_is_drawn_in_two_colours():
+    """The ledger drew 「Adam m（FP32）」 and 「Adam m（BF16）」 (v too) in one role, side by side in one chart and
+    one legend: the check above compares roles, so a pair sharing one escaped it. Each label that names the
+    same quantity in another precision takes its own role, and every role a part is drawn in is one of
+    PARTS (the check above covers it)."""
+    drawn = _part_colours()
+    assert len(drawn) > 20 and set(drawn.values()) <= set(PARTS), sorted(set(drawn.values()) - set(PARTS))
+    by_name: dict[str, dict[str, str]] = {}
+    for label, role in drawn.items():
+        name, _, precision = label.partition("（")
+        by_name.setdefault(name, {})[precision] = role
+    shared = {n: ps for n, ps in by_name.items() if len(ps) > 1 and len(set(ps.values())) < len(ps)}
+    assert shared == {}
+    assert {"Adam m", "Adam v", "权重", "梯度", "条形图·Adam m"} <= {
+        n for n, ps in by_name.items() if len(ps) > 1
+    }
 
 
 # Each chart's drawn trace colours, and the memory bar's segment fills as the browser computed them.

@@ -173,3 +173,36 @@ def test_byte_counts_always_add_up_by_the_exact_decimals(unit, most):
     parts = [1, 3, 2**20 + 1, 10**9 + 7]
     d = units.sum_decimals([parts], unit, 0)
     assert d <= most and holds(parts, unit, d)
+
+
+@pytest.mark.timeout(60)
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10**13),
+    st.sampled_from(["GB", "GiB", "MB", "MiB"]),
+    st.integers(min_value=1, max_value=3),
+)
+def test_a_size_too_small_for_its_decimals_reads_as_the_bound_it_is_below(n, unit, digits):
+    """units.bounded_size: the shown value rounded, as units.size; but a count above 0 that rounds to 0
+    reads '< 0.1 GB' (the rule of units.share), true of it, and never '0.0 GB'."""
+    text = units.bounded_size(n, unit, digits)
+    value, shown_unit = text.removeprefix("< ").split(" ")
+    assert shown_unit == unit and len(value.split(".")[1]) == digits
+    if n > 0 and oracle(n, unit, digits) == 0:
+        assert text.startswith("< ") and 0 < Fraction(n, units.UNITS[unit]) < Fraction(value)
+        assert Decimal(value) == Decimal(1).scaleb(-digits)
+    else:
+        assert Decimal(value.replace(",", "")) == oracle(n, unit, digits) and text == units.size(
+            n, unit, digits
+        )
+
+
+def test_bounded_size_at_the_edges():
+    assert units.bounded_size(7680, "GB") == "< 0.1 GB"  # the anchor's scores at s = 1
+    assert (
+        units.bounded_size(49_999_999, "GB") == "< 0.1 GB"
+        and units.bounded_size(50_000_000, "GB") == "0.1 GB"
+    )
+    assert (
+        units.bounded_size(0, "GB", 3) == "0.000 GB" and units.bounded_size(499_999, "GB", 3) == "< 0.001 GB"
+    )

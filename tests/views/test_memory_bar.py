@@ -534,3 +534,57 @@ def test_gemma_rows_name_the_classes_of_their_own_modeling_file(key, prefix):
     own = _pasted(key)["detail"]["own"]
     names = set(re.findall(r"\b(?:Llama|Gemma\d?)[A-Za-z]*(?:MLP|RMSNorm|Embedding|Model)\b", own))
     assert names == {f"{prefix}MLP", f"{prefix}RMSNorm", f"{prefix}TextScaledWordEmbedding"}, names
+
+
+SIZE_TEXT = re.compile(r"(< )?(\d[\d,]*(?:\.(\d+))?) (B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)")
+
+
+def _reads_true(text: str, n_bytes: int) -> bool:
+    """Whether one shown size is ``n_bytes`` as the widget's rule shows it: the exact value rounded
+    half-up, except a count above 0 that rounds to 0 reads as a bound ('< 0.1 GB'), which it is below."""
+    bound, number, decimals, unit = SIZE_TEXT.fullmatch(text).groups()
+    digits = len(decimals or "")
+    exact = Fraction(n_bytes, units.UNITS[unit])
+    if bound:
+        return 0 < exact < Fraction(Decimal(number.replace(",", ""))) and _exact(n_bytes, unit, digits) == 0
+    return _num(text) == _exact(n_bytes, unit, digits) and (n_bytes == 0 or _num(text) != 0)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"s": 1, "b": 1},  # the anchor, s at its lowest: the scores are 7,680 B
+        {"s": 5, "b": 1},  # the running sentence's s, where lesson 5 starts the slider
+        {"s": 1, "b": 1024},
+        {"s": 1 << 20, "b": 1},  # s at its highest: the linear part is the small one (0.1%)
+        {"model": "qwen3-8b", "s": 2, "b": 3, "mode": "selective"},
+        {"model": "lab", "s": 1, "b": 1},  # the lab's model, in MB
+    ],
+)
+def test_a_part_with_a_share_above_zero_never_reads_zero(params):
+    """At s = 1 the summary said 「激活 0.0 GB（0.0 GiB），其中注意力分数占 0.1%」 and the scores' row read
+    0.0 GB: a part of 0.0 GB that is 0.1% of the whole. Every part and group shown is its exact value
+    rounded, or, too small for the widget's decimals, a bound it is below; never 0 unless it is 0; and the
+    scores' share is the exact one, by the rule of units.share."""
+    v = memory_bar.view(params)
+    for seg in v["segments"]:
+        for text, n in zip(
+            re.findall(r"(?:< )?\d[\d,.]* (?:GB|GiB|MB|MiB)", seg["text"]), [seg["bytes"]] * 2
+        ):
+            assert _reads_true(text, n), (seg["key"], seg["text"])
+    act = [s for s in v["segments"] if s["group"] == "激活"]
+    scores = next(s["bytes"] for s in act if s["key"] == "act_scores")
+    total = sum(s["bytes"] for s in act)
+    ratio = Fraction(scores * 100, total)
+    share = v["score_share"]
+    number = Decimal(share.strip("<> %"))
+    step = Decimal(1).scaleb(number.as_tuple().exponent)
+    if share.startswith("<"):
+        assert 0 < ratio < number
+    elif share.startswith(">"):
+        assert number < ratio < 100
+    else:
+        assert abs(Fraction(number) - ratio) <= Fraction(step) / 2
+    said = re.search(r"激活 ((?:< )?[\d,.]+ \w+)（((?:< )?[\d,.]+ \w+)）", v["summary"])
+    assert said and _reads_true(said.group(1), total) and _reads_true(said.group(2), total), v["summary"]
