@@ -11,10 +11,12 @@
   // The page whose content is in the document, or on its way: Material swaps it in after a fetch, and a Back
   // pressed before that must not be taken for a jump within the page the fetch will replace.
   let shown = location.pathname;
+  let linked = ""; // the #id of the page on its way when a link brought it, not a step back or forward
   const push = history.pushState;
   history.pushState = function pushState(...args) { // Material's instant navigation to another page
     push.apply(this, args);
     shown = location.pathname;
+    linked = location.hash;
   };
 
   // After a jump to page#id (an address opened with one, or a page Material brings in), the page's widgets
@@ -50,10 +52,23 @@
     if (target?.matches("tr")) target.classList.add("c9-target");
   }
   addEventListener("hashchange", markRow);
+  // Material jumps to a linked page's #id only while the new step has no state, but its record of the place
+  // scrolled to lands on that step when the reader scrolled less than 100 ms before the click (a wheel's
+  // smooth scroll still running): it then restored that place, and its heading tracking rewrote the address
+  // to the heading there (lesson 3's link to lesson 1's ledger row landed 3,611 px off). The jump it skipped.
+  function jumpTo(hash) {
+    history.scrollRestoration = "auto"; // as Material does: the popstate listener below leaves this jump alone
+    location.replace(hash); // in place of the heading's address, not a step of its own
+    history.scrollRestoration = "manual";
+  }
   addEventListener("DOMContentLoaded", () => window.document$?.subscribe(() => {
+    const hash = linked;
     shown = location.pathname;
+    linked = "";
+    const target = hash ? document.getElementById(decodeURIComponent(hash.slice(1))) : null;
+    if (target && !target.matches(":target")) jumpTo(hash);
     markRow();
-    if (location.hash && history.state === null) holdTarget(); // not a step back, whose place Material restores
+    if (location.hash && (hash || history.state === null)) holdTarget(); // not a step back, whose place Material restores
   }));
 
   // Material's heading tracking rewrites the address to the section heading the page is in; a link to a table
@@ -95,7 +110,7 @@
   }, true);
 
   addEventListener("popstate", (event) => {
-    if (location.pathname !== shown) { shown = location.pathname; return; } // another page: Material brings it in
+    if (location.pathname !== shown) { shown = location.pathname; linked = ""; return; } // another page: Material brings it in
     event.stopImmediatePropagation();
     // Once Material has navigated it asks the browser not to restore places; then the one its state keeps.
     if (history.scrollRestoration !== "manual") return;
