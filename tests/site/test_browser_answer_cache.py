@@ -103,6 +103,8 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
     page = no_python
     page.goto(site_server.url + "lesson-1/")
     ledger = page.locator('[data-widget="ledger"]')
+    # a choice made before the widget's script has mounted changes nothing (a loaded run lost this one)
+    expect(ledger).to_have_attribute("data-mounted", "yes", timeout=30_000)
     options = ledger.locator('select[name="convention"] option')
     other = next(
         v
@@ -116,6 +118,7 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
 
     page.goto(site_server.url + "lesson-1/")
     ledger = page.locator('[data-widget="ledger"]')
+    expect(ledger).to_have_attribute("data-mounted", "yes", timeout=30_000)
     ledger.locator('input[name="log10_params"]').focus()
     for _ in range(3):
         page.keyboard.press("ArrowLeft")  # 10 → 9.85: the browser's own stop text
