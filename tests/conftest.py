@@ -35,10 +35,6 @@ FLAGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
-    # Pyodide's 9.6 MB module is compiled twice in Chromium: Liftoff for the boot, then TurboFan on the
-    # thread pool (about 3.6 CPU-seconds a boot, measured with a trace). A reader's browser should keep it
-    # (faster answers later); a test boots Python about a hundred times and keeps no page long enough.
-    "--js-flags=--liftoff-only",
 ]
 PYTHON_TIMEOUT = 120_000  # ms; Pyodide boots in a few seconds, a loaded CI machine can be slow
 # Every Playwright wait is bounded: actions, navigations and expect() by these defaults (set on every context,
