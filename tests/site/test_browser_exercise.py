@@ -129,3 +129,23 @@ def test_each_page_names_a_typical_wrong_answer_and_passes_the_right_one(browser
         assert page.errors == []
     finally:
         ctx.close()
+
+
+def test_a_box_focused_before_its_editor_arrives_hands_the_editor_its_focus_and_text(browser, site_server):
+    """The editor is fetched when the box nears the screen or is focused; a reader who clicked into the box
+    first and typed keeps both: the editor has the text typed and the focus (hiding the box had dropped it
+    on the page's body)."""
+    ctx, page = new_page(browser, python=False, viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(site_server.url + "lesson-4/")
+        w = page.locator(f'[data-exercise="{EX.id}"]')
+        expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+        assert w.get_attribute("data-editor") is None  # far below the first screen: not fetched yet
+        area = w.locator("textarea")
+        area.evaluate("(a) => { a.focus({ preventScroll: true }); a.value += '\\n# 先写一行'; }")
+        expect(w).to_have_attribute("data-editor", "codemirror", timeout=30_000)
+        assert page.evaluate("() => Boolean(document.activeElement.closest('.cm-editor'))")
+        expect(w.locator(".cm-content")).to_contain_text("# 先写一行")
+        assert page.errors == []
+    finally:
+        ctx.close()

@@ -63,12 +63,14 @@ async function codeEditor(textarea, { onChange, onRun = null }) {
   while (after && !after.nextElementSibling) after = after.parentElement;
   const mark = after?.nextElementSibling;
   const markTop = mark?.getBoundingClientRect().top;
+  const typing = document.activeElement === textarea; // hiding the box takes its focus: the editor gets it
   textarea.after(editor.dom);
   textarea.hidden = true;
   if (mark) {
     const moved = mark.getBoundingClientRect().top - markTop;
     if (Math.abs(moved) >= 1) scrollBy(0, moved);
   }
+  if (typing) editor.focus();
   // The label points at the textarea: a click on it focuses the editor instead.
   textarea.labels[0]?.addEventListener("click", (e) => { e.preventDefault(); editor.focus(); });
   return {
@@ -96,12 +98,10 @@ export function readerEditor(root, area, { onChange, onRun = null, keysText }) {
     near?.disconnect();
     codeEditor(area, { onChange, onRun }).then((e) => {
       if (closed) { e.destroy(); return; }
-      const typing = document.activeElement === area;
       editor = e;
       const keys = root.querySelector(".c9-exercise-keys");
       if (keys) keys.textContent = keysText;
       root.dataset.editor = "codemirror";
-      if (typing) e.focus();
     }, (err) => {
       console.warn("C9: the code editor did not load; the plain text box stays", err);
       root.dataset.editor = "textarea";
