@@ -288,6 +288,33 @@ def test_an_address_with_the_heading_under_a_code_box_lands_and_stays(browser, b
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_an_address_whose_target_a_late_widget_moves_still_lands(browser, built_site, site_server, size):
+    """An exercise folds its answer away as it mounts, 15 px just above lesson 2's 「先自己设计」. Opened with
+    that #id on a machine slow enough that the exercise mounts after the browser's jump (its script held
+    back 1.5 s here, as a loaded CI machine did), the heading must still land: it once stopped 14 px high."""
+    phone = size == "phone"
+    ctx, page = new_page(browser, python=False, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    try:
+
+        def late(route):
+            time.sleep(1.5)
+            route.continue_()
+
+        page.route("**/widgets/exercise.js", late)
+        id_ = "先自己设计"
+        _open(page, f"{site_server.url}lesson-2/#{quote(id_)}")
+        w = page.locator('[data-exercise="fp16-encode"]')
+        expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+        expect(w.locator(".c9-exercise-solution")).to_be_hidden()
+        _settle(page)
+        landed = page.evaluate(WANT, id_)
+        assert abs(landed["miss"]) <= TOLERANCE, (size, landed)
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_an_address_with_id_lands_without_javascript(browser, site_server, built_site, size):
     """Without scripts the browser's own jump is the only one: headings far down each lesson, each address
     loaded fresh, land; and each lesson is as tall when it loads as once scrolled through (lesson 4 was

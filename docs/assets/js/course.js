@@ -81,13 +81,21 @@ function mountAll() {
   for (const [root, teardown] of mounted) {
     if (!root.isConnected) { teardown(); mounted.delete(root); }
   }
+  const mounting = [];
   for (const root of document.querySelectorAll(".admonition.task")) {
-    if (!root.c9Mounted) mountOne(root, "task", false);
+    if (!root.c9Mounted) mounting.push(mountOne(root, "task", false));
   }
   for (const root of document.querySelectorAll(".c9-widget[data-widget]")) {
     const name = root.dataset.widget;
-    if (!root.c9Mounted) mountOne(root, name, root.dataset.python !== "no");
+    if (!root.c9Mounted) mounting.push(mountOne(root, name, root.dataset.python !== "no"));
   }
+  // Mounting changes the layout above an address's #target: in-page-jumps.js holds the target in place until
+  // this reads "mounted".
+  const html = document.documentElement;
+  const round = (html.c9MountRound || 0) + 1;
+  html.c9MountRound = round;
+  html.dataset.c9Widgets = "mounting";
+  Promise.allSettled(mounting).then(() => { if (html.c9MountRound === round) html.dataset.c9Widgets = "mounted"; });
 }
 
 if (window.document$) window.document$.subscribe(mountAll);

@@ -21,25 +21,30 @@
 
   // After a jump to page#id (an address opened with one, or a page Material brings in), the page's widgets
   // mount and change the layout above the target, and the browser's scroll anchoring holds the block that
-  // straddles the top edge, not the target (a search result on lesson 4 stopped 16 px low). Until the layout
-  // has held still for half a second (3 s at most) or the reader scrolls, the target is kept where its
-  // scroll-margin puts it.
-  function holdTarget() {
+  // straddles the top edge, not the target (a search result on lesson 4 stopped 16 px low; an exercise
+  // folding its answer away moved lesson 2's next heading 14 px up). Until the widgets have mounted
+  // (course.js: data-c9-widgets) and the layout has then held still for half a second, or the reader
+  // scrolls, the target is kept where its scroll-margin puts it; 10 s at most, as a machine under load
+  // mounts late.
+  // linked: Material brought the page in and jumped (jumpTo below makes sure); else the address was opened,
+  // and the browser's own jump may still be to come (Material's bundle runs before it).
+  function holdTarget(linked) {
     const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    if (!target?.matches(":target")) return;
+    if (!target || (linked && !target.matches(":target"))) return;
     const inputs = ["wheel", "touchstart", "keydown", "pointerdown"];
     let held = true, still = 0, frames = 0;
     const release = () => { held = false; };
     for (const type of inputs) addEventListener(type, release, { capture: true, passive: true });
     const step = () => {
       held &&= target.isConnected && decodeURIComponent(location.hash.slice(1)) === target.id; // no later jump
-      if (!held || still >= 30 || ++frames > 180) {
+      if (!held || still >= 30 || ++frames > 600) {
         for (const type of inputs) removeEventListener(type, release, { capture: true });
         return;
       }
       const off = target.getBoundingClientRect().top - parseFloat(getComputedStyle(target).scrollMarginTop);
       const by = Math.min(off, document.scrollingElement.scrollHeight - innerHeight - scrollY); // the foot stops it lower
-      if (Math.abs(by) >= 1) { scrollBy(0, by); still = 0; } else still += 1;
+      const mounting = document.documentElement.dataset.c9Widgets === "mounting";
+      if (Math.abs(by) >= 1) { scrollBy(0, by); still = 0; } else still = mounting ? 0 : still + 1;
       requestAnimationFrame(step);
     };
     requestAnimationFrame(step);
@@ -61,6 +66,9 @@
     location.replace(hash); // in place of the heading's address, not a step of its own
     history.scrollRestoration = "manual";
   }
+  // The page as first opened: an address typed or followed, not a reload or a step back, whose place the
+  // browser restores (Material has written a place into history.state by the time its stream starts).
+  let opened = performance.getEntriesByType?.("navigation")[0]?.type === "navigate";
   addEventListener("DOMContentLoaded", () => window.document$?.subscribe(() => {
     const hash = linked;
     shown = location.pathname;
@@ -68,7 +76,8 @@
     const target = hash ? document.getElementById(decodeURIComponent(hash.slice(1))) : null;
     if (target && !target.matches(":target")) jumpTo(hash);
     markRow();
-    if (location.hash && (hash || history.state === null)) holdTarget(); // not a step back, whose place Material restores
+    if (location.hash && (hash || opened)) holdTarget(Boolean(hash)); // not a step back, whose place Material restores
+    opened = false;
   }));
 
   // Material's heading tracking rewrites the address to the section heading the page is in; a link to a table
