@@ -136,7 +136,7 @@ def _widget(name: str, **options) -> Markup:
     if name not in PAGE_WIDGETS:
         raise jinja2.UndefinedError(f"unknown widget {name!r}; known: {', '.join(PAGE_WIDGETS)}")
     context = PAGE_WIDGETS[name].page_context(**options)
-    if "view" in context:
+    if "view" in context and "view_json" not in context:  # a widget may carry less than its whole view
         context["view_json"] = json.dumps(context["view"], ensure_ascii=False, separators=(",", ":"))
     facts = load_facts()
     html = (

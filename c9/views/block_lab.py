@@ -744,6 +744,9 @@ def page_context() -> dict:
         views=views,
         list_rule=typed.LIST_RULE,
         views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")),
+        # data-default carries the default's parameters only: its view is views[0], already in data-defaults
+        # (the page was 94 KB longer for the copy)
+        view_json=json.dumps({"params": views[0]["params"]}, ensure_ascii=False, separators=(",", ":")),
         presets_json=json.dumps(presets),
         recipe=quant_configs.recipe("deepseek-v3"),
         predict=predict(views),

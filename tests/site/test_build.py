@@ -92,6 +92,22 @@ def test_memory_bar_default_state_is_in_the_html(built_site):
     assert view["activation_bytes"] == 174_483_046_400
 
 
+def test_the_block_lab_carries_each_default_view_once(built_site):
+    """Its six schemes' default views (heat maps included) are in data-defaults; data-default holds only the
+    parameters they share, not a second copy of the first view (94 KB of lesson 4's HTML)."""
+    import html as html_lib
+
+    page = (built_site / "lesson-4" / "index.html").read_text(encoding="utf-8")
+    attrs = dict(
+        re.findall(
+            r'(data-defaults?)="([^"]+)"', re.search(r'<figure[^>]*data-widget="block-lab"[^>]*>', page)[0]
+        )
+    )
+    default, views = (json.loads(html_lib.unescape(attrs[k])) for k in ("data-default", "data-defaults"))
+    assert default == {"params": views[0]["params"]}
+    assert len(views) == 6 and all("figure" in v for v in views) and "abs_figure" in views[0]
+
+
 def test_math_is_rendered_at_build_time(built_site):
     html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
     assert 'class="katex"' in html and "<math" in html

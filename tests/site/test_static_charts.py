@@ -37,7 +37,7 @@ def charts(root):
     view = json.loads(root.attrs["data-default"]) if root.attrs.get("data-default") else {}
     if name == "block-lab":
         views = json.loads(root.attrs["data-defaults"])
-        return list(zip(boxes, [view["abs_figure"]] + [v["figure"] for v in views]))
+        return list(zip(boxes, [views[0]["abs_figure"]] + [v["figure"] for v in views]))
     return list(zip(boxes, [view["figure"]])) if boxes else []
 
 
