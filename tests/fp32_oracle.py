@@ -25,10 +25,18 @@ UINT = {4: np.uint8, 8: np.uint8, 16: np.uint16}
 
 
 def f32_oracle(x) -> float:
-    """The float32 nearest the exact ``x`` (ties to the even pattern); ``x`` within FP32's range."""
+    """The float32 nearest the exact ``x`` (ties to the even pattern). From the largest float32 plus half its
+    spacing up, ±∞, as IEEE 754's overflow under round-to-nearest-even gives (the largest value's last bit is
+    odd, so the tie there goes up)."""
     x = Fraction(x)
-    c = np.float32(float(x))
-    cands = {c, np.nextafter(c, np.float32(np.inf)), np.nextafter(c, np.float32(-np.inf))}
+    top = Fraction(float(np.finfo(np.float32).max))
+    if abs(x) >= top + Fraction(2) ** 103:  # half the spacing at the top, 2^104 / 2
+        return float("inf") if x > 0 else float("-inf")
+    with np.errstate(over="ignore"):  # float(x) just below the threshold may still round to ∞ in one cast
+        c = np.float32(float(x))
+        if not np.isfinite(c):
+            c = np.float32(np.finfo(np.float32).max) * np.float32(1 if x > 0 else -1)
+        cands = {c, np.nextafter(c, np.float32(np.inf)), np.nextafter(c, np.float32(-np.inf))}
     cands = [v for v in cands if np.isfinite(v)]
     best = min(abs(Fraction(float(v)) - x) for v in cands)
     near = [v for v in cands if abs(Fraction(float(v)) - x) == best]

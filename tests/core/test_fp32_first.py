@@ -13,7 +13,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from c9.core import formats as F
@@ -115,6 +115,11 @@ def test_as_float32_of_a_float_is_numpys_cast(x):
     e=st.integers(-149, 104),
     off=st.fractions(min_value=-1, max_value=1, max_denominator=10**12),
 )
+@example(
+    m=(1 << 24) - 1, e=104, off=Fraction(0)
+)  # the overflow threshold: the largest float32 + half its spacing
+@example(m=(1 << 24) - 2, e=104, off=Fraction(1))
+@example(m=(1 << 24) - 1, e=104, off=Fraction(-1, 10**12))
 def test_as_float32_of_a_rational_near_an_fp32_tie(m, e, off):
     x = (Fraction(2 * m + 1, 2) + off / 10**6) * Fraction(2) ** e  # near the tie above m · 2^e
     assert F.as_float32(x) == f32_oracle(x)
