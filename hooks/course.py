@@ -95,7 +95,9 @@ def on_config(config):
         comment_end_string="##}",
         loader=jinja2.FileSystemLoader(str(VIEWS)),
     )
-    env.globals.update(fig=_FigureNamespace(figures), widget=_widget, static_chart=_static_chart)
+    env.globals.update(
+        fig=_FigureNamespace(figures), widget=_widget, static_chart=_static_chart, chart_height=_chart_height
+    )
     config["extra"]["csp"] = not _state.get("serving", False)
     # The service worker (docs/sw.js) is registered only on a built site: under `mkdocs serve` it would
     # keep answering from its caches behind live reload.
@@ -174,6 +176,14 @@ def _static_chart(figure: dict) -> Markup:
     the chart's box in a widget's template; its heatmaps' PNGs are named relative to the page."""
     page = _state["page"]
     return Markup(static_charts.svg(figure, lambda path: get_relative_url(path, page.url)))
+
+
+def _chart_height(figure: dict) -> Markup:
+    """The chart box's style attribute: the height Plotly will draw the figure at (its layout's, Plotly's
+    450 px when it gives none), held by the empty box until Plotly has drawn (course.css: --c9-chart-h).
+    The box had 300 px, and every chart drawn as the reader came near moved the text below it (lesson 4's
+    seven heat maps by 33 px each, lesson 1's ledger by 240 px)."""
+    return Markup(f'style="--c9-chart-h: {int(figure["layout"].get("height", 450))}px"')
 
 
 PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}

@@ -41,6 +41,9 @@ def _finite(v) -> bool:
 
 
 ROWS, COLS = 64, 256  # tokens × channels of the generated tensor (a 128×128 block is cut to 64×128)
+# px: a heat map tall enough that its plot keeps charts.js's least plot height (MIN_PLOT, 180 px) under its
+# 64 px of margins, so Plotly draws it at the height its box holds (at 220 px it grew to 253 once drawn)
+HEAT_HEIGHT = 260
 SCHEMES = ("per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128", "mxfp8_e4m3", "mxfp4", "nvfp4")
 SCHEME_LABELS = {
     "per_tensor_e4m3": "整张量一个缩放",
@@ -587,7 +590,7 @@ def _figure(classes, redges, cedges, title: str, clipped=None, nan_blocks=None) 
             }
         ],
         "layout": {
-            "height": 220,
+            "height": HEAT_HEIGHT,
             "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
             "title": {"text": title, "font": {"size": 13}, "x": 0.02},
             "shapes": _boundaries(redges, cedges)
@@ -655,7 +658,7 @@ def abs_figure(tensor) -> dict:
             }
         ],
         "layout": {
-            "height": 220,
+            "height": HEAT_HEIGHT,
             "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
             "title": {"text": "量化之前：每个数的大小 |x|（对数）", "font": {"size": 13}, "x": 0.02},
             **_axes(n, m, -0.5),
