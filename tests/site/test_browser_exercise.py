@@ -142,10 +142,15 @@ def test_a_box_focused_before_its_editor_arrives_hands_the_editor_its_focus_and_
         expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
         assert w.get_attribute("data-editor") is None  # far below the first screen: not fetched yet
         area = w.locator("textarea")
-        area.evaluate("(a) => { a.focus({ preventScroll: true }); a.value += '\\n# 先写一行'; }")
+        area.evaluate(
+            "(a) => { a.focus({ preventScroll: true }); a.value += '\\n# 先写一行';"
+            " a.selectionStart = a.selectionEnd = a.value.length; }"
+        )
         expect(w).to_have_attribute("data-editor", "codemirror", timeout=30_000)
         assert page.evaluate("() => Boolean(document.activeElement.closest('.cm-editor'))")
         expect(w.locator(".cm-content")).to_contain_text("# 先写一行")
+        page.keyboard.type("XYZ")  # the cursor is where the reader left it in the box: at the end
+        assert w.locator(".cm-content").inner_text().rstrip().endswith("# 先写一行XYZ")
         assert page.errors == []
     finally:
         ctx.close()

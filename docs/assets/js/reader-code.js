@@ -32,6 +32,8 @@ async function codeEditor(textarea, { onChange, onRun = null }) {
   const editor = new EditorView({
     state: EditorState.create({
       doc: textarea.value,
+      // where the reader was typing in the box, if they were (else CodeMirror's start)
+      selection: { anchor: textarea.selectionStart ?? 0, head: textarea.selectionEnd ?? 0 },
       extensions: [
         lineNumbers(),
         EditorView.lineWrapping, // a phone shows a long comment whole, not behind a sideways scroll
