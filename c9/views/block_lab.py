@@ -672,8 +672,12 @@ def describe_abs(tensor, outlier_cols) -> str:
     odd = sum(not _finite(v) for row in tensor for v in row)
     big = max((abs(v) for row in tensor for v in row if _finite(v)), default=0)
     small = min((abs(v) for row in tensor for v in row if v and _finite(v)), default=0)
-    size = f"绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}" if big else "有限的数都是 0"
-    rest = f"，另有 {odd:,} 个 NaN 或无穷大（图里留白）" if odd else ""
+    finite = n * m - odd
+    if not finite:  # nothing but NaN and ±∞: no finite number to speak of
+        size, rest = f"{odd:,} 个数全是 NaN 或无穷大（图里留白）", ""
+    else:
+        size = f"绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}" if big else "有限的数都是 0"
+        rest = f"，另有 {odd:,} 个 NaN 或无穷大（图里留白）" if odd else ""
     return (
         f"量化之前的张量：{n} 行 × {m} 列，{size}{rest}。"
         + ("竖的深色条是离群通道，横的深色条是离群 token。" if outlier_cols is not None else "")
