@@ -92,7 +92,11 @@ export default function mount(root) {
   form.addEventListener("input", (e) => {
     form.elements.channels_out.value = form.elements.channels.value;
     if (e.target.name === "source") showSource();
-    if (e.target.name === "text" || e.target.name === "seed") return;   // sent when committed
+    if (e.target.name === "text") return;   // sent when committed
+    // A seed is sent when committed too, but a box that reads no number says why at once: the empty box and
+    // an unreadable one both have the value "", so no change event comes between them (QA saw the message
+    // for one stay on screen under the other).
+    if (e.target.name === "seed" && form.elements.seed.value !== "") return;
     recompute();
   });
   form.elements.seed.addEventListener("change", recompute);

@@ -1010,3 +1010,27 @@ def test_a_valid_input_replaces_the_last_refusal_at_once(browser, site_server):
         assert page.errors == []
     finally:
         ctx.close()
+
+
+def test_the_seed_box_says_what_is_wrong_with_what_it_reads_now(browser, site_server):
+    """QA: an unreadable seed (「1e400」) then the box emptied kept 「读不成数字」 on screen: both read as the value
+    "", so no change event came between them. The message follows the box as the reader edits it."""
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(site_server.url + "lesson-4/")
+        root = page.locator('[data-widget="block-lab"]')
+        root.scroll_into_view_if_needed()
+        expect(root).to_have_attribute("data-mounted", "yes", timeout=30_000)
+        root.locator(GEN).check()
+        status, seed = root.locator(".c9-status"), root.locator('input[name="seed"]')
+        seed.fill("")
+        seed.press_sequentially("1e400")
+        seed.press("Tab")
+        expect(status).to_have_text("输入有误：随机种子读不成数字，请填 0 到 1,000,000,000 之间的整数")
+        seed.focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Delete")
+        expect(status).to_contain_text("不能为空", timeout=PYTHON_TIMEOUT)
+        assert page.errors == []
+    finally:
+        ctx.close()
