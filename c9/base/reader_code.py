@@ -27,7 +27,7 @@ EXCEPTIONS_ZH = (
     (NameError, "用到了一个没有定义的名字"),
     (TypeError, "类型不对（比如把整数和字符串相加，或参数个数不符）"),
     (UnicodeError, "文字编码出错"),
-    (ValueError, "传入的值不合要求"),
+    (ValueError, "某个值不合要求（代码自己抛出，或调用的函数不接受它）"),
     (IndexError, "下标越界"),
     (KeyError, "字典里没有这个键"),
     (AttributeError, "对象没有这个属性或方法"),
