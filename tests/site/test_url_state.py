@@ -426,6 +426,21 @@ def _shows(page, value):
     assert query(page).get("bf.value") == value
 
 
+def _arrived(page, site_server, path: str) -> None:
+    """Instant navigation has put ``path``'s page in, widgets mounted, as a reader sees it before the next
+    Back or Forward. (The address changes first: a Back pressed at machine speed right after a Forward met
+    the Forward's page still on its way, and a full run saw it land under lesson 2's address.)"""
+    expect(page).to_have_url(re.compile(re.escape(path)))
+    html = page.request.get(site_server.url + path).text()
+    h1 = re.search(r'<h1 id="([^"]+)"', html).group(1)  # the page's title heading
+    page.wait_for_function(
+        """(id) => document.querySelector('article h1')?.id === id
+          && [...document.querySelectorAll('article [data-widget]')].every((w) => w.dataset.mounted || w.dataset.state)""",
+        arg=h1,
+        timeout=30_000,
+    )
+
+
 def test_every_navigation_path_shows_the_addresss_state(browser, site_server):
     ctx = browser.new_context(
         viewport={"width": 1280, "height": 900}, service_workers="block"
@@ -443,8 +458,9 @@ def test_every_navigation_path_shows_the_addresss_state(browser, site_server):
     _shows(page, "70000")
     assert page.evaluate("window.c9SameDocument === true")  # it was instant navigation
     page.go_forward()  # Forward, then Back again
-    expect(page).to_have_url(re.compile(r"/lesson-3/"))
+    _arrived(page, site_server, "lesson-3/")
     page.go_back()
+    _arrived(page, site_server, "lesson-2/")
     _shows(page, "70000")
     box = widget(page, "bit-flipper").locator('input[name="value"]')  # a typed state, then away
     box.fill("0.1")
