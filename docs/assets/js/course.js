@@ -91,12 +91,11 @@ function mountAll() {
   }
   // Mounting changes the layout above an address's #target: in-page-jumps.js holds the target in place until
   // this reads "mounted".
-  const html = document.documentElement;
-  const round = (html.c9MountRound || 0) + 1;
-  html.c9MountRound = round;
-  html.dataset.c9Widgets = "mounting";
-  Promise.allSettled(mounting).then(() => { if (html.c9MountRound === round) html.dataset.c9Widgets = "mounted"; });
+  const round = ++mountRound, { dataset } = document.documentElement;
+  dataset.c9Widgets = "mounting";
+  Promise.allSettled(mounting).then(() => { if (mountRound === round) dataset.c9Widgets = "mounted"; });
 }
+let mountRound = 0; // a later page's mounting (instant navigation) owns the mark
 
 if (window.document$) window.document$.subscribe(mountAll);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);

@@ -26,11 +26,11 @@
   // (course.js: data-c9-widgets) and the layout has then held still for half a second, or the reader
   // scrolls, the target is kept where its scroll-margin puts it; 10 s at most, as a machine under load
   // mounts late.
-  // linked: Material brought the page in and jumped (jumpTo below makes sure); else the address was opened,
+  // byLink: Material brought the page in and jumped (jumpTo below makes sure); else the address was opened,
   // and the browser's own jump may still be to come (Material's bundle runs before it).
-  function holdTarget(linked) {
+  function holdTarget(byLink) {
     const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    if (!target || (linked && !target.matches(":target"))) return;
+    if (!target || (byLink && !target.matches(":target"))) return;
     const inputs = ["wheel", "touchstart", "keydown", "pointerdown"];
     let held = true, still = 0, frames = 0;
     const release = () => { held = false; };
