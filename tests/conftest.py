@@ -234,6 +234,8 @@ def site_server(built_site):
 # touch (course.js; tests/site/test_browser_answer_cache.py checks that it does not). For the checks of
 # what the pages show before any input (layout, contrast, fonts, tooltips): Python changes nothing there,
 # and its boot is the costliest thing a page does (about 5 s of CPU, on six of the eight pages).
+# Every widget of the page on screen has mounted, or said why it could not (data-state): a page_wait predicate.
+WIDGETS_MOUNTED = "() => [...document.querySelectorAll('article [data-widget]')].every((w) => w.dataset.mounted || w.dataset.state)"
 READS_ONLY = "Object.defineProperty(navigator, 'connection', {value: {saveData: true}})"
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PYTHON_TIMEOUT, new_page, python_view
+from conftest import PYTHON_TIMEOUT, WIDGETS_MOUNTED, new_page, python_view
 from playwright.sync_api import expect
 
 from c9.base import palette
@@ -247,11 +247,7 @@ def test_a_chart_box_holds_its_charts_height_before_plotly_draws(browser, site_s
                 if not plotly:
                     pg.route("**/vendor/plotly/*", lambda route: route.abort())
                 pg.goto(site_server.url + path)
-                pg.wait_for_function(
-                    "() => [...document.querySelectorAll('article [data-widget]')]"
-                    ".every((w) => w.dataset.mounted || w.dataset.state)",
-                    timeout=30_000,
-                )
+                pg.wait_for_function(WIDGETS_MOUNTED, timeout=30_000)
                 if plotly:
                     for chart in pg.locator(PLOTLY_BOX).all():
                         if chart.is_visible():

@@ -23,7 +23,7 @@ import time
 from urllib.parse import quote
 
 import pytest
-from conftest import SUB_PATH, evaluate_within, new_page
+from conftest import SUB_PATH, WIDGETS_MOUNTED, evaluate_within, new_page
 from playwright.sync_api import expect
 
 LESSONS = ["lesson-2/", "lesson-4/", "lesson-5/"]
@@ -228,11 +228,7 @@ def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, less
         links = page.eval_on_selector_all("article a.headerlink", "els => els.length")
         # the page instant navigation brought in has its widgets in place before the reader's next click:
         # one mounting under the click moved its heading by 7 px in a loaded full run
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('article [data-widget]')]"
-            ".every((w) => w.dataset.mounted || w.dataset.state)",
-            timeout=30_000,
-        )
+        page.wait_for_function(WIDGETS_MOUNTED, timeout=30_000)
         check("¶", _click(page, "article a.headerlink", links // 3))
         in_page += fetched[len(in_page) + len(arrival) :]
 

@@ -12,7 +12,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import PYTHON_TIMEOUT, python_view
+from conftest import PYTHON_TIMEOUT, WIDGETS_MOUNTED, python_view
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -433,12 +433,8 @@ def _arrived(page, site_server, path: str) -> None:
     expect(page).to_have_url(re.compile(re.escape(path)))
     html = page.request.get(site_server.url + path).text()
     h1 = re.search(r'<h1 id="([^"]+)"', html).group(1)  # the page's title heading
-    page.wait_for_function(
-        """(id) => document.querySelector('article h1')?.id === id
-          && [...document.querySelectorAll('article [data-widget]')].every((w) => w.dataset.mounted || w.dataset.state)""",
-        arg=h1,
-        timeout=30_000,
-    )
+    page.wait_for_function("(id) => document.querySelector('article h1')?.id === id", arg=h1, timeout=30_000)
+    page.wait_for_function(WIDGETS_MOUNTED, timeout=30_000)
 
 
 def test_every_navigation_path_shows_the_addresss_state(browser, site_server):

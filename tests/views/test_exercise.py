@@ -59,7 +59,9 @@ def test_the_readers_exception_is_an_answer_not_an_error():
     assert out["ok"] and "第 2 行出错：下标越界。" in out["view"]["summary"] and out["view"]["ran"] is True
     # a ValueError is said as an error, not as a wrong value
     out = ask({"id": "bf16-round", "code": "def bf16_from_fp32_bits(bits):\n    raise ValueError('x')\n"})
-    assert "第 2 行出错：某个值不合要求（代码自己抛出，或调用的函数不接受它）。" in out["view"]["summary"], out["view"]["summary"]
+    assert "第 2 行出错：某个值不合要求（代码自己抛出，或调用的函数不接受它）。" in out["view"]["summary"], (
+        out["view"]["summary"]
+    )
 
 
 @pytest.mark.parametrize(
