@@ -28,9 +28,10 @@ MB = {
 
 @pytest.fixture
 def no_python(browser, site_server):
-    """A page whose Python cannot load (Pyodide's files answer 404): only the build's answers can redraw."""
+    """A page whose Python cannot load (Pyodide's files answer 404): only the build's answers can redraw.
+    No service worker, so that page.route sees every request the page makes."""
     site_server.block("vendor/pyodide/")
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900}, service_workers="block")
     try:
         yield page
     finally:
@@ -103,7 +104,7 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
     page = no_python
     page.goto(site_server.url + "lesson-1/")
     ledger = page.locator('[data-widget="ledger"]')
-    # a choice made before the widget's script has mounted changes nothing (a loaded run lost this one)
+    # mounted first: input before the mount is tested on lesson 4 below
     expect(ledger).to_have_attribute("data-mounted", "yes", timeout=30_000)
     options = ledger.locator('select[name="convention"] option')
     other = next(
@@ -127,10 +128,17 @@ def test_ledger_and_block_lab_options_redraw_without_python(no_python, site_serv
         ledger, python_view("ledger", model="custom", log10_params=9.85, convention="zero")["summary"]
     )
 
-    page.goto(site_server.url + "lesson-4/")
+    # The lab's script held back until the switch has been flipped, as on a slow network: a change made
+    # before the lab listens is still answered once it does (it was once lost, and the default stayed).
+    held = []
+    page.route("**/widgets/block-lab.js", lambda route: held.append(route))
+    with page.expect_request("**/widgets/block-lab.js", timeout=30_000):
+        page.goto(site_server.url + "lesson-4/", wait_until="domcontentloaded")
     lab = page.locator('[data-widget="block-lab"]')
     lab.locator('input[name="token"]').uncheck()  # a switch: six schemes, all cached
-    expect(lab).to_have_attribute("data-state", "live")
+    assert lab.get_attribute("data-mounted") is None
+    held[0].continue_()
+    expect(lab).to_have_attribute("data-state", "live", timeout=30_000)
     expect(lab.locator(".c9-status")).to_contain_text("6 种缩放")
     p = {
         "source": "generated",
@@ -271,7 +279,7 @@ def test_the_cache_answers_offline_after_a_first_visit_without_python(browser, s
 
         ctx.set_offline(True)
         page.reload()
-        # Keys pressed before the widget's script has mounted change nothing: wait for the mount.
+        # Mounted first: input before the mount is the lesson-4 block lab's test above.
         page.wait_for_function(
             "() => performance.getEntriesByName('c9:mount:memory-bar').length > 0", timeout=30_000
         )
