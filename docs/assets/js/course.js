@@ -58,7 +58,6 @@ function tell(root, text) {
 function noteEarlyInput(root) {
   const early = [];
   const note = (e) => {
-    if (!e.isTrusted) return;
     const i = early.findIndex(([el, type]) => el === e.target && type === e.type);
     if (i >= 0) early.splice(i, 1);
     early.push([e.target, e.type]);
