@@ -63,15 +63,16 @@ function noteEarlyInput(root) {
     early.push([e.target, e.type]);
   };
   for (const type of ["input", "change"]) root.addEventListener(type, note, true);
-  return () => {
+  return (resend) => { // the widget listens now (resend), or never will
     for (const type of ["input", "change"]) root.removeEventListener(type, note, true);
-    for (const [el, type] of early) if (el.isConnected) el.dispatchEvent(new Event(type, { bubbles: true }));
+    if (resend) for (const [el, type] of early) if (el.isConnected) el.dispatchEvent(new Event(type, { bubbles: true }));
   };
 }
 
 async function mountOne(root, name, usesPython) {
   root.c9Mounted = true;
-  const replayEarlyInput = noteEarlyInput(root);
+  const endNoting = noteEarlyInput(root);
+  let listening = false;
   try {
     const { default: mount, unavailable } = await import(`./widgets/${name}.js`);
     if (!root.isConnected) return;
@@ -87,10 +88,12 @@ async function mountOne(root, name, usesPython) {
       root.addEventListener("focusin", () => touched(root), { once: true });
       if (root.contains(document.activeElement)) touched(root);
     }
-    replayEarlyInput();
+    listening = true;
   } catch (err) {
     console.error("C9 widget failed to mount:", name, err);
     tell(root, "这个组件没能启动；正文和默认数字不受影响。");
+  } finally {
+    endNoting(listening);
   }
 }
 
