@@ -58,14 +58,17 @@ function tell(root, text) {
 function noteEarlyInput(root) {
   const early = [];
   const note = (e) => {
+    if (e.type === "submit") e.preventDefault(); // Enter in a box: no reload to an address the page cannot read
     const i = early.findIndex(([el, type]) => el === e.target && type === e.type);
     if (i >= 0) early.splice(i, 1);
     early.push([e.target, e.type]);
   };
-  for (const type of ["input", "change"]) root.addEventListener(type, note, true);
+  const TYPES = ["input", "change", "submit"];
+  for (const type of TYPES) root.addEventListener(type, note, true);
   return (resend) => { // the widget listens now (resend), or never will
-    for (const type of ["input", "change"]) root.removeEventListener(type, note, true);
-    if (resend) for (const [el, type] of early) if (el.isConnected) el.dispatchEvent(new Event(type, { bubbles: true }));
+    for (const type of TYPES) root.removeEventListener(type, note, true);
+    if (!resend) return;
+    for (const [el, type] of early) if (el.isConnected) el.dispatchEvent(new Event(type, { bubbles: true, cancelable: true }));
   };
 }
 
