@@ -184,7 +184,7 @@ def train_one(name: str, cfg: dict, prof: dict, train_tokens, val_tokens, log=pr
 # Repeated timed blocks of training steps per precision (the throughput section of the data file).
 THROUGHPUT = {
     "full": {"threads": 1, "repeats": 9, "steps_per_repeat": 10, "warmup_steps": 2},
-    "smoke": {"threads": 1, "repeats": 2, "steps_per_repeat": 1, "warmup_steps": 1},
+    "smoke": {"threads": 1, "repeats": 2, "steps_per_repeat": 1, "warmup_steps": 0},
 }
 
 

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,11 @@ TESTS = ROOT / "tests"
 LAYERS = ("base", "core", "views", "figures", "site", "lab")
 # A test module may use another's check scripts (from test_text_rules import RULES), in any folder.
 sys.path[:0] = [str(ROOT)] + [str(TESTS / layer) for layer in LAYERS]
+
+# Each xdist worker has one of the two cores: torch's own thread pool (two threads, OpenMP's spinning
+# waits) would fight the other worker for it. Set before any test module imports torch.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 SUB_PATH = "/c9/"
 # Debian's Chromium (Playwright cannot download browsers here); runners may put it elsewhere.
@@ -47,8 +53,20 @@ EXPECT_TIMEOUT = 15_000  # ms: expect(…) without its own timeout (Playwright's
 # Hypothesis judges by value only: its per-example deadline (200 ms) and its too-slow check time the
 # examples, and failed here whenever the machine was busy (a decimal parsed in 449 ms under load). Each test
 # keeps its time limit (pyproject.toml: timeout).
+# `make check`, the quick look before a commit, sets C9_QUICK=1: each property test there draws a fifth of
+# its examples (at least 20; the profile's 100 becomes 20), so that everything that needs no browser runs in
+# about a minute and a half; `make test` and CI draw them all.
+QUICK = os.environ.get("C9_QUICK") == "1"
 settings.register_profile("c9", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("c9")
+settings.register_profile("c9-quick", settings.get_profile("c9"), max_examples=20)
+settings.load_profile("c9-quick" if QUICK else "c9")
+
+
+def examples(n: int) -> int:
+    """How many examples a property test that asks for `n` draws in this run (QUICK)."""
+    return max(20, n // 5) if QUICK else n
+
+
 # Every response carries the strict policy the site is built for, so every browser test runs under it
 # (the pages also carry it as a <meta>; the header covers the Web Worker too).
 CSP = (
@@ -105,38 +123,49 @@ def pytest_collection_modifyitems(items):
     items.sort(key=place)
 
 
+BUILD_TIMEOUT = 900  # s: the strict build takes about 20 s, minutes on a loaded machine
+
+
 def _build_site(out: Path) -> None:
-    """A strict MkDocs build into `out`; the build log is kept beside it (out/../build.log)."""
+    """A strict MkDocs build into `out`; the build log is kept beside it (out/../build.log), then its return
+    code (out/../build.returncode, written last, whole: its presence says the build is over)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1{SUB_PATH}"}
     config = os.environ.get("C9_MKDOCS_CONFIG", "mkdocs.yml")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out), "-f", config],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    (out.parent / "build.log").write_text(proc.stdout + proc.stderr)
-    (out.parent / "build.returncode").write_text(str(proc.returncode))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out), "-f", config],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT,
+        )
+        log, code = proc.stdout + proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired:
+        log, code = f"the build did not finish within {BUILD_TIMEOUT} s", 124
+    (out.parent / "build.log").write_text(log)
+    (out.parent / "build.returncode.part").write_text(str(code))
+    (out.parent / "build.returncode.part").rename(out.parent / "build.returncode")
 
 
 def _shared_build(basetemp: Path, wait: bool = True) -> Path:
     """The site, built once for the whole run into a temporary folder, whose build log is kept beside it.
-    Under pytest-xdist the workers share one build: the first builds it while holding a lock on a folder
-    that all workers share, the others take its result. wait=False: when another worker holds the lock,
-    return at once (the build is on its way)."""
+    Under pytest-xdist the workers share one build: the first to take the lock on a folder they all share
+    starts it on a thread of its own (the worker's process does not end before that thread does), so that
+    every worker goes on with tests that need no site meanwhile. wait: return once the build is over."""
     import fcntl
 
     shared = (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / "built-site"
     shared.mkdir(exist_ok=True)
     with open(shared / "build.lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            return shared
-        if not (shared / "build.returncode").exists():
-            _build_site(shared / "site")
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held only while one worker claims the build
+        if not (shared / "build.started").exists():
+            (shared / "build.started").write_text(str(os.getpid()))
+            threading.Thread(target=_build_site, args=(shared / "site",), name="site-build").start()
+    end = time.monotonic() + BUILD_TIMEOUT + 60
+    while wait and not (shared / "build.returncode").exists():
+        assert time.monotonic() < end, f"the site's build did not end within {BUILD_TIMEOUT + 60} s"
+        time.sleep(0.2)
     return shared
 
 
@@ -145,10 +174,10 @@ def _needs_site(item) -> bool:
 
 
 def pytest_collection_finish(session):
-    """Build the site before the first test that needs it starts, so that the build (about 20 s, minutes on
-    a loaded machine) is not charged to that test's time limit; a run that needs no site builds none. One
-    worker builds; the others start on their tests meanwhile (a test that needs the site waits for the
-    build before its time limit starts: pytest_runtest_protocol)."""
+    """Start the site's build as soon as the tests are known, so that the build is not charged to the time
+    limit of the first test that needs it; a run that needs no site builds none. xdist hands out the first
+    tests only once every worker has collected, so the build runs beside the tests, not before them (a test
+    that needs the site waits for the build before its time limit starts: pytest_runtest_protocol)."""
     if any(_needs_site(item) for item in session.items):
         _shared_build(session.config._tmp_path_factory.getbasetemp(), wait=False)
 

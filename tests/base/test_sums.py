@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,7 +60,7 @@ parts_lists = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(parts_lists, st.sampled_from(UNIT_NAMES), st.integers(0, 3))
 def test_shown_parts_add_up_to_the_true_total_rounded_and_equal_parts_read_equal(parts, unit, digits):
     texts, total = units.adding_up(parts, unit, digits)
@@ -76,7 +77,7 @@ def test_shown_parts_add_up_to_the_true_total_rounded_and_equal_parts_read_equal
     assert not any(holds(parts, unit, k) for k in range(digits, d))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(parts_lists, min_size=1, max_size=4), st.sampled_from(UNIT_NAMES), st.integers(0, 2))
 def test_sums_shown_together_share_the_fewest_decimals_at_which_all_hold(sums, unit, digits):
     d = units.sum_decimals(sums, unit, digits)
@@ -84,7 +85,7 @@ def test_sums_shown_together_share_the_fewest_decimals_at_which_all_hold(sums, u
     assert not any(all(holds(s, unit, k) for s in sums) for k in range(digits, d))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 10**12), min_size=2, max_size=3), min_size=1, max_size=2),
     st.lists(parts_lists, min_size=0, max_size=3),
@@ -113,7 +114,7 @@ def test_a_widgets_precision_makes_the_most_sums_read_true_within_what_a_reader_
         assert value(made) == sum(oracle(p, unit, d) for p in s) and made.endswith(" " + unit)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.integers(0, 10**9), min_size=1, max_size=6).filter(lambda xs: sum(xs) > 0), st.integers(0, 2)
 )
@@ -176,7 +177,7 @@ def test_byte_counts_always_add_up_by_the_exact_decimals(unit, most):
 
 
 @pytest.mark.timeout(60)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.integers(min_value=0, max_value=10**13),
     st.sampled_from(["GB", "GiB", "MB", "MiB"]),

@@ -8,6 +8,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from conftest import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from c9.views import bit_flipper, block_lab, mx_nv, params, repeated_update
 FULL_WIDTH = str.maketrans("0123456789.-+,eE", "０１２３４５６７８９．－＋，ｅＥ")
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(
     st.decimals(
         allow_nan=False, allow_infinity=False, min_value=Decimal("-1e300"), max_value=Decimal("1e300")
@@ -40,7 +41,7 @@ def test_a_decimal_reads_as_its_exact_fraction_in_every_spelling(d):
         assert typed.parse(text.replace("-", "−")) == got  # so does a minus sign
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.integers(min_value=-(10**18), max_value=10**18))
 def test_thousands_separators_in_the_standard_grouping_read_as_the_integer(n):
     assert typed.parse(f"{n:,}") == (n if n else 0)
@@ -80,7 +81,7 @@ def test_hex_and_powers_of_two_are_exact():
     assert typed.parse("1.5×10^-3") == Fraction(3, 2000)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_a_json_number_reads_as_the_decimal_it_prints_as(x):
     got = typed.parse(x)

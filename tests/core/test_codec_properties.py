@@ -4,6 +4,7 @@ import math
 from fractions import Fraction
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from c9.core import formats as F
 NAMES = [f.name for f in F.FORMATS]
 SIGNED = [f.name for f in F.FORMATS if f.signed]
 finite = st.floats(allow_nan=False, allow_infinity=False)
-CFG = settings(max_examples=120, deadline=None)
+CFG = settings(max_examples=examples(120), deadline=None)
 
 
 def mode(f):
@@ -93,7 +94,7 @@ def test_exact_rationals_round_like_their_nearest_neighbours(n, d):
 
 
 @pytest.mark.parametrize("scheme", B.block_format_names())
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(rows=st.integers(1, 4), cols=st.integers(1, 70), data=st.data())
 def test_block_quantize_is_sign_symmetric_and_bounded(scheme, rows, cols, data):
     vals = st.floats(min_value=-1e30, max_value=1e30, allow_nan=False)

@@ -13,6 +13,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -86,7 +87,7 @@ def _midpoint_input(fmt: str, data) -> tuple[Fraction, int, Fraction, tuple[int,
     return (-x if neg else x), (above if side > 0 else below), mid, (below, above)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(fmt=st.sampled_from(list(ORACLE)), data=st.data())
 def test_two_roundings_part_exactly_at_the_formats_ties(fmt, data):
     x, nearest, mid, pair = _midpoint_input(fmt, data)
@@ -100,7 +101,7 @@ def test_two_roundings_part_exactly_at_the_formats_ties(fmt, data):
     assert F.tie_neighbours(fmt, x32) == pair
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(x=st.floats(allow_nan=False, allow_infinity=False))
 def test_as_float32_of_a_float_is_numpys_cast(x):
     with np.errstate(over="ignore"):
@@ -109,7 +110,7 @@ def test_as_float32_of_a_float_is_numpys_cast(x):
     assert got == want and math.copysign(1, got) == math.copysign(1, want)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     m=st.integers(1 << 23, (1 << 24) - 1),
     e=st.integers(-149, 104),

@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -477,7 +478,7 @@ llama_like = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(llama_like)
 def test_kv_heads_equal_heads_is_multi_head_attention(cfg):
     mha = parse_config({**cfg, "num_key_value_heads": cfg["num_attention_heads"]})
@@ -488,7 +489,7 @@ def test_kv_heads_equal_heads_is_multi_head_attention(cfg):
         assert param_total(parse_config(cfg)) == param_total(mha)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(llama_like, st.sampled_from([1, 2]))
 def test_gqa_saves_exactly_the_kv_rows(cfg, kv):
     a = cfg["num_attention_heads"]

@@ -13,6 +13,7 @@ import json
 import textwrap
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -175,7 +176,7 @@ PREC = st.sampled_from(list(M.PRECISIONS))
 S2_KEYS = {"softmax", "softmax_cast", "attn_mask", "attn_drop"}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(FAMILY, MODE, PREC, st.integers(1, 4096), st.integers(2, 512))
 def test_bytes_grow_linearly_in_b(family, mode, prec, s, b):
     arch = parse_config(CONFIGS[family])
@@ -191,7 +192,7 @@ def test_bytes_grow_linearly_in_b(family, mode, prec, s, b):
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(FAMILY, PREC, st.integers(1, 2048), st.integers(1, 64))
 def test_the_score_term_is_quadratic_in_s_and_only_store_all_keeps_it(family, prec, s, b):
     arch = parse_config(CONFIGS[family])
@@ -205,7 +206,7 @@ def test_the_score_term_is_quadratic_in_s_and_only_store_all_keeps_it(family, pr
     assert all("s×s" in t.shape for t in M.tensors(arch, s, b, "store_all", prec) if t.key in S2_KEYS)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(FAMILY, MODE, st.integers(1, 1 << 20), st.integers(1, 1024))
 def test_activations_hold_no_parameters(family, mode, s, b):
     """Weights do not grow with s or b, activations do: every tensor of the count shrinks to nothing
@@ -220,7 +221,7 @@ def test_activations_hold_no_parameters(family, mode, s, b):
     assert M.compare(arch, s, b, mode)["saved_bytes"] == M.saved_bytes(one)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.sampled_from(["llama", "qwen3", "mixtral", "qwen3_moe"]),
     MODE,

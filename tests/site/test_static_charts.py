@@ -197,10 +197,10 @@ def test_heatmaps_are_the_figures_cells_pixel_for_pixel(built_site):
     pixels = read_png((html.parent / image.attrs["xlink:href"]).read_bytes())
     z = boxes[0][1]["data"][0]["z"]
     assert len(pixels) == len(z) and len(pixels[0]) == len(z[0])
-    light = {
-        sum(pixels[i][j]) for i in range(len(z)) for j in range(len(z[0])) if z[i][j] == min(map(min, z))
-    }
-    dark = {sum(pixels[i][j]) for i in range(len(z)) for j in range(len(z[0])) if z[i][j] == max(map(max, z))}
+    cells = [(z[i][j], sum(pixels[i][j])) for i in range(len(z)) for j in range(len(z[0]))]
+    lo, hi = min(map(min, z)), max(map(max, z))
+    light = {shade for x, shade in cells if x == lo}
+    dark = {shade for x, shade in cells if x == hi}
     assert min(light) > max(dark)
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,7 +131,7 @@ def _decimal_near_a_tie(fmt: str, data) -> tuple[str, Fraction]:
     return out, Fraction(Decimal(out))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lesson=st.sampled_from(list(FLIPPERS)), data=st.data())
 def test_typed_decimals_next_to_a_tie_through_the_worker(lesson, data):
     formats = FLIPPERS[lesson].split(",")

@@ -14,6 +14,7 @@ import math
 import re
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -194,7 +195,7 @@ def requests(draw, widget):
 
 
 @pytest.mark.parametrize("widget", WIDGETS_WITH_VIEW)
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_view_answers_any_json_with_a_view_or_a_chinese_message(widget, data):
     params = data.draw(requests(widget))

@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,7 +92,7 @@ def test_a_finite_run_has_no_overflow_marks():
 # ---- kind 11: exact values exactly; shares never 0% / 100% when they are not ----------------------
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.integers(0, 10**7), st.integers(1, 10**7), st.integers(0, 3))
 def test_a_share_reads_0_or_100_percent_only_when_it_is(part, whole, digits):
     part = min(part, whole)
