@@ -424,3 +424,29 @@ def test_a_link_to_a_ledger_row_from_another_page_lands(browser, built_site, sit
         assert page.errors == []
     finally:
         ctx.close()
+
+
+CODE_BOX_HEIGHTS = """() => [...document.querySelectorAll('article .c9-exercise')].map((w) => w.getBoundingClientRect().height)"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_code_box_keeps_its_height_when_the_editor_replaces_it(browser, site_server, size):
+    """The plain text box sat in a line box of its own (an inline-block on the text's baseline), 6.6 px
+    taller than the editor that replaces it, so everything below moved up as the editor arrived."""
+    phone = size == "phone"
+    ctx, page = new_page(browser, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    try:
+        for lesson in ("lesson-1/", "lesson-3/"):
+            _open(page, site_server.url + lesson)
+            before = page.evaluate(CODE_BOX_HEIGHTS)
+            assert before, lesson
+            page.evaluate("() => document.querySelector('article .c9-exercise').scrollIntoView()")
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('article .c9-exercise')].every((w) => w.dataset.editor)",
+                timeout=30_000,
+            )
+            _settle(page)
+            after = page.evaluate(CODE_BOX_HEIGHTS)
+            assert after == pytest.approx(before, abs=0.5), (lesson, size, before, after)
+    finally:
+        ctx.close()
