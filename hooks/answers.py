@@ -48,10 +48,15 @@ def for_widget(name: str, module, context: dict) -> str | None:
     if not hasattr(module, "neighbours"):
         return None
     keys = sorted({canonical({"widget": name, "params": p}) for p in module.neighbours(context)})
-    data = json.dumps(
-        {"answers": {k: answer(k) for k in keys}}, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode("utf-8")
-    path = f"{FOLDER}/{hashlib.sha256(data).hexdigest()[:12]}.json"  # a new build's answers, a new name
+    return data_file({"answers": {k: answer(k) for k in keys}})
+
+
+def data_file(value) -> str:
+    """`value` as a JSON file of the site named by its content (a new build's data, a new name), for a
+    widget's script to fetch: an answer cache, or build-time data too large to ride in the page (the block
+    lab's default heat maps). Returns its path under the site."""
+    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    path = f"{FOLDER}/{hashlib.sha256(data).hexdigest()[:12]}.json"
     _files[path] = data
     return path
 

@@ -140,12 +140,18 @@ def _widget(name: str, **options) -> Markup:
     context = PAGE_WIDGETS[name].page_context(**options)
     if "view" in context and "view_json" not in context:  # a widget may carry less than its whole view
         context["view_json"] = json.dumps(context["view"], ensure_ascii=False, separators=(",", ":"))
+    # Data the widget's script fetches instead of carrying it in the page: name → its address from this page.
+    data_urls = {
+        key: get_relative_url(answers.data_file(value), _state["page"].url)
+        for key, value in context.pop("data_files", {}).items()
+    }
     facts = load_facts()
     html = (
         _state["env"]
         .get_template(f"{name}.html")
         .render(
             **context,
+            data_urls=data_urls,
             fmt=build_numbers.units.number,
             link=lambda path: get_relative_url(path, _state["page"].url),  # a page of the site, from this one
             models=facts["models"],

@@ -1,4 +1,4 @@
-import { drawCharts, redrawChart } from "../charts.js";
+import { drawCharts, nearViewport, redrawChart } from "../charts.js";
 import { significant, thousands } from "../format.js";
 import { liveView, unreadableNumber } from "../live-view.js";
 import { showControls, urlState } from "../url-state.js";
@@ -9,12 +9,20 @@ import { showControls, urlState } from "../url-state.js";
 
 export default function mount(root) {
   const form = root.querySelector("form");
-  const views = JSON.parse(root.dataset.defaults);
+  const views = JSON.parse(root.dataset.defaults); // without their heat maps, which data-figures' file holds
+  let builtFigures = null; // that file, fetched once the charts near the screen (drawCharts)
+  const built = (key) => {
+    builtFigures ??= fetch(new URL(root.dataset.figures, document.baseURI)).then((r) => {
+      if (!r.ok) throw new Error(`figures: HTTP ${r.status}`);
+      return r.json();
+    }).catch((err) => { builtFigures = null; throw err; }); // offline before it was cached: try again next time
+    return builtFigures.then((figures) => figures[key]);
+  };
   const presets = JSON.parse(root.dataset.presets);
   const SCHEMES = presets.all;
   const MX = new Set(JSON.parse(root.dataset.mxSchemes));
   const absChart = root.querySelector(".c9-bl-abs .c9-chart");
-  let absFigure = views[0].abs_figure;
+  let absFigure = null; // Python's latest, once an answer carries one; until then the build's
   const panels = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-panel[data-scheme="${s}"]`)]));
   const rows = Object.fromEntries(SCHEMES.map((s) => [s, root.querySelector(`.c9-bl-table tr[data-scheme="${s}"]`)]));
   const typedBox = root.querySelector(".c9-bl-typed"), genBox = root.querySelector(".c9-bl-generated");
@@ -107,5 +115,16 @@ export default function mount(root) {
     .restore(send, params());
 
   // The heatmaps need Plotly's cartesian bundle.
-  return drawCharts(root, [[absChart, () => absFigure], ...SCHEMES.map((s) => [chartOf(s), () => views.find((v) => v.scheme === s).figure])], "cartesian");
+  // A chart's first figure: Python's latest if an answer has come (even while the file was on its way).
+  const first = async (key, current) => {
+    if (current()) return current();
+    const fromBuild = await built(key);
+    return current() ?? fromBuild;
+  };
+  const schemeFigure = (s) => () => views.find((v) => v.scheme === s).figure;
+  nearViewport(root).then(() => built("abs_figure")).catch(() => {}); // with Plotly, not after it
+  return drawCharts(root, [
+    [absChart, () => first("abs_figure", () => absFigure)],
+    ...SCHEMES.map((s) => [chartOf(s), () => first(s, schemeFigure(s))]),
+  ], "cartesian");
 }

@@ -740,6 +740,9 @@ def colour_key() -> list[dict]:
     return [{"label": label, "color": var(role)} for _, label, role in ERROR_CLASSES + (ZEROED,)]
 
 
+HEAT_MAPS = ("figure", "abs_figure")  # the view's Plotly figures
+
+
 def page_context() -> dict:
     """Build time: the default tensor through every scheme, and DeepSeek-V3's recipe card."""
     import json
@@ -750,9 +753,17 @@ def page_context() -> dict:
         view=views[0],
         views=views,
         list_rule=typed.LIST_RULE,
-        views_json=json.dumps(views, ensure_ascii=False, separators=(",", ":")),
+        # The heat maps (half of lesson 4's page, 52 KB of its 107 KB gzip) go in a file the script fetches
+        # when the charts near the screen (data_files: hooks/course.py); the page keeps the rest of each view.
+        views_json=json.dumps(
+            [{k: x for k, x in v.items() if k not in HEAT_MAPS} for v in views],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ),
+        data_files={
+            "figures": {"abs_figure": views[0]["abs_figure"]} | {v["scheme"]: v["figure"] for v in views}
+        },
         # data-default carries the default's parameters only: its view is views[0], already in data-defaults
-        # (the page was 94 KB longer for the copy)
         view_json=json.dumps({"params": views[0]["params"]}, ensure_ascii=False, separators=(",", ":")),
         presets_json=json.dumps(presets),
         recipe=quant_configs.recipe("deepseek-v3"),
@@ -772,7 +783,7 @@ def page_context() -> dict:
 def neighbours(context: dict) -> list[dict]:
     """For the build's answer cache (c9/views/nearby.py): what block-lab.js sends one control from the
     default (seed as the box's text), one request per scheme the preset shows; not the default itself, which
-    the page already holds (data-defaults) and which is the largest answer."""
+    the page already holds (data-defaults and its figures file) and which is the largest answer."""
     from c9.views.nearby import around, one_step
 
     d = context["defaults"]

@@ -93,8 +93,9 @@ def test_memory_bar_default_state_is_in_the_html(built_site):
 
 
 def test_the_block_lab_carries_each_default_view_once(built_site):
-    """Its six schemes' default views (heat maps included) are in data-defaults; data-default holds only the
-    parameters they share, not a second copy of the first view (94 KB of lesson 4's HTML)."""
+    """Its six schemes' default views are in data-defaults, their heat maps (half the page) in a file the
+    script fetches; data-default holds only the parameters they share, not a second copy of the first view
+    (94 KB of lesson 4's HTML)."""
     import html as html_lib
 
     page = (built_site / "lesson-4" / "index.html").read_text(encoding="utf-8")
@@ -105,7 +106,16 @@ def test_the_block_lab_carries_each_default_view_once(built_site):
     )
     default, views = (json.loads(html_lib.unescape(attrs[k])) for k in ("data-default", "data-defaults"))
     assert default == {"params": views[0]["params"]}
-    assert len(views) == 6 and all("figure" in v for v in views) and "abs_figure" in views[0]
+    assert len(views) == 6 and not any("figure" in v or "abs_figure" in v for v in views)
+    # the heat maps: in the file data-figures names, each the one Python draws for its scheme
+    figures = re.search(r'data-figures="([^"]+)"', page)[1]
+    assert re.fullmatch(r"\.\./assets/answers/[0-9a-f]{12}\.json", figures), figures
+    held = json.loads((built_site / "lesson-4" / figures).read_text(encoding="utf-8"))
+    from c9.views import block_lab
+
+    full = block_lab.page_context()["views"]
+    assert held == {"abs_figure": full[0]["abs_figure"]} | {v["scheme"]: v["figure"] for v in full}
+    assert [v["scheme"] for v in views] == [v["scheme"] for v in full]
 
 
 def test_math_is_rendered_at_build_time(built_site):

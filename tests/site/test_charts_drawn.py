@@ -28,11 +28,16 @@ CHART_DRAWN = """(chart) => chart.querySelector('svg')
   || [...chart.childNodes].some((n) => n.nodeName !== 'NOSCRIPT' && n.textContent.trim())"""
 
 # Each chart div beside the figure its widget's view holds: {drawn, view} per trace, as counts of points.
-TRACES = """() => {
+TRACES = """async () => {
   const points = (t) => (t.type === 'heatmap' ? (t.z || []).flat().length : (t.x || t.y || []).length);
   const out = [];
   for (const root of document.querySelectorAll('.c9-widget[data-default], .c9-widget[data-defaults]')) {
     const views = root.dataset.defaults ? JSON.parse(root.dataset.defaults) : [JSON.parse(root.dataset.default)];
+    if (root.dataset.figures) { // the block lab's heat maps come in a file: the abs map, then one per scheme
+      const figures = await (await fetch(new URL(root.dataset.figures, document.baseURI))).json();
+      views.forEach((v) => { v.figure = figures[v.scheme]; });
+      views[0].abs_figure = figures.abs_figure;
+    }
     // A chart marked data-figure draws that key of the first view (the block lab's |x| map); the
     // others draw the views' `figure`, in order.
     const charts = [...root.querySelectorAll('.js-plotly-plot')].filter((c) => !c.closest('[data-figure]'));

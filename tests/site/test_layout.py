@@ -276,7 +276,7 @@ def test_charts_are_legible(laid_out):
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():
-        for chart in page.evaluate(TRACES):
+        for chart in evaluate_within(page, TRACES):
             assert chart["drawn"] == chart["view"], (path, chart)
             seen.append(chart["widget"])
     assert len(seen) >= 15 and {"timeline", "ledger", "lab-charts", "block-lab", "loss-scale"} <= set(seen)

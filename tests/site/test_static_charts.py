@@ -30,14 +30,16 @@ def widgets(site: Path):
                 yield html, node
 
 
-def charts(root):
-    """The widget's chart boxes, each with the figure the page's script draws into it."""
+def charts(html: Path, root):
+    """The widget's chart boxes, each with the figure the page's script draws into it (the block lab's
+    heat maps: from the file its data-figures names, relative to the page `html`)."""
     name = root.attrs["data-widget"]
     boxes = [n for n in root.iter() if "c9-chart" in n.classes]
     view = json.loads(root.attrs["data-default"]) if root.attrs.get("data-default") else {}
     if name == "block-lab":
         views = json.loads(root.attrs["data-defaults"])
-        return list(zip(boxes, [views[0]["abs_figure"]] + [v["figure"] for v in views]))
+        figures = json.loads((html.parent / root.attrs["data-figures"]).read_text(encoding="utf-8"))
+        return list(zip(boxes, [figures["abs_figure"]] + [figures[v["scheme"]] for v in views]))
     return list(zip(boxes, [view["figure"]])) if boxes else []
 
 
@@ -88,7 +90,7 @@ def test_every_plotly_chart_has_its_default_state_drawn_for_a_reader_without_scr
     """Reviewer: with JavaScript off, text and tables were complete but the Plotly charts were missing."""
     seen = {}
     for html, root in widgets(built_site):
-        for box, _ in charts(root):
+        for box, _ in charts(html, root):
             assert drawing(box) is not None, (html.parent.name, root.attrs["data-widget"])
             seen[root.attrs["data-widget"]] = seen.get(root.attrs["data-widget"], 0) + 1
     assert set(seen) == PLOTLY_WIDGETS and sum(seen.values()) >= 15, seen
@@ -100,7 +102,7 @@ def test_lines_read_back_as_the_figures_data(built_site):
     root = next(
         r for h, r in widgets(built_site) if h == html and r.attrs["data-widget"] == "repeated-update"
     )
-    ((box, figure),) = charts(root)
+    ((box, figure),) = charts(html, root)
     plot, yaxis = drawing(box)
     to_x, to_y = x_scale(plot), y_scale(plot, yaxis)
     inner = next(n for n in plot.iter() if n.tag == "svg" and n.attrs.get("viewbox") == "0 0 1000 1000")
@@ -124,12 +126,12 @@ def test_lines_read_back_as_the_figures_data(built_site):
 
 def test_bars_read_back_as_the_figures_data(built_site):
     """Lesson 1's ledger: each stacked segment's length, against the drawn ticks, is the trace's value."""
-    root = next(
-        r
+    html, root = next(
+        (h, r)
         for h, r in widgets(built_site)
         if h.parent.name == "lesson-1" and r.attrs["data-widget"] == "ledger"
     )
-    ((box, figure),) = charts(root)
+    ((box, figure),) = charts(html, root)
     plot, _ = drawing(box)
     to_x = x_scale(plot)
     rects = [n for n in plot.iter() if n.tag == "rect"]
@@ -180,7 +182,7 @@ def test_heatmaps_are_the_figures_cells_pixel_for_pixel(built_site):
     html = built_site / "lesson-4" / "index.html"
     root = next(r for h, r in widgets(built_site) if h == html and r.attrs["data-widget"] == "block-lab")
     colours = [_rgb(f"var(--c9-{role})") for role in block_lab.CLASS_ROLES]
-    boxes = charts(root)
+    boxes = charts(html, root)
     assert len(boxes) == 1 + len(block_lab.SCHEMES)
     for box, figure in boxes[1:]:
         plot, _ = drawing(box)
@@ -207,7 +209,7 @@ def test_heatmaps_are_the_figures_cells_pixel_for_pixel(built_site):
 def test_the_drawings_hold_no_script_and_fetch_nothing_from_elsewhere(built_site):
     """CSP-safe: no <script>, no event handler, no javascript: address; every address is a file of the site."""
     for html, root in widgets(built_site):
-        for box, _ in charts(root):
+        for box, _ in charts(html, root):
             for n in box.iter():
                 assert n.tag != "script"
                 assert not any(k.startswith("on") for k in n.attrs), (html, n.tag, n.attrs)

@@ -6,7 +6,7 @@ const VENDOR = new URL("../../vendor/", import.meta.url); // site/vendor/
 // ---- Plotly, loaded only when a chart comes near the screen ----------------------------------------
 // Plotly.js is the largest script here (about 500 KB compressed): a reader who never scrolls to a chart
 // never downloads it. `near` is the element whose approach triggers the load (the widget's root).
-function nearViewport(el) {
+export function nearViewport(el) {
   if (!el || !("IntersectionObserver" in window)) return Promise.resolve();
   return new Promise((resolve) => {
     const io = new IntersectionObserver((entries) => {
@@ -137,14 +137,16 @@ new MutationObserver(retheme).observe(document.body, { attributes: true, attribu
 // a function giving the latest one: Python can answer first (a state opened from the address is sent at
 // once), and the first draw must then show that answer, not the default.
 export function drawCharts(root, charts, bundle = "basic") {
+  // A figure is a view's, or a function giving it or a promise of it (data the widget fetches).
+  const figureOf = async (figure) => (typeof figure === "function" ? figure() : figure);
+  const notDrawn = (chart) => { chart.textContent = "图没能画出来（图表脚本或数据没能加载）；下面的文字和表格给出了同样的数字。"; };
   loadPlotly(root, bundle).then((Plotly) => {
-    if (!root.isConnected) return;
-    const figureOf = (figure) => (typeof figure === "function" ? figure() : figure);
-    Promise.all(charts.map(([chart, figure]) => plot(Plotly, chart, figureOf(figure))))
-      .then(() => { root.dataset.chart = "drawn"; });
-  }).catch(() => {
-    for (const [chart] of charts) chart.textContent = "图表脚本没能加载；下面的文字和表格给出了同样的数字。";
-  });
+    if (!root.isConnected) return null;
+    let all = true;
+    return Promise.all(charts.map(([chart, figure]) => figureOf(figure)
+      .then((f) => plot(Plotly, chart, f), () => { all = false; notDrawn(chart); })))
+      .then(() => { if (all) root.dataset.chart = "drawn"; });
+  }, () => { for (const [chart] of charts) notDrawn(chart); });
   return () => { if (window.Plotly) for (const [chart] of charts) window.Plotly.purge(chart); };
 }
 export const drawChart = (root, chart, figure) => drawCharts(root, [[chart, figure]]);
