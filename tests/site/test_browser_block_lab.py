@@ -119,6 +119,39 @@ def test_a_typed_tensor_refused_on_a_phone_is_answered_on_screen(browser, site_s
     ctx.close()
 
 
+def test_heat_maps_whose_file_failed_are_drawn_by_the_next_answer(browser, site_server):
+    """The default heat maps come in a file (data-figures) fetched as the lab nears the screen. When it
+    cannot be had, each chart says so; the reader's next answer from Python draws them all (a chart left
+    with its message stayed so for good)."""
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 800})
+    try:
+        failed = []
+        page.goto(site_server.url + "lesson-4/")
+        w = page.locator('[data-widget="block-lab"]')
+        expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+        figures = w.get_attribute("data-figures").rsplit("/", 1)[1]
+        page.route(f"**/{figures}", lambda route: (failed.append(route.request.url), route.abort()))
+        charts = w.locator(".c9-chart")
+        charts.first.scroll_into_view_if_needed()
+        for i in range(charts.count()):
+            expect(charts.nth(i)).to_contain_text("图没能画出来", timeout=30_000)
+        assert failed
+        page.unroute(f"**/{figures}")
+        seed = w.locator('input[name="seed"]')
+        seed.fill("21")
+        seed.press("Enter")
+        expect(w).to_have_attribute("data-state", "live", timeout=PYTHON_TIMEOUT)
+        drawn = page.wait_for_function(
+            "(w) => [...w.querySelectorAll('.c9-chart')].every((c) => c.querySelector('.main-svg') && !c.textContent.includes('没能画出来'))",
+            arg=w.element_handle(),
+            timeout=30_000,
+        )
+        assert drawn
+        assert [e for e in page.errors if "Failed to load resource" not in e] == []
+    finally:
+        ctx.close()
+
+
 # The drawn heatmap's own pixels: Plotly paints a heatmap as one <image> (a PNG data URL); its colours are
 # counted on a canvas, most common first.
 PIXELS = """async (chart) => {

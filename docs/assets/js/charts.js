@@ -144,7 +144,7 @@ export function drawCharts(root, charts, bundle = "basic") {
     if (!root.isConnected) return null;
     let all = true;
     return Promise.all(charts.map(([chart, figure]) => figureOf(figure)
-      .then((f) => plot(Plotly, chart, f), () => { all = false; notDrawn(chart); })))
+      .then((f) => plot(Plotly, chart, f), () => { all = false; notDrawn(chart); chart.c9Retry = true; })))
       .then(() => { if (all) root.dataset.chart = "drawn"; });
   }, () => { for (const [chart] of charts) notDrawn(chart); });
   return () => { if (window.Plotly) for (const [chart] of charts) window.Plotly.purge(chart); };
@@ -153,6 +153,10 @@ export const drawChart = (root, chart, figure) => drawCharts(root, [[chart, figu
 
 // A redraw after an answer. A chart not drawn yet is left to its first draw (drawCharts), which takes the
 // latest figure then: before it, Plotly may be missing, or be the basic bundle a heatmap needs more than.
+// A chart whose build-time figure could not be fetched (c9Retry: its Plotly bundle did load) is drawn by
+// the first answer that brings one, in place of its message.
 export function redrawChart(chart, figure) {
-  if (window.Plotly && chart.c9Figure) plot(window.Plotly, chart, figure);
+  if (!window.Plotly || !(chart.c9Figure || chart.c9Retry)) return;
+  if (chart.c9Retry) { chart.c9Retry = false; chart.textContent = ""; }
+  plot(window.Plotly, chart, figure);
 }
