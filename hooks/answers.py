@@ -21,7 +21,8 @@ from pathlib import Path
 from c9.views import api
 from c9.views.nearby import canonical
 
-FOLDER = "assets/answers"
+FOLDER = "assets/answers"  # the answer caches
+DATA_FOLDER = "assets/data"  # other build-time data a widget's script fetches (data_file)
 _files: dict[str, bytes] = {}  # path under the site → content
 _answers: dict[str, dict] = {}  # key → answer (the same request, the same answer, on any page)
 
@@ -48,15 +49,15 @@ def for_widget(name: str, module, context: dict) -> str | None:
     if not hasattr(module, "neighbours"):
         return None
     keys = sorted({canonical({"widget": name, "params": p}) for p in module.neighbours(context)})
-    return data_file({"answers": {k: answer(k) for k in keys}})
+    return data_file({"answers": {k: answer(k) for k in keys}}, FOLDER)
 
 
-def data_file(value) -> str:
-    """`value` as a JSON file of the site named by its content (a new build's data, a new name), for a
-    widget's script to fetch: an answer cache, or build-time data too large to ride in the page (the block
-    lab's default heat maps). Returns its path under the site."""
+def data_file(value, folder: str = DATA_FOLDER) -> str:
+    """`value` as a JSON file of the site under `folder`, named by its content (a new build's data, a new
+    name), for a widget's script to fetch: an answer cache (FOLDER), or build-time data too large to ride
+    in the page (DATA_FOLDER: the block lab's default heat maps). Returns its path under the site."""
     data = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    path = f"{FOLDER}/{hashlib.sha256(data).hexdigest()[:12]}.json"
+    path = f"{folder}/{hashlib.sha256(data).hexdigest()[:12]}.json"
     _files[path] = data
     return path
 

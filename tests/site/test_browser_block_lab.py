@@ -123,7 +123,8 @@ def test_heat_maps_whose_file_failed_are_drawn_by_the_next_answer(browser, site_
     """The default heat maps come in a file (data-figures) fetched as the lab nears the screen. When it
     cannot be had, each chart says so; the reader's next answer from Python draws them all (a chart left
     with its message stayed so for good)."""
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 800})
+    # the service worker's own fetches would slip past page.route
+    ctx, page = new_page(browser, viewport={"width": 1280, "height": 800}, service_workers="block")
     try:
         failed = []
         page.goto(site_server.url + "lesson-4/")

@@ -109,7 +109,7 @@ def test_the_block_lab_carries_each_default_view_once(built_site):
     assert len(views) == 6 and not any("figure" in v or "abs_figure" in v for v in views)
     # the heat maps: in the file data-figures names, each the one Python draws for its scheme
     figures = re.search(r'data-figures="([^"]+)"', page)[1]
-    assert re.fullmatch(r"\.\./assets/answers/[0-9a-f]{12}\.json", figures), figures
+    assert re.fullmatch(r"\.\./assets/data/[0-9a-f]{12}\.json", figures), figures
     held = json.loads((built_site / "lesson-4" / figures).read_text(encoding="utf-8"))
     from c9.views import block_lab
 
