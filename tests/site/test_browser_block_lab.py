@@ -142,12 +142,11 @@ def test_heat_maps_whose_file_failed_are_drawn_by_the_next_answer(browser, site_
         seed.fill("21")
         seed.press("Enter")
         expect(w).to_have_attribute("data-state", "live", timeout=PYTHON_TIMEOUT)
-        drawn = page.wait_for_function(
+        page.wait_for_function(
             "(w) => [...w.querySelectorAll('.c9-chart')].every((c) => c.querySelector('.main-svg') && !c.textContent.includes('没能画出来'))",
             arg=w.element_handle(),
             timeout=30_000,
         )
-        assert drawn
         assert [e for e in page.errors if "Failed to load resource" not in e] == []
     finally:
         ctx.close()
