@@ -10,7 +10,8 @@
   pages read complete with JavaScript off, makes the search index's formulas readable text (hooks/search_text.py);
   then the offline manifest and the service worker's cache versions (hooks/offline.py).
 - on_template_context: the offline fallback page's links start from the service worker's scope.
-- on_page_content: a lesson's time line under its title (hooks/reading_time.py).
+- on_page_content: the prediction tasks' controls (hooks/tasks.py) and a lesson's time line under its
+  title (hooks/reading_time.py).
 - Each widget's answer cache (hooks/answers.py): Python's answers one control step from its default.
 - Each Plotly chart's default state as a static drawing in <noscript> (hooks/static_charts.py).
 """
@@ -48,6 +49,7 @@ from hooks import (  # noqa: E402
     reading_time,
     search_text,
     static_charts,
+    tasks,
 )
 
 # `mkdocs serve` guesses types from the mimetypes table: a module worker needs .mjs as JavaScript.
@@ -224,6 +226,7 @@ def on_template_context(context, template_name, config):
 
 
 def on_page_content(html, page, config, files):
+    html = tasks.add_controls(html)  # the prediction tasks' radios and check button (hooks/tasks.py)
     if page.file.src_uri != "index.md":  # every lesson says how long it takes (hooks/reading_time.py)
         html = reading_time.add_line(html)
     return html

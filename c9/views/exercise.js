@@ -29,7 +29,7 @@ export default function mount(root) {
   const showSolution = () => { solution.hidden = !(solved || failures >= attempts); };
   showSolution();
   run.hidden = reset.hidden = false;
-  summary.textContent = "写好后按「运行并核对」：代码在本页的 Python 里运行，和本章的编码器逐个情形比对。";
+  summary.textContent = summary.querySelector(".c9-js-only").textContent; // the build wrote it, shown from the start
 
   const say = (text, v = null) => {
     summary.textContent = text;

@@ -12,6 +12,8 @@ one font (desktop). The checks that change a page (open every <details>, wrap te
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import evaluate_within, new_page, reading_context, scroll_through
 from test_charts_drawn import CHART_DRAWN, MARKS, TRACES
@@ -126,7 +128,8 @@ class LaidOut:
 
     def __init__(self, browser, base: str, name: str):
         self.name, self.width, self.base = name, WIDTHS[name]["viewport"]["width"], base
-        self.ctx = reading_context(browser, **WIDTHS[name])
+        # No service worker: it would serve the widgets' scripts from its cache, past the page's routes.
+        self.ctx = reading_context(browser, service_workers="block", **WIDTHS[name])
         self.pages = {}
 
     def page(self, path: str):
@@ -136,6 +139,28 @@ class LaidOut:
             page.on("pageerror", lambda e, page=page: page.errors.append(str(e)))
             page.on("console", lambda m, page=page: m.type == "error" and page.errors.append(m.text))
             page.bring_to_front()
+            # Each widget's and task's script held back until the page's fonts are in (their heights then are
+            # what a reader on a slow machine sees before the scripts arrive), then Plotly and the code editor
+            # until every widget has mounted (test_nothing_moves_when_the_widgets_scripts_arrive).
+            held = {"widgets": [], "vendor": []}
+
+            def hold(kind):
+                return lambda route: held[kind].append(route) if held[kind] is not None else route.continue_()
+
+            def release(kind):
+                routes, held[kind] = held[kind], None
+                for route in routes:
+                    route.continue_()
+
+            page.route("**/assets/js/widgets/*.js", hold("widgets"))
+            page.route(re.compile(r"/vendor/(plotly|codemirror)/"), hold("vendor"))
+            page.goto(self.base + path)
+            page.wait_for_function("() => document.fonts.status === 'loaded'")
+            page.heights_before_scripts = page.evaluate(HEIGHTS)
+            release("widgets")
+            page.wait_for_function(ALL_MOUNTED, timeout=30_000)
+            page.heights_at_mount = page.evaluate(HEIGHTS)
+            release("vendor")
             _open(page, self.base + path)
             self.pages[path] = page
         return self.pages[path]
@@ -197,7 +222,8 @@ def _draw_charts(page) -> None:
 
 
 def _open(page, url: str) -> None:
-    page.goto(url)
+    if page.url != url:
+        page.goto(url)
     page.wait_for_function("() => document.fonts.status === 'loaded'")
     _draw_charts(page)
     scroll_through(page)  # the checks below look at the whole page at once, every table's cue made
@@ -214,6 +240,30 @@ def test_each_page_opens_and_draws_whole(laid_out, path):
     page = laid_out.page(path)
     assert page.evaluate(ALL_DRAWN)
     assert page.errors == []
+
+
+# Every widget and prediction task of the article has mounted, or said why it could not (course.js).
+ALL_MOUNTED = """() => [...document.querySelectorAll('article :is([data-widget], .admonition.task)')]
+  .every((w) => w.dataset.mounted || w.dataset.state)"""
+# The height of every widget and prediction task of the article, by kind and place.
+HEIGHTS = """() => Object.fromEntries([...document.querySelectorAll('article :is(.c9-widget, .admonition.task)')]
+  .map((w, i) => [`${i} ${w.dataset.widget || 'task'}`, Math.round(w.getBoundingClientRect().height * 10) / 10]))"""
+
+
+def test_nothing_moves_when_the_widgets_scripts_arrive(laid_out):
+    """A widget or task laid out before its script arrives is as tall as once it has mounted: on a slow
+    machine the script comes after the reader's jump to a heading below it, and a task that grew by its
+    radios and check button (115 px), an exercise by its buttons and text (24 px) or lesson 5's formula
+    by its term cards (1,420 px on a phone) moved the heading away."""
+    moved, checked = {}, 0
+    for path, page in laid_out.each():
+        before, after = page.heights_before_scripts, page.heights_at_mount
+        assert after.keys() == before.keys(), path
+        checked += len(before)
+        diff = {k: (h, after[k]) for k, h in before.items() if abs(h - after[k]) > 0.5}
+        if diff:
+            moved[path] = diff
+    assert checked >= 50 and not moved, (laid_out.name, checked, moved)
 
 
 @at("phone")
