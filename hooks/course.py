@@ -188,10 +188,16 @@ def _static_chart(figure: dict) -> Markup:
 
 def _chart_height(figure: dict) -> Markup:
     """The chart box's style attribute: the height Plotly will draw the figure at (its layout's, Plotly's
-    450 px when it gives none), held by the empty box until Plotly has drawn (course.css: --c9-chart-h).
-    The box had 300 px, and every chart drawn as the reader came near moved the text below it (lesson 4's
-    seven heat maps by 33 px each, lesson 1's ledger by 240 px)."""
-    return Markup(f'style="--c9-chart-h: {int(figure["layout"].get("height", 450))}px"')
+    450 px when it gives none), held by the empty box until Plotly has drawn (course.css: --c9-chart-h),
+    and on a narrow screen the layout's meta.narrow_height if it has one (--c9-chart-h-narrow; charts.js
+    draws at it there). The box had 300 px, and every chart drawn as the reader came near moved the text
+    below it (lesson 4's seven heat maps by 33 px each, lesson 1's ledger by 240 px)."""
+    layout = figure["layout"]
+    style = f"--c9-chart-h: {int(layout.get('height', 450))}px"
+    narrow = (layout.get("meta") or {}).get("narrow_height")
+    if narrow:
+        style += f"; --c9-chart-h-narrow: {int(narrow)}px"
+    return Markup(f'style="{style}"')
 
 
 PAGE_WIDGETS = {m.WIDGET: m for m in widget_modules()}

@@ -44,6 +44,9 @@ def _layout(title: str, xtitle: str, ytitle: str, **extra) -> dict:
         "yaxis": {"title": {"text": ytitle}},
         "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
         "height": 360,
+        # Below 45em a legend wraps and charts.js grew the chart as Plotly drew it (the memory chart's seven
+        # entries to 470 px, a two-entry legend to 373 px at 320 px): the box holds this height there.
+        "meta": {"narrow_height": 400},
         # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
         "legend": {
             "orientation": "h",
@@ -398,7 +401,13 @@ def page_context(chart: str = "table") -> dict:
         )
         ctx["figure"] = {
             "data": data,
-            "layout": _layout("FP32 这一次的四个显存截面（逐个张量计数）", "时刻", "MiB", barmode="stack"),
+            "layout": _layout(
+                "FP32 这一次的四个显存截面（逐个张量计数）",
+                "时刻",
+                "MiB",
+                barmode="stack",
+                meta={"narrow_height": 500},
+            ),
         }
         ctx["columns"] = ["时刻"] + [PART_LABELS[p] for p in PART_COLORS] + ["合计"]
         # each row's parts add up to its total as shown, at the lab's one precision (lab_text.mib_digits)

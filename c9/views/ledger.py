@@ -398,6 +398,9 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
         "layout": {
             "barmode": "stack",
             "height": 540,
+            # Below 45em its 16 legend entries wrap onto many lines, and charts.js grew the chart to 735 px
+            # as Plotly drew it (at 320–390 px): the box holds this height there from the start.
+            "meta": {"narrow_height": 760},
             "margin": {"l": 10, "r": 10, "t": 30, "b": 50},
             "xaxis": {
                 "title": {"text": "GB（10⁹ 字节）"},

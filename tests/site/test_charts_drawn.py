@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PYTHON_TIMEOUT, WIDGETS_MOUNTED, new_page, python_view
+from conftest import PYTHON_TIMEOUT, new_page, python_view
 from playwright.sync_api import expect
 
 from c9.base import palette
@@ -235,37 +235,3 @@ PLOTLY_BOX = "article .c9-widget .c9-chart:has(> noscript)"
 CHART_HEIGHTS = (
     f"() => [...document.querySelectorAll('{PLOTLY_BOX}')].map((c) => c.getBoundingClientRect().height)"
 )
-CHART_PAGES = ["lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "lesson-5/", "lab/"]
-
-
-@pytest.mark.timeout(240)
-def test_a_chart_box_holds_its_charts_height_before_plotly_draws(browser, site_server):
-    """Plotly is fetched and each chart drawn as the reader comes near it; the empty box holds the height the
-    chart is drawn at, so nothing below it moves then (every box had 300 px: lesson 1's ledger grew by 240,
-    each of lesson 4's seven heat maps by 33, the lab's charts by 60). At 1280 px, where no legend wraps."""
-    grown = []
-    for path in CHART_PAGES:
-        heights = []
-        for plotly in (False, True):
-            ctx, pg = new_page(browser, python=False, viewport={"width": 1280, "height": 800})
-            try:
-                if not plotly:
-                    pg.route("**/vendor/plotly/*", lambda route: route.abort())
-                pg.goto(site_server.url + path)
-                pg.wait_for_function(WIDGETS_MOUNTED, timeout=30_000)
-                if plotly:
-                    for chart in pg.locator(PLOTLY_BOX).all():
-                        if chart.is_visible():
-                            chart.scroll_into_view_if_needed()
-                            pg.wait_for_function(
-                                "(c) => c.querySelector('.main-svg')",
-                                arg=chart.element_handle(),
-                                timeout=30_000,
-                            )
-                heights.append(pg.evaluate(CHART_HEIGHTS))
-            finally:
-                ctx.close()
-        empty, drawn = heights
-        assert len(empty) == len(drawn) > 0, (path, empty, drawn)
-        grown += [(path, i, e, d) for i, (e, d) in enumerate(zip(empty, drawn)) if abs(e - d) > 1]
-    assert not grown, grown

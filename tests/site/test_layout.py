@@ -16,7 +16,7 @@ import re
 
 import pytest
 from conftest import evaluate_within, new_page, reading_context, scroll_through
-from test_charts_drawn import CHART_DRAWN, MARKS, TRACES
+from test_charts_drawn import CHART_DRAWN, CHART_HEIGHTS, MARKS, TRACES
 from test_figure_provenance import EDGE_FIGURES
 from test_fonts import FONT_STACKS, SCRIPTS, WRAP_SCRIPTS, _shown
 from test_site_quality import AXE, page_paths
@@ -160,6 +160,7 @@ class LaidOut:
             release("widgets")
             page.wait_for_function(ALL_MOUNTED, timeout=30_000)
             page.heights_at_mount = page.evaluate(HEIGHTS)
+            page.chart_boxes_before_plotly = page.evaluate(CHART_HEIGHTS)
             release("vendor")
             _open(page, self.base + path)
             self.pages[path] = page
@@ -264,6 +265,20 @@ def test_nothing_moves_when_the_widgets_scripts_arrive(laid_out):
         if diff:
             moved[path] = diff
     assert checked >= 50 and not moved, (laid_out.name, checked, moved)
+
+
+def test_a_chart_box_holds_its_charts_height_before_plotly_draws(laid_out):
+    """Plotly is fetched and each chart drawn as the reader comes near it; the empty box holds the height the
+    chart is drawn at, so nothing below it moves then (every box had 300 px: lesson 1's ledger grew by 240,
+    each of lesson 4's seven heat maps by 33, the lab's charts by 60; on a phone, where a legend wraps, the
+    ledger then grew by 195 px more and the lab's memory chart by 110)."""
+    grown, checked = [], 0
+    for path, page in laid_out.each():
+        empty, drawn = page.chart_boxes_before_plotly, page.evaluate(CHART_HEIGHTS)
+        assert len(empty) == len(drawn), (path, empty, drawn)
+        checked += len(drawn)
+        grown += [(path, i, e, d) for i, (e, d) in enumerate(zip(empty, drawn)) if abs(e - d) > 1]
+    assert checked >= 15 and not grown, (laid_out.name, checked, grown)
 
 
 @at("phone")

@@ -84,6 +84,10 @@ export function themed(figure) {
 export function plot(Plotly, chart, figure) {
   chart.c9Figure = figure;
   const f = themed(figure);
+  // On a narrow screen (course.css sets --c9-narrow) a figure whose legend wraps is drawn at the taller
+  // height its box has held from the start (layout.meta.narrow_height), so the box does not grow.
+  const narrow = figure.layout.meta?.narrow_height;
+  if (narrow && getComputedStyle(chart).getPropertyValue("--c9-narrow").trim() === "1") f.layout.height = narrow;
   Object.assign(f.layout, chart.c9Fit); // a redraw keeps the fit found before (no jump at every frame)
   return Plotly.react(chart, f.data, f.layout, f.config).then(() => fitPlotArea(Plotly, chart));
 }
