@@ -381,7 +381,7 @@ ROW = """() => { const r = document.getElementById('ledger-bf16_pure_sr'); const
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_link_to_a_ledger_row_marks_the_row_and_keeps_its_address(browser, built_site, site_server, scheme):
-    ctx, page = new_page(browser, viewport=SIZES["desktop"], color_scheme=scheme)
+    ctx, page = new_page(browser, python=False, viewport=SIZES["desktop"], color_scheme=scheme)
     _sitemap_with_port(ctx, built_site, site_server)
     try:
         page.goto(site_server.url + "lesson-3/")  # lesson 3 links to the row
@@ -409,7 +409,7 @@ SCROLL_AND_CLICK = """(sel) => { const a = document.querySelector(sel), steps = 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_link_to_a_ledger_row_from_another_page_lands(browser, built_site, site_server, size):
     phone = size == "phone"
-    ctx, page = new_page(browser, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    ctx, page = new_page(browser, python=False, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
     _sitemap_with_port(ctx, built_site, site_server)
     row = "ledger-bf16_pure_sr"
     try:
@@ -434,7 +434,7 @@ def test_a_code_box_keeps_its_height_when_the_editor_replaces_it(browser, site_s
     """The plain text box sat in a line box of its own (an inline-block on the text's baseline), 6.6 px
     taller than the editor that replaces it, so everything below moved up as the editor arrived."""
     phone = size == "phone"
-    ctx, page = new_page(browser, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    ctx, page = new_page(browser, python=False, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
     try:
         for lesson in ("lesson-1/", "lesson-3/"):
             _open(page, site_server.url + lesson)
