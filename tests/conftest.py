@@ -283,7 +283,20 @@ def new_page(browser, python: bool = True, **context_options):
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.warnings = []  # the page's own warnings (worker.js says there why Python could not start)
+    page.on("console", lambda m: m.type == "warning" and page.warnings.append(m.text))
     return ctx, page
+
+
+def wait_for_python(page, ms: int = PYTHON_TIMEOUT) -> None:
+    """Until the page's Python is ready (worker.js marks c9:python-ready); past `ms`, fails with what the
+    page warned meanwhile (a boot that failed says why) rather than a bare timeout."""
+    try:
+        page.wait_for_function("() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=ms)
+    except Exception as e:
+        raise AssertionError(
+            f"Python not ready within {ms} ms; the page warned: {getattr(page, 'warnings', [])}"
+        ) from e
 
 
 def evaluate_within(target, script: str, arg=None, ms: int = EVALUATE_TIMEOUT):

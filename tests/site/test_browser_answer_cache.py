@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_view, wait_until
+from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_view, wait_for_python, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -320,9 +320,7 @@ def test_once_python_is_ready_the_next_bit_flip_is_answered_ahead_and_equals_the
         flipper = page.locator('[data-widget="bit-flipper"]').first
         row = flipper.locator('.c9-bf-row[data-format="float16"]')
         row.locator('.c9-bit[data-pos="0"]').focus()
-        page.wait_for_function(
-            "() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=PYTHON_TIMEOUT
-        )
+        wait_for_python(page)
         base = {"formats": "float16,float32", "overflow": "default", "source": "float16"}
         row.locator('.c9-bit[data-pos="0"]').click()  # 1.0 → 0x3C01, from the build's cache
         expect(flipper).to_have_attribute("data-answered-by", "build")

@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from conftest import PYTHON_TIMEOUT, ROOT, evaluate_within, python_view, wait_until
+from conftest import PYTHON_TIMEOUT, ROOT, evaluate_within, python_view, wait_for_python, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -64,9 +64,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
             python_view("memory-bar", b=2)["summary"], timeout=PYTHON_TIMEOUT
         )
         # That first touch is answered from the build's answer cache; Python boots (and is cached) behind it.
-        page.wait_for_function(
-            "() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=PYTHON_TIMEOUT
-        )
+        wait_for_python(page)
         # Lesson 2 is read online too (its widget untouched).
         page.goto(site_server.url + "lesson-2/")
         assert page.evaluate("window.__c9ControlledAtStart") is True
