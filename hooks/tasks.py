@@ -19,7 +19,8 @@ _ITEM = re.compile(r"<li( class=\"correct\")?>(.*?)</li>\n?", re.S)
 
 def add_controls(html: str) -> str:
     """`html` with each task's choices as radio buttons named per task, then the check button and the
-    verdict line. A task without a list is left as it is."""
+    verdict line. A task without a list is left as it is. Each choice's text is one <span>: the label is a
+    flex row (radio, text), and its math and figures would otherwise each be a flex item of their own."""
     count = 0
 
     def task(m: re.Match) -> str:
@@ -28,7 +29,7 @@ def add_controls(html: str) -> str:
         name = f"c9-task-{count}"
         items = "".join(
             f'<li{cls or ""}><label class="c9-choice"><input type="radio" name="{name}" value="{i}"> '
-            f"{body}</label></li>\n"
+            f"<span>{body}</span></label></li>\n"
             for i, (cls, body) in enumerate(_ITEM.findall(m[2]))
         )
         return (
