@@ -291,9 +291,11 @@ def new_page(browser, python: bool = True, **context_options):
 def wait_for_python(page, ms: int = PYTHON_TIMEOUT) -> None:
     """Until the page's Python is ready (worker.js marks c9:python-ready); past `ms`, fails with what the
     page warned meanwhile (a boot that failed says why) rather than a bare timeout."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     try:
         page.wait_for_function("() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=ms)
-    except Exception as e:
+    except PlaywrightTimeout as e:
         raise AssertionError(
             f"Python not ready within {ms} ms; the page warned: {getattr(page, 'warnings', [])}"
         ) from e
