@@ -296,8 +296,10 @@ def wait_for_python(page, ms: int = PYTHON_TIMEOUT) -> None:
     try:
         page.wait_for_function("() => performance.getEntriesByName('c9:python-ready').length > 0", timeout=ms)
     except PlaywrightTimeout as e:
+        started = page.evaluate("() => performance.getEntriesByName('c9:python-start').length > 0")
         raise AssertionError(
-            f"Python not ready within {ms} ms; the page warned: {getattr(page, 'warnings', [])}"
+            f"Python not ready within {ms} ms ({'started' if started else 'never started'});"
+            f" the page warned: {getattr(page, 'warnings', [])}"
         ) from e
 
 

@@ -8,7 +8,7 @@ import re
 from urllib.parse import urlparse
 
 import pytest
-from conftest import PYTHON_TIMEOUT
+from conftest import PYTHON_TIMEOUT, new_page, wait_until
 from conftest import python_view as view
 from playwright.sync_api import expect
 from svg_chart import bar_values
@@ -142,13 +142,23 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
     ctx.close()
 
 
-def test_widget_says_so_when_python_cannot_load(browser, site_server):
-    site_server.block("vendor/pyodide/")
+FAILED = (
+    "async () => (await import(new URL('../assets/js/worker.js', location.href))).python.state === 'failed'"
+)
+
+
+# Pyodide's files missing (the worker's module cannot load), or only the course's zip (Pyodide boots, then fails).
+@pytest.mark.parametrize("missing", ["vendor/pyodide/", "course-py.zip"])
+def test_widget_says_so_when_python_cannot_load(browser, site_server, missing):
+    site_server.block(missing)
     try:
-        ctx = browser.new_context()
-        page = ctx.new_page()
+        ctx, page = new_page(browser)
         page.goto(site_server.url + "lesson-5/")
         widget = page.locator('[data-widget="memory-bar"]')
+        # Touched, it starts Python; the failed boot is known at once, before any request reaches Python.
+        widget.locator('input[name="s"]').focus()
+        wait_until(page, FAILED, ms=PYTHON_TIMEOUT)
+        assert any("Python could not start" in w for w in page.warnings), page.warnings
         # A state the build's answer cache does not hold (one slider step would be answered from it).
         widget.locator('input[name="s"]').fill("5000")
         widget.locator('input[name="s"]').press("Enter")

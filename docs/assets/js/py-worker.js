@@ -24,6 +24,9 @@ const booting = (async () => {
   self.postMessage({ ready: true, bootMs: performance.now() - t0, loaded });
   return api;
 })();
+// A boot that fails says so at once, not only when the first request arrives: the page may ask nothing
+// for a while (its answers come from the build's cache), and meanwhile it should know Python is missing.
+booting.catch((err) => self.postMessage({ bootError: String(err && err.message || err) }));
 
 // Answers ahead: after each answer, the states one control step from it (c9.views.api.nearby), one per
 // task, so that a new request waits for at most one of them. A new request replaces the list.
