@@ -175,12 +175,12 @@ def blocks(node: Node) -> list[str]:
     return [re.sub(r" *\n[\n ]*", "\n", t).strip() for t in out if t.strip()]
 
 
-TEXT_ATTRIBUTES = ("aria-label", "aria-valuetext", "title", "placeholder", "alt", "data-info")
+TEXT_ATTRIBUTES = ("aria-label", "aria-valuetext", "title", "placeholder", "alt")
 
 
 def attribute_texts(node: Node) -> list[str]:
-    """Text a reader meets in attributes: a screen reader's aria-label, a tooltip's title, a placeholder,
-    the pattern table's data-info (shown when a cell is chosen). Data attributes carrying JSON are not text."""
+    """Text a reader meets in attributes: a screen reader's aria-label, a tooltip's title (the pattern
+    table's cell details, shown below it when a cell is chosen), a placeholder. Data attributes carrying JSON are not text."""
     return [
         html.unescape(n.attrs[a])
         for n in node.iter()

@@ -1,10 +1,10 @@
 // ---- Lesson 4: the 256-pattern table. The table is complete in the HTML; this only adds arrow-key
-// movement (one tab stop for the whole grid) and writes the focused cell's details below it.
+// movement (one tab stop for the whole grid) and writes the focused cell's details (its title) below it.
 export default function mount(root) {
   const cells = [...root.querySelectorAll("td[data-code]")];
   const detail = root.querySelector(".c9-pt-detail");
   if (cells.length !== 256) return null;
-  let current = cells.findIndex((c) => c.dataset.info === detail.textContent.trim());
+  let current = cells.findIndex((c) => c.title === detail.textContent.trim());
   if (current < 0) current = 0;
   cells.forEach((c, i) => { c.tabIndex = i === current ? 0 : -1; });
 
@@ -12,7 +12,7 @@ export default function mount(root) {
     cells[current].tabIndex = -1;
     current = i;
     cells[i].tabIndex = 0;
-    detail.textContent = cells[i].dataset.info;
+    detail.textContent = cells[i].title;
     cells.forEach((c) => c.classList.toggle("c9-pt-current", c === cells[i]));
     if (focus) cells[i].focus();
   };
@@ -29,7 +29,7 @@ export default function mount(root) {
     if (nr < 0 || nr > 15 || nc < 0 || nc > 15) return;
     show(nr * 16 + nc, true);
   };
-  const onFocus = (e) => { const i = cells.indexOf(e.target); if (i >= 0 && i !== current) show(i, false); else if (i >= 0) detail.textContent = cells[i].dataset.info; };
+  const onFocus = (e) => { const i = cells.indexOf(e.target); if (i >= 0 && i !== current) show(i, false); else if (i >= 0) detail.textContent = cells[i].title; };
   const onClick = (e) => { const td = e.target.closest("td[data-code]"); if (td) show(cells.indexOf(td), true); };
   root.addEventListener("keydown", onKey);
   root.addEventListener("focusin", onFocus);

@@ -976,14 +976,14 @@ def test_pattern_table_keys_beyond_the_edges(pages):
     for key in ["ArrowUp", "ArrowLeft", "PageUp", "Home"] * 3:  # already at the top-left corner
         page.keyboard.press(key)
     expect(t.locator('td[data-code="0"]')).to_be_focused()
-    expect(detail).to_have_text(t.locator('td[data-code="0"]').get_attribute("data-info"))
+    expect(detail).to_have_text(t.locator('td[data-code="0"]').get_attribute("title"))
     for key in ["End", "PageDown"] + [
         "ArrowRight",
         "ArrowDown",
     ] * 20:  # to the bottom-right corner and beyond
         page.keyboard.press(key)
     expect(t.locator('td[data-code="255"]')).to_be_focused()
-    expect(detail).to_have_text(t.locator('td[data-code="255"]').get_attribute("data-info"))
+    expect(detail).to_have_text(t.locator('td[data-code="255"]').get_attribute("title"))
     assert t.locator('td[tabindex="0"]').count() == 1
     assert page.errors == []
 

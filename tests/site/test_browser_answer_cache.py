@@ -83,6 +83,8 @@ def test_a_bit_flip_and_a_loss_scale_step_redraw_without_python(no_python, site_
     page = no_python
     page.goto(site_server.url + "lesson-2/")
     flipper = page.locator('[data-widget="bit-flipper"]').first
+    # Keys move between bits only once the widget listens (a loaded machine may mount it late).
+    expect(flipper).to_have_attribute("data-mounted", "yes", timeout=30_000)
     row = flipper.locator('.c9-bf-row[data-format="float16"]')
     row.locator(".c9-bit").first.focus()
     page.keyboard.press("End")
@@ -318,6 +320,7 @@ def test_once_python_is_ready_the_next_bit_flip_is_answered_ahead_and_equals_the
     try:
         page.goto(site_server.url + "lesson-2/")
         flipper = page.locator('[data-widget="bit-flipper"]').first
+        expect(flipper).to_have_attribute("data-mounted", "yes", timeout=30_000)
         row = flipper.locator('.c9-bf-row[data-format="float16"]')
         row.locator('.c9-bit[data-pos="0"]').focus()
         wait_for_python(page)

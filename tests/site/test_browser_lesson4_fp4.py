@@ -58,10 +58,14 @@ def test_pattern_table_keyboard(page, site_server):
     t.locator('td[data-code="56"]').focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")
-    expect(t.locator(".c9-pt-detail")).to_have_text(
-        t.locator('td[data-code="73"]').get_attribute("data-info")
-    )
+    expect(t.locator(".c9-pt-detail")).to_have_text(t.locator('td[data-code="73"]').get_attribute("title"))
     assert t.locator('td[tabindex="0"]').count() == 1
+    # Each class but the normal numbers has its mark in the cell's corner, so that colour is never alone.
+    marks = t.evaluate(
+        "(root) => [0x00, 0x01, 0x38, 0x7F].map((c) => getComputedStyle("
+        "root.querySelector(`td[data-code='${c}']`), '::before').content)"
+    )
+    assert marks == ['"○" / ""', '"△" / ""', "none", '"×" / ""'], marks
 
 
 # ---- Lesson 4's 256-code tables: every column in view -------------------------------------------
@@ -92,7 +96,7 @@ def test_all_16_columns_of_the_pattern_tables_are_in_view(browser, site_server, 
                     const r = c.getBoundingClientRect(), range = document.createRange();
                     let w = 0;
                     for (const n of c.childNodes) {
-                        if (n.nodeType === 1 && n.matches('.c9-pt-sr, .c9-pt-mark')) continue;
+                        if (n.nodeType === 1 && n.matches('.c9-pt-sr')) continue;
                         range.selectNodeContents(n); w = Math.max(w, range.getBoundingClientRect().width);
                     }
                     return w > r.width - 2;
