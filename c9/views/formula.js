@@ -6,7 +6,6 @@ export default function mount(root) {
   const beyond = root.querySelector(".c9-formula-beyond");
   const items = new Map([...root.querySelectorAll(".c9-term-item")].map((el) => [el.dataset.term, el]));
   const buttons = [...root.querySelectorAll("button.c9-term")];
-  root.classList.add("c9-formula-live");
   const select = (key) => {
     for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.term === key));
     for (const [k, el] of items) el.classList.toggle("c9-active", k === key);
