@@ -10,9 +10,12 @@ export class PythonStopped extends PythonUnavailable {}
 export class PythonRestarted extends Error {}
 
 const MAX_RESTARTS = 5; // a Python that keeps dying is given up (PythonUnavailable), not restarted forever
+// A boot that failed (the network dropped, a file was missing) is tried again by a request that comes this
+// long after: a reader whose connection came back need not reload the page.
+const RETRY_AFTER_MS = 3000;
 
 export const python = {
-  worker: null, nextId: 1, waiting: new Map(), state: "idle", bootMs: null, restarts: 0,
+  worker: null, nextId: 1, waiting: new Map(), state: "idle", bootMs: null, restarts: 0, failedAt: 0,
   // Whether the worker should answer ahead of the reader (set by answers.js), and where those answers go.
   aheadWanted: () => false,
   onAhead: () => {},
@@ -50,6 +53,7 @@ export const python = {
   },
   fail(message) {
     this.state = "failed";
+    this.failedAt = performance.now();
     console.warn("C9: Python could not start:", message);
     for (const { reject } of this.waiting.values()) reject(new PythonUnavailable(message));
     this.waiting.clear();
@@ -102,6 +106,11 @@ export const python = {
     this.waiting.clear();
   },
   ask(request) {
+    // (not a Python given up after MAX_RESTARTS crashes: that one stays given up)
+    if (this.state === "failed" && this.restarts <= MAX_RESTARTS && performance.now() - this.failedAt >= RETRY_AFTER_MS) {
+      this.worker?.terminate();
+      this.worker = null;
+    }
     this.start();
     if (this.state === "failed") return Promise.reject(new PythonUnavailable("failed earlier"));
     const id = this.nextId++;
