@@ -91,7 +91,7 @@ def view(params: dict | None = None) -> dict:
     )  # the two shares of the layer make 100% as shown
     values = {
         "s": f"s = {units.number(s)}",
-        "b": f"b = {b}",
+        "b": f"b = {units.number(b)}",
         "h": f"h = {units.number(h)}",
         "a": f"a = {a}",
         "34": f"每个 token、每个隐藏单元 34 字节：34 × s × b × h = {lin_t}（每层）",
@@ -104,7 +104,7 @@ def view(params: dict | None = None) -> dict:
         for k, tex, title, text in TERMS
     ]
     summary = (
-        f"{m.label}、s = {units.number(s)}、b = {b}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{missed}，"
+        f"{m.label}、s = {units.number(s)}、b = {units.number(b)}：每层 sbh(34 + 5as/h) = {lin_t} + {sc_t} = {tot_t}{missed}，"
         f"{m.L} 层共 {units.size(tot * m.L, unit)}。"
     )
     return {"params": p, "terms": terms, "summary": summary, "beyond": beyond(m, s, b)}

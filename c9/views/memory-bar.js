@@ -165,7 +165,7 @@ export default function mount(root) {
   fileInput.addEventListener("change", () => {
     const file = fileInput.files[0];
     if (!file) return;
-    if (file.size > Number(configBox.maxLength) * 4) { say("这个文件太大，不像 config.json：请选模型目录里的 config.json", "error"); return; }
+    if (file.size > Number(configBox.dataset.maxChars) * 4) { say("这个文件太大，不像 config.json：请选模型目录里的 config.json", "error"); return; }
     const reader = new FileReader();
     reader.onload = () => { configBox.value = String(reader.result); useConfig(configBox.value); };
     reader.onerror = () => say("没能读出这个文件：请换一个，或把内容粘贴进上面的框", "error");

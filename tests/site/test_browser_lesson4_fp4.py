@@ -60,6 +60,15 @@ def test_pattern_table_keyboard(page, site_server):
     page.keyboard.press("ArrowDown")
     expect(t.locator(".c9-pt-detail")).to_have_text(t.locator('td[data-code="73"]').get_attribute("title"))
     assert t.locator('td[tabindex="0"]').count() == 1
+    # An ARIA grid, one Tab stop (the box around it is none: it scrolls only where the table is wider than it),
+    # the chosen cell selected; Ctrl+End and Ctrl+Home go to the last and the first code.
+    assert t.locator("table").get_attribute("role") == "grid"
+    assert t.locator('[tabindex]:not([tabindex="-1"])').count() == 1
+    assert t.locator('td[aria-selected="true"]').get_attribute("data-code") == "73"
+    page.keyboard.press("Control+End")
+    expect(t.locator(".c9-pt-detail")).to_have_text(t.locator('td[data-code="255"]').get_attribute("title"))
+    page.keyboard.press("Control+Home")
+    expect(t.locator('td[data-code="0"]')).to_be_focused()
     # Each class but the normal numbers has its mark in the cell's corner, so that colour is never alone.
     marks = t.evaluate(
         "(root) => [0x00, 0x01, 0x38, 0x7F].map((c) => getComputedStyle("

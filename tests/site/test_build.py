@@ -92,6 +92,14 @@ def test_memory_bar_default_state_is_in_the_html(built_site):
     assert view["activation_bytes"] == 174_483_046_400
 
 
+def test_the_config_box_takes_a_paste_whole(built_site):
+    """A maxlength cut a 200 KB paste to 100,000 characters without a word, and Python then pointed at a
+    JSON error that the reader never typed; Python now sees the whole text and says it is too long."""
+    html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
+    box = re.search(r'<textarea id="mb-config"[^>]*>', html)[0]
+    assert "maxlength" not in box, box
+
+
 def test_the_block_lab_carries_each_default_view_once(built_site):
     """Its six schemes' default views are in data-defaults, their heat maps (half the page) in a file the
     script fetches; data-default holds only the parameters they share, not a second copy of the first view
