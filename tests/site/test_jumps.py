@@ -86,6 +86,13 @@ JUMPS = (
 )
 
 HEIGHT = "() => document.scrollingElement.scrollHeight"
+# Until the element matched has not changed for 500 ms.
+QUIET = """(sel) => new Promise((done) => {
+  let timer = setTimeout(finish, 500);
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(finish, 500); });
+  observer.observe(document.querySelector(sel), {childList: true, subtree: true, characterData: true});
+  function finish() { observer.disconnect(); done(true); }
+})"""
 SCROLL_THROUGH = """async () => {
   const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
   for (let y = 0; y < document.scrollingElement.scrollHeight; y += innerHeight) { scrollTo(0, y); await frame(); }
@@ -218,6 +225,9 @@ def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, less
             f'.md-search-result__list a.md-search-result__link[href*="/{lesson}?"][href*="#"]'
         ).first
         expect(hit).to_be_visible(timeout=20_000)
+        # Material may draw the list again as more results arrive; a click during that redraw lands on a link
+        # that is then replaced (a loaded full run stayed on the guide): click once the list is still.
+        evaluate_within(page, QUIET, ".md-search-result__list", ms=15_000)
         found = page.evaluate(
             "(a) => decodeURIComponent(new URL(a.href).hash.slice(1))", hit.element_handle()
         )
