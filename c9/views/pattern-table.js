@@ -17,11 +17,12 @@ export default function mount(root) {
   const show = (i, focus) => {
     cells[current].tabIndex = -1;
     cells[current].setAttribute("aria-selected", "false");
+    cells[current].classList.remove("c9-pt-current");
     current = i;
     cells[i].tabIndex = 0;
     cells[i].setAttribute("aria-selected", "true");
+    cells[i].classList.add("c9-pt-current");
     detail.textContent = cells[i].title;
-    cells.forEach((c) => c.classList.toggle("c9-pt-current", c === cells[i]));
     if (focus) cells[i].focus();
   };
   const onKey = (e) => {

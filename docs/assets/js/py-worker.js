@@ -1,5 +1,5 @@
 // The course's Python in a module Web Worker: Pyodide from the site's own copy, the course's
-// modules from one zip. Messages in: {id, request, ahead} | {around: request}; out: {id, response} | {id, bootError}, and
+// modules from one zip. Messages in: {id, request, ahead} | {around: request}; out: {id, response} | {bootError} (once, when the boot fails), and
 // {ahead: key, response} for the states answered ahead of the reader. c9.views.api never raises, so an
 // error out of it means Python itself failed (Pyodide's stack overflowed, memory ran out): the worker
 // then says {crashed, id} (no id when it failed answering ahead) and the page replaces it (worker.js).
@@ -67,9 +67,8 @@ self.onmessage = async ({ data }) => {
   let api;
   try {
     api = await booting;
-  } catch (err) {
-    self.postMessage({ id: data.id, bootError: String(err && err.message || err) });
-    return;
+  } catch {
+    return; // the boot's failure was said once, as it happened (below the boot)
   }
   if (dead) return;
   ahead = [];

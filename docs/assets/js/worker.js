@@ -37,12 +37,10 @@ export const python = {
         performance.mark("c9:python-ready", { detail: data.loaded }); // the files it loaded (for sw.js)
         return;
       }
-      if (data.bootError) { if (this.state !== "failed") this.fail(data.bootError); }
+      if (data.bootError) { this.fail(data.bootError); return; } // said once per worker; fail() rejects the waiting
       const done = this.waiting.get(data.id);
       this.waiting.delete(data.id);
-      if (!done) return;
-      if (data.bootError) done.reject(new PythonUnavailable(data.bootError));
-      else done.resolve(JSON.parse(data.response));
+      if (done) done.resolve(JSON.parse(data.response));
     };
     // An error the worker did not catch: before it was ready, Python cannot start here; after, it died.
     this.worker.onerror = (e) => {
