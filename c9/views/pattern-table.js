@@ -17,11 +17,9 @@ export default function mount(root) {
   const show = (i, focus) => {
     cells[current].tabIndex = -1;
     cells[current].setAttribute("aria-selected", "false");
-    cells[current].classList.remove("c9-pt-current");
     current = i;
     cells[i].tabIndex = 0;
     cells[i].setAttribute("aria-selected", "true");
-    cells[i].classList.add("c9-pt-current");
     detail.textContent = cells[i].title;
     if (focus) cells[i].focus();
   };

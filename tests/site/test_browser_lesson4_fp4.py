@@ -55,6 +55,9 @@ def test_block_lab_redraws_heatmaps_from_python(page, site_server):
 def test_pattern_table_keyboard(page, site_server):
     page.goto(site_server.url + "lesson-4/")
     t = page.locator('[data-widget="pattern-table"][data-format="float8_e4m3fn"]')
+    # The cell the line under the table describes at load (0x38) is marked as chosen from the start.
+    expect(t.locator('td[aria-selected="true"]')).to_have_attribute("data-code", "56")
+    assert t.locator('td[data-code="56"]').evaluate("(c) => getComputedStyle(c).outlineStyle") == "solid"
     t.locator('td[data-code="56"]').focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")
