@@ -170,8 +170,11 @@ def _zigzag(n: int) -> list[int]:
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_jump_lands_on_a_fresh_page(browser, built_site, site_server, lesson, size):
+    """On a desktop Python boots beside the reading, as it does for a reader near a widget; the phone reads
+    with Save-Data on (conftest.READS_ONLY), as many phones do, and starts no Python: the boot was two thirds
+    of these tests' CPU time, and no jump waits for it."""
     phone = size == "phone"
-    ctx, page = new_page(browser, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    ctx, page = new_page(browser, python=not phone, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
     _sitemap_with_port(ctx, built_site, site_server)
     url = site_server.url + lesson
     landed = {}  # kind: [(id, miss)]
@@ -271,7 +274,8 @@ def test_an_address_with_the_heading_under_a_code_box_lands_and_stays(browser, b
     the heading under it: the heading must land and stay there once the editor is in (read at once, and again
     after the editor has arrived)."""
     phone = size == "phone"
-    ctx, page = new_page(browser, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    # The editor is fetched as its box nears the screen, Save-Data or not; Python plays no part here.
+    ctx, page = new_page(browser, python=False, viewport=SIZES[size], is_mobile=phone, has_touch=phone)
     got = []
     try:
         for lesson in CODE_PAGES:

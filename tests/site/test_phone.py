@@ -37,7 +37,8 @@ MIN_TARGET = 44  # CSS px
 
 @pytest.fixture(scope="module")
 def phone(browser):
-    ctx, page = new_page(browser, **PHONE, color_scheme="light")
+    # What a phone shows and how it is hit, not what Python answers: no Python boots (conftest.READS_ONLY).
+    ctx, page = new_page(browser, python=False, **PHONE, color_scheme="light")
     yield page
     ctx.close()
 

@@ -254,7 +254,7 @@ def test_without_scripts_each_chart_is_drawn_in_view(browser, site_server, width
 
 def test_with_scripts_the_drawings_cost_nothing_but_their_bytes(browser, site_server):
     """With JavaScript on, <noscript> is never parsed: no drawing in the page, no PNG fetched."""
-    ctx, page = new_page(browser, viewport={"width": 1280, "height": 900})
+    ctx, page = new_page(browser, python=False, viewport={"width": 1280, "height": 900})
     try:
         page.goto(site_server.url + "lesson-4/")
         page.wait_for_load_state("load")
