@@ -267,6 +267,18 @@ HEADINGS_BELOW_CODE = """() => [...document.querySelectorAll('article .c9-widget
     return el?.id; }).filter(Boolean)"""
 
 
+_BELOW_CODE: dict[str, list[str]] = {}
+
+
+def _headings_below_code(page, url: str) -> list[str]:
+    """The ids of the headings under the code boxes of the page at url: read from the page once a run (they are
+    the same at every width), so that each width loads only the addresses it checks."""
+    if url not in _BELOW_CODE:
+        _open(page, url)
+        _BELOW_CODE[url] = page.evaluate(HEADINGS_BELOW_CODE)
+    return _BELOW_CODE[url]
+
+
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("size", SIZES)
 def test_an_address_with_the_heading_under_a_code_box_lands_and_stays(browser, built_site, site_server, size):
@@ -279,8 +291,7 @@ def test_an_address_with_the_heading_under_a_code_box_lands_and_stays(browser, b
     got = []
     try:
         for lesson in CODE_PAGES:
-            _open(page, site_server.url + lesson)
-            ids = page.evaluate(HEADINGS_BELOW_CODE)
+            ids = _headings_below_code(page, site_server.url + lesson)
             assert ids, lesson
             for id_ in ids:
                 _open(page, f"{site_server.url}{lesson}#{quote(id_)}")
