@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-import pytest
 from fontTools.ttLib import TTFont
 
 from c9.base.errors import InputError
@@ -109,32 +108,6 @@ ON_SCREEN = """() => {
   }
   return out.join('');
 }"""
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
-def test_the_first_screen_of_every_page_needs_the_first_slice_only(browser, built_site, site_server, size):
-    """What a page shows when it opens, on a phone and a desktop, is drawn from the first slice, the one the
-    head asks for before the page is laid out: the build picks it by where text stands in the page
-    (hooks/fonts.py; counting a figure's hidden formula, 1,500 characters missed 「报粒」 at 1280 px)."""
-    from conftest import new_page
-    from test_site_quality import page_paths
-
-    noto = [codes for _, family, codes in _faces(built_site) if family == "Noto Sans SC"]
-    later = set().union(*noto[1:])
-    ctx, page = new_page(browser, viewport={"width": size[0], "height": size[1]})
-    missing = {}
-    try:
-        for path in page_paths(built_site):
-            page.goto(site_server.url + path)
-            page.wait_for_load_state("load")
-            text = page.evaluate(ON_SCREEN)
-            assert len(text) > 500, (path, text)
-            if {ord(c) for c in text} & later:
-                missing[path] = "".join(sorted({c for c in text if ord(c) in later}))
-        assert missing == {}, missing
-    finally:
-        ctx.close()
 
 
 class _Text(__import__("html.parser").parser.HTMLParser):
