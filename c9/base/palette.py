@@ -46,6 +46,8 @@ ROLES: dict[str, tuple[str, str]] = {
     "weights-fp32": ("#16365f", "#94a9cc"),
     "grads": _both("#3a78c2"),
     "grads-fp32": _both("#2a9d8f"),
+    # an FP8 recipe's FP32 weight gradients: in the ledger's chart beside 「梯度（FP32）」 of the FP32 bars
+    "weight-grads-fp32": _both("#0b7fa8"),
     "master": ("#5a86e8", "#b3cff5"),
     "adam-m": ("#6f4fa8", "#8e6cc1"),
     "adam-v": ("#a583dc", "#b79be0"),
@@ -55,6 +57,9 @@ ROLES: dict[str, tuple[str, str]] = {
     "adam-v-bf16": _both("#d369d3"),
     "fp8-copy": _both("#2a9d5b"),  # an FP8 recipe's FP8 weight copy
     "fp8-transpose": _both("#1d7a6f"),  # ... and its transposed (column-wise) copy
+    # MXFP8's row-wise and column-wise copies: in the ledger's chart beside the two above, so hues of their own
+    "mxfp8-copy": _both("#6b8e23"),
+    "mxfp8-transpose": ("#3f5f10", "#a0b94a"),
     "mx-scales": ("#7a5c2e", "#b08850"),  # MXFP8's E8M0 block scales
     "kahan-buffer": _both("#b5478a"),  # pure BF16's Kahan compensation buffer
     "activations": ("#b06d00", "#e08a1e"),

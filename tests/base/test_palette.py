@@ -67,6 +67,7 @@ GROUND = {palette.LIGHT: "#ffffff", palette.DARK: "#1e2129"}
 # The ledger's and the memory bar's parts, filled areas side by side; "adam" is m and v drawn as one part.
 PARTS = ["weights", "weights-fp32", "grads", "grads-fp32", "master", "adam-m", "adam-v"]
 PARTS += ["adam-m-bf16", "adam-v-bf16", "fp8-copy", "fp8-transpose", "mx-scales", "kahan-buffer"]
+PARTS += ["weight-grads-fp32", "mxfp8-copy", "mxfp8-transpose"]
 PARTS += ["activations", "scores", "logits"]
 
 

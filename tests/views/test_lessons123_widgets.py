@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import pytest
 from conftest import ROOT
 
-from c9.base import typed
+from c9.base import palette, typed
 from c9.figures import lessons123 as lessons123_figures
 from c9.views import api, bit_flipper, loss_scale, repeated_update
 from c9.views import ledger as ledger_chart
@@ -149,6 +149,45 @@ def test_ledger_slider_is_a_log10_parameter_count(x):
     v = ledger_chart.view({"model": "custom", "log10_params": x})
     n = round(10 ** float(x))
     assert v["params"]["param_total"] == n and v["bars"][1]["bytes"] == 16 * n
+
+
+def _fill(trace: dict, scheme: str) -> tuple[str, str]:
+    """What a bar trace is filled with on ``scheme``: its role's colour there, and its pattern ("" for none)."""
+    marker = trace["marker"]
+    return palette.colour(marker["color"], scheme), marker.get("pattern", {}).get("shape", "")
+
+
+def test_every_legend_entry_of_the_ledger_chart_is_its_own_fill():
+    """The chart stacks every recipe's parts and one convention in one figure under one legend (up to 16
+    entries): a reader matches a segment to its entry by its fill alone. In every state the widget can show
+    (each model, each convention, the slider's ends and middle), on both schemes, no two entries share a
+    colour and pattern, and each entry's segments are all drawn in its fill. 「梯度（FP32）」 and
+    「权重梯度（FP32）」, 「FP8 权重」 and 「MXFP8 权重（按行）」, 「FP8 权重转置」 and 「MXFP8 权重（按列）」 shared one."""
+    states = [
+        {"model": m, "convention": c, **({"log10_params": x} if m == "custom" else {})}
+        for c in ledger_chart.CONVENTIONS
+        for m in ledger_chart.MODELS + ["custom"]
+        for x in ([8.0, 10.0, 12.0] if m == "custom" else [None])
+    ]
+    assert len(states) == 4 * (2 + 3)
+    names = set()
+    for params in states:
+        data = ledger_chart.view(params)["figure"]["data"]
+        for scheme in (palette.LIGHT, palette.DARK):
+            fills: dict[str, set] = {}
+            for t in data:
+                fills.setdefault(t["name"], set()).add(_fill(t, scheme))
+            assert {n: f for n, f in fills.items() if len(f) > 1} == {}, (params, scheme)
+            by_fill: dict[tuple, list[str]] = {}
+            for n, (f,) in fills.items():
+                by_fill.setdefault(f, []).append(n)
+            assert [ns for ns in by_fill.values() if len(ns) > 1] == [], (params, scheme)
+            # the legend lists each name once, and every name drawn is in it
+            shown_names = [t["name"] for t in data if t["showlegend"]]
+            assert sorted(shown_names) == sorted(fills)
+        names |= set(fills)
+    # every legend entry the view knows was drawn in some state: 16, the count the chart's height is set for
+    assert names == set(ledger_chart.LABEL_COLORS) and len(names) == 16
 
 
 @pytest.mark.parametrize(
