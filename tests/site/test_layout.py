@@ -327,6 +327,66 @@ def test_controls_shown_only_on_a_choice_fit_the_phone_too(phone, site_server):
     assert phone.evaluate("() => document.scrollingElement.scrollWidth") <= WIDTH
 
 
+# Each widget's caption brought to just under the header, where Material put 「回到页面顶部」 (the header's height
+# + 16 px), the page scrolled down and back up so that the button shows: then every caption, control, summary
+# and chart text of the widget that is on screen (below the header), and the part of it that is, is not under
+# the button's box. Also: the button is in the header, 44 px or more, and on none of the header's own items.
+BACK_TO_TOP = """async (i) => {
+    const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
+    const top = document.querySelector('.md-top'), header = document.querySelector('.md-header').getBoundingClientRect();
+    const w = document.querySelectorAll('article .c9-widget')[i];
+    const y = scrollY + w.getBoundingClientRect().top - header.bottom - 20;
+    scrollTo(0, y + 400); await frame(); scrollTo(0, y); await frame();
+    for (let k = 0; k < 30 && (top.hidden || getComputedStyle(top).opacity !== '1'); k++) await frame();
+    if (top.hidden) return {shown: false};
+    const b = top.getBoundingClientRect(), meet = (r, clipTop) => {
+        const t = Math.max(r.top, clipTop, b.top), bottom = Math.min(r.bottom, innerHeight, b.bottom);
+        return Math.min(r.right, b.right) - Math.max(r.left, b.left) > 0 && bottom - t > 0;
+    };
+    const covered = [];
+    for (const el of w.querySelectorAll('figcaption, caption, button, input, select, textarea, label, summary, text, .c9-summary, .c9-status')) {
+        if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+        if ([...el.getClientRects()].some((r) => r.width && meet(r, header.bottom))) {
+            covered.push(`${w.dataset.widget} ${el.tagName.toLowerCase()}: ${el.textContent.trim().slice(0, 16)}`);
+        }
+    }
+    const items = [...document.querySelectorAll('.md-header__inner > *, .md-header__topic')].filter((e) => e.getClientRects().length
+        && !e.contains(top)).map((e) => e.getBoundingClientRect()).filter((r) => r.width && r.height);
+    return {shown: true, covered, box: [b.left, b.top, b.right, b.bottom], header: [header.top, header.bottom],
+            onHeaderItem: items.filter((r) => meet(r, -Infinity)).length};
+}"""
+
+
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_back_to_top_covers_no_widget_caption_or_control(browser, site_server, width):
+    """Reader check: Material's 「回到页面顶部」, shown once a reader scrolls back up, floated over the article
+    just under the header and covered the figure captions and chart text that passed beneath it (1280 and
+    390 px). Now it sits in the header's own slot: on every page, for every widget brought under the header,
+    the button shows, lies in the header, is 44 px or more, meets no header item, and covers nothing of the
+    widget."""
+    size = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": PHONE, "height": 844}}[width]
+    ctx, page = new_page(
+        browser, python=False, viewport=size, has_touch=width == "phone", is_mobile=width == "phone"
+    )
+    try:
+        covered, widgets = [], 0
+        for path in PAGES:
+            page.goto(site_server.url + path)
+            page.wait_for_function("() => document.fonts.status === 'loaded'")
+            for i in range(page.locator("article .c9-widget").count()):
+                got = evaluate_within(page, BACK_TO_TOP, i)
+                assert got["shown"], (path, i)
+                left, top, right, bottom = got["box"]
+                assert top >= got["header"][0] - 0.5 and bottom <= got["header"][1] + 0.5, (path, got)
+                assert right - left >= 44 and bottom - top >= 44 and got["onHeaderItem"] == 0, (path, got)
+                covered += [f"{path} {c}" for c in got["covered"]]
+                widgets += 1
+        assert covered == [] and widgets >= 20, (widgets, covered[:12])
+        assert page.errors == [], page.errors
+    finally:
+        ctx.close()
+
+
 def test_charts_are_legible(laid_out):
     """At both widths (on a desktop the E2M1 line's "±0" ran into "0.5")."""
     failures = {}
