@@ -17,6 +17,7 @@ from c9.core import other_tools
 from c9.core.ledger import RECIPES, bytes_per_parameter, model_states, open_rows
 from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
+from c9.views.part_colors import LABEL_COLORS
 
 WIDGET = "ledger"
 
@@ -90,27 +91,6 @@ CONVENTIONS: dict[str, dict] = {
         "who": "没有 16 位副本：权重本身就是更新对象（AdamW 和 Kingma & Ba 2015 的 Adam 一样，每个参数存 m、v）",
         "why": "不需要主权重，所以和混合精度一样是 16 字节",
     },
-}
-
-#: One colour per legend entry (the chart's legend lists each label once): every entry in a role of its own,
-#: since all of them can stand in one legend (tests/views/test_lessons123_widgets.py checks every state).
-LABEL_COLORS = {
-    "权重（BF16）": var("weights"),
-    "梯度（BF16）": var("grads"),
-    "主权重（FP32）": var("master"),
-    "权重（FP32）": var("weights-fp32"),
-    "梯度（FP32）": var("grads-fp32"),
-    "Adam m（FP32）": var("adam-m"),
-    "Adam v（FP32）": var("adam-v"),
-    "权重梯度（FP32）": var("weight-grads-fp32"),
-    "Adam m（BF16）": var("adam-m-bf16"),
-    "Adam v（BF16）": var("adam-v-bf16"),
-    "FP8 权重": var("fp8-copy"),
-    "FP8 权重转置": var("fp8-transpose"),
-    "MXFP8 权重（按行）": var("mxfp8-copy"),
-    "MXFP8 权重（按列）": var("mxfp8-transpose"),
-    "E8M0 缩放因子": var("mx-scales"),
-    "Kahan 补偿（BF16）": var("kahan-buffer"),
 }
 
 #: The ledger's rows other tools' counts are split into (c9.core.other_tools.ROWS), as the table heads them.

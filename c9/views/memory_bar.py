@@ -35,6 +35,7 @@ from c9.core.models import (
 from c9.views import memory_tables, stacked_bar
 from c9.views.nearby import model_choices, one_step
 from c9.views.params import integer, known_model, shown, with_defaults
+from c9.views.part_colors import LABEL_COLORS
 
 WIDGET = "memory-bar"
 
@@ -65,21 +66,17 @@ DEFAULTS = {
 #: The recipes of a training step the select offers (c9.core.ledger.RECIPES keys): all but weights only.
 TRAINING_RECIPES = ["bf16_mixed_adamw", "fp32_adamw", "deepseek_v3_fp8", "te_fp8_delayed", "te_mxfp8"]
 
+#: The activations' colours, by key; a model state takes the colour of its label (part_color).
 COLORS = {
-    "weights": var("weights"),
-    "gradients": var("grads"),
-    "master_weights": var("master"),
-    "adam_m": var("adam-m"),
-    "adam_v": var("adam-v"),
-    "gradients_fp32": var("grads-fp32"),
-    "adam_m_bf16": var("adam-m-bf16"),
-    "adam_v_bf16": var("adam-v-bf16"),
-    "fp8_weights": var("fp8-copy"),
-    "fp8_transpose": var("fp8-transpose"),
-    "mx_scales": var("mx-scales"),
     "act_linear": var("activations"),
     "act_scores": var("scores"),
 }
+
+
+def part_color(key: str, label: str) -> str:
+    """A segment's colour: a model state's by the label the reader sees, as lesson 1's ledger draws it
+    (c9.views.part_colors: 「权重（FP32）」 is not 「权重（BF16）」's colour), an activation's by its key."""
+    return LABEL_COLORS.get(label) or COLORS[key]
 
 
 def normalise(params: dict | None) -> dict:
@@ -177,6 +174,7 @@ def view(params: dict | None = None) -> dict:
             "formula": it.formula,
             "note": it.note,
             "group": group.label,
+            "color": part_color(it.key, it.label),
         }
         for group in tree.children
         for it in group.leaves()
@@ -333,13 +331,14 @@ def _gib_beside(n: int, binary: str, digits: int) -> str:
     return f"（{units.bounded_size(n, binary, digits)}）"
 
 
-MEASURED_COLORS = {
-    "m_params": var("weights"),
-    "m_grads": var("grads"),
-    "m_optimizer": var("adam"),
-    "m_saved": var("activations"),
-    "m_logits": var("logits"),
+#: A measured part drawn in the colour of the derived part it is measured against (the bar above it).
+MEASURED_AS = {
+    "m_params": "weights",
+    "m_grads": "gradients",
+    "m_optimizer": "adam_m",
+    "m_saved": "act_linear",
 }
+MEASURED_COLORS = {"m_logits": var("logits")}
 
 
 OWN_COLORS = {"o_act_saved": var("activations"), "o_act_logits": var("logits")}
@@ -368,17 +367,23 @@ def _chart(
     line = card_line(card, unit)
     if meas:
         texts = [units.bounded_size(x["bytes"], unit, digits) for x in meas]
+        derived = {s["key"]: s["color"] for s in segments}
         rows = [
             {
                 "label": "推演",
-                "segments": [
-                    seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in segments
-                ],
+                "segments": [seg(s["key"], s["label"], s["bytes"], s["text"], s["color"]) for s in segments],
             },
             {
                 "label": "实测",
                 "segments": [
-                    seg(x["key"], x["label"], x["bytes"], t, MEASURED_COLORS[x["key"]], hatch=True)
+                    seg(
+                        x["key"],
+                        x["label"],
+                        x["bytes"],
+                        t,
+                        derived.get(MEASURED_AS.get(x["key"])) or MEASURED_COLORS[x["key"]],
+                        hatch=True,
+                    )
                     for x, t in zip(meas, texts)
                 ],
             },
@@ -386,12 +391,12 @@ def _chart(
         return stacked_bar.svg(
             rows, axis, line, label=name + "（上：推演；下：实测）" + _far_label(rows, line)
         )
-    first = [seg(s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in segments]
+    first = [seg(s["key"], s["label"], s["bytes"], s["text"], s["color"]) for s in segments]
     if own:
         saved = sum(r["bytes"] for r in own["rows"] if r["saved"])
         logits = own["total_bytes"] - saved
         states = [s for s in segments if s["group"] != segments[-1]["group"]]
-        second = [seg("o_" + s["key"], s["label"], s["bytes"], s["text"], COLORS[s["key"]]) for s in states]
+        second = [seg("o_" + s["key"], s["label"], s["bytes"], s["text"], s["color"]) for s in states]
         second += [
             seg(
                 "o_act_saved",
@@ -471,15 +476,14 @@ def page_context() -> dict:
     for r in TRAINING_RECIPES:
         for key, label, _, _ in RECIPES[r]["parts"]:
             if key not in shown:
-                other_rows.setdefault(key, label)
+                other_rows.setdefault(key, (label, part_color(key, label)))
     return dict(
         view=v,
         recipes={k: RECIPES[k]["label"] for k in TRAINING_RECIPES},
-        other_rows=list(other_rows.items()),
+        other_rows=[(key, label, color) for key, (label, color) in other_rows.items()],
         stops=S_STOPS,
         b_stops=B_STOPS,
         modes=MODES,
-        colors=COLORS,
         cards=shown_cards,
         lab_label=lab_label(),
         model_menu=model_menu(lab_label()),

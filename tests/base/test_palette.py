@@ -128,11 +128,36 @@ def _part_colours() -> dict[str, str]:
     from c9.views import ledger, memory_bar
 
     out = {label: ROLE.fullmatch(c).group(1) for label, c in ledger.LABEL_COLORS.items()}
-    labels = {key: label for r in RECIPES.values() for key, label, *_ in r["parts"]}
-    for key, c in memory_bar.COLORS.items():
-        if key in labels:
-            out[f"条形图·{labels[key]}"] = ROLE.fullmatch(c).group(1)
+    for r in memory_bar.TRAINING_RECIPES:
+        for key, label, *_ in RECIPES[r]["parts"]:
+            out[f"条形图·{label}"] = ROLE.fullmatch(memory_bar.part_color(key, label)).group(1)
     return out
+
+
+def test_a_part_named_alike_is_drawn_alike_in_the_ledger_and_the_memory_bar():
+    """Lesson 5's bar drew 「权重梯度（FP32）」 in the colour lesson 1's ledger gives 「梯度（FP32）」, and
+    「权重（FP32）」 in the BF16 weights' colour: each part of every recipe the bar offers, in its table and its
+    chart, takes the colour the ledger draws its label in; a measured part, the colour of its derived part."""
+    from c9.core.ledger import RECIPES
+    from c9.views import ledger, memory_bar
+
+    for r in memory_bar.TRAINING_RECIPES:
+        v = memory_bar.view({"recipe": r})
+        states = [s for s in v["segments"] if s["label"] in dict.fromkeys(p[1] for p in RECIPES[r]["parts"])]
+        assert len(states) == len(RECIPES[r]["parts"]), r
+        for seg in states:
+            assert seg["color"] == ledger.LABEL_COLORS[seg["label"]], (r, seg["label"])
+            assert _fill(v["chart"], seg["key"]) == seg["color"], (r, seg["label"])
+    lab = memory_bar.view({"model": "lab", "s": 64, "b": 2})  # where the lab measured its run
+    derived = {s["key"]: s["color"] for s in lab["segments"]}
+    assert derived["weights"] == ledger.LABEL_COLORS["权重（FP32）"]  # the lab trains in FP32
+    for measured, like in memory_bar.MEASURED_AS.items():
+        assert _fill(lab["chart"], measured) == derived[like], measured
+
+
+def _fill(svg: str, key: str) -> str:
+    """The fill of the bar's first segment with this data-key."""
+    return re.search(rf'<rect data-key="{key}"[^>]* fill="([^"]+)"', svg).group(1)
 
 
 def test_one_quantity_in_two_precisions_is_drawn_in_two_colours():
