@@ -27,6 +27,9 @@ LAB = "lab"
 LAB_LABEL = "我们的小模型（实验课，FP32）"
 PASTED = "pasted"  # the key of a model read from a pasted config.json
 CONFIG_MAX = 100_000  # characters: a config.json is a few KB; anything far longer is not one
+#: Why a pasted text longer than CONFIG_MAX is refused ({n}: its length, with thousands separators); the
+#: memory bar's script says it at once from the same words (c9/views/memory-bar.html: data-too-long).
+CONFIG_TOO_LONG = "粘贴的文字太长（{n} 个字符）：config.json 一般只有几千个字符"
 PASTED_SOURCE = {"text": "你粘贴的 config.json（只在这个页面里，不上传）", "url": None}
 LAB_SOURCE = {"text": "实验课的数据文件 lab/results/c09-precision.json", "url": None}
 
@@ -156,7 +159,7 @@ def config_text(v) -> str:
     if not isinstance(v, str):
         raise InputError("粘贴的配置应当是 config.json 的文字内容")
     if len(v) > CONFIG_MAX:
-        raise InputError(f"粘贴的文字太长（{units.number(len(v))} 个字符）：config.json 一般只有几千个字符")
+        raise InputError(CONFIG_TOO_LONG.format(n=units.number(len(v))))
     return v
 
 

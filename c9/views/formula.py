@@ -24,7 +24,7 @@ TERMS = [
         "s：序列长度",
         "一条样本里的 token 数。每个 token 在每一层都留下一组中间结果，所以线性项正比于 s；注意力分数是 token 两两之间的，所以那一项正比于 s²。",
     ),
-    ("b", "b", "b：micro-batch", "同时穿过网络的样本条数。激活的每一项都正比于 b；模型状态和 b 无关。"),
+    ("b", "b", "b：micro-batch 大小", "同时穿过网络的样本条数。激活的每一项都正比于 b；模型状态和 b 无关。"),
     ("h", "h", "h：隐藏宽度", "每个 token 的向量长度（hidden_size）。矩阵乘的输入都是 s·b·h 个数的倍数。"),
     (
         "a",
@@ -70,7 +70,7 @@ def view(params: dict | None = None) -> dict:
     known_model(p["model"])  # the memory bar's models, our small model ("lab") included
     p["config"] = config_text(p["config"])
     s = p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    b = p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
+    b = p["b"] = integer(p["b"], "micro-batch 大小 b", B_MIN, B_MAX)
     m = resolve(p["model"], p["config"])
     h, a = m.h, m.a
     ratio = Fraction(5 * a * s, h)

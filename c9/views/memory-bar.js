@@ -19,7 +19,7 @@ export default function mount(root) {
   // Two log-scaled sliders, each over its stops (2^k and 3·2^k), beside a number box for any value.
   const sliders = [
     { range: form.elements.s_stop, box: form.elements.s, stops: root.dataset.stops.split(",").map(Number), name: "s", zh: "序列长度 s " },
-    { range: form.elements.b_stop, box: form.elements.b, stops: root.dataset.bStops.split(",").map(Number), name: "b", zh: "batch b " },
+    { range: form.elements.b_stop, box: form.elements.b, stops: root.dataset.bStops.split(",").map(Number), name: "b", zh: "micro-batch 大小 b " },
   ];
   let view = JSON.parse(root.dataset.default);
   let config = view.params.config; // the config.json in use ("" : the model chosen in the select)
@@ -158,7 +158,18 @@ export default function mount(root) {
   });
 
   // A config.json, pasted or read from a file on the reader's machine (FileReader: nothing leaves the page).
-  const useConfig = (text) => { config = text; onInput({ target: configBox }); };
+  const useConfig = (text) => {
+    // Far too long to be a config.json: said at once in Python's words (the build wrote them into the box),
+    // not after Python has started (seconds on a cold page). Python counts characters, not UTF-16 units.
+    const length = [...text].length;
+    if (length > Number(configBox.dataset.maxChars)) {
+      configAsked = true;
+      refuse(`输入有误：${configBox.dataset.tooLong.replace("{n}", thousands(length))}`);
+      return;
+    }
+    config = text;
+    onInput({ target: configBox });
+  };
   form.elements.config_use.addEventListener("click", () => useConfig(configBox.value));
   form.elements.config_clear.addEventListener("click", () => { configBox.value = ""; useConfig(""); });
   // The example: a config.json anchor-model.json records (the build wrote it into the button).

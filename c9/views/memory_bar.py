@@ -21,6 +21,7 @@ from c9.core.items import Item
 from c9.core.ledger import RECIPES, fp8_activation_scale, fp8_activations, model_states, open_rows
 from c9.core.models import (
     CONFIG_MAX,
+    CONFIG_TOO_LONG,
     LAB,
     Model,
     card,
@@ -90,7 +91,7 @@ def normalise(params: dict | None) -> dict:
     if not isinstance(p["recipe"], str) or p["recipe"] not in TRAINING_RECIPES:
         raise InputError(f"没有这种训练配方：{shown(p['recipe'])}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
+    p["b"] = integer(p["b"], "micro-batch 大小 b", B_MIN, B_MAX)
     if p["mode"] not in MODES:
         raise InputError(f"没有这种存储方式：{shown(p['mode'])}")
     if not isinstance(p["s2_full_only"], bool):
@@ -488,6 +489,7 @@ def page_context() -> dict:
         lab_label=lab_label(),
         model_menu=model_menu(lab_label()),
         config_max=CONFIG_MAX,
+        config_too_long=CONFIG_TOO_LONG,
         example=example_config(),
     )
 

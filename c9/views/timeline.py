@@ -32,7 +32,7 @@ def normalise(params: dict | None) -> dict:
     p = with_defaults(params, DEFAULTS)
     known_model(p["model"])
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    p["b"] = integer(p["b"], "batch b", B_MIN, B_MAX)
+    p["b"] = integer(p["b"], "micro-batch 大小 b", B_MIN, B_MAX)
     p["iteration"] = integer(p["iteration"], "迭代序号", 1, 2)
     if p["mode"] not in TIMELINE_MODES:
         raise InputError(f"时间线只比较「激活全存」和「全量重计算」，收到的是{shown(p['mode'])}")

@@ -395,3 +395,47 @@ def test_our_small_models_bar_is_seen_and_the_card_is_marked_far_off(at_width):
     want = python_view("memory-bar", model="lab", s=4096, b=2, mode="selective")
     expect(w.locator(".c9-model-note")).to_have_text(want["model_note"], timeout=PYTHON_TIMEOUT)
     assert "s = 64、b = 2" in want["model_note"]
+
+
+@pytest.mark.parametrize("extra", ["x", "汉"])
+def test_a_paste_far_too_long_is_refused_at_once_in_pythons_words(browser, site_server, extra):
+    """Reader check: a 200 KB paste was refused only once Python had started (12–14 s on a cold page). The box's
+    limit is told at once, in the words Python uses (the build wrote them into the box), even where Python
+    can never start; the length is counted in characters as Python counts them (「汉」 once, not as UTF-16)."""
+    from c9.core.models import CONFIG_MAX
+
+    site_server.block("vendor/pyodide/")
+    try:
+        ctx, page = new_page(browser, python=False, viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(site_server.url + "lesson-5/")
+            w = bar(page)
+            expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+            w.locator(".c9-config summary").click()
+            text = '{"a": "' + extra * (CONFIG_MAX) + '"}'
+            w.locator('textarea[name="config"]').fill(text)
+            w.locator('button[name="config_use"]').click()
+            said = "输入有误：" + python_error_of_config(text)
+            expect(w.locator(".c9-config-result")).to_have_text(said, timeout=5_000)
+            expect(w.locator(".c9-status")).to_have_text(said)
+            assert (
+                python_error_of_config('{"a": 1}' + " " * (CONFIG_MAX - 8)) == ""
+            )  # the limit itself passes
+            assert page.evaluate("() => performance.getEntriesByName('c9:python-ready').length") == 0
+            assert page.errors == [], page.errors
+        finally:
+            ctx.close()
+    finally:
+        site_server.block()
+
+
+def python_error_of_config(text: str) -> str:
+    """Python's message for this pasted text as the config ("" when it is not refused for its length)."""
+    from c9.base.errors import InputError
+    from c9.core.models import config_text
+
+    try:
+        config_text(text)
+    except InputError as e:
+        return str(e)
+    return ""

@@ -219,8 +219,8 @@ def test_the_sliders_stops_are_powers_of_two_and_three_times_them():
         ({"card": 80}, "没有这种卡"),
         ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
         ({"s": "1,048,577"}, "序列长度 s 要在 1 到 1,048,576 之间"),
-        ({"b": 1025}, "batch b 要在 1 到 1,024 之间"),
-        ({"b": "0"}, "batch b 要在 1 到 1,024 之间"),
+        ({"b": 1025}, "micro-batch 大小 b 要在 1 到 1,024 之间"),
+        ({"b": "0"}, "micro-batch 大小 b 要在 1 到 1,024 之间"),
     ],
 )
 def test_refusals_name_the_key_in_chinese(params, message):

@@ -25,6 +25,7 @@ ALLOWED = {
     "NVFP",
     "token",
     "batch",
+    "micro",  # micro-batch, the term lesson 5 uses for b
     "GELU",
     "Adam",
     "AdamW",
