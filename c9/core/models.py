@@ -29,7 +29,7 @@ PASTED = "pasted"  # the key of a model read from a pasted config.json
 CONFIG_MAX = 100_000  # characters: a config.json is a few KB; anything far longer is not one
 #: Why a pasted text longer than CONFIG_MAX is refused ({n}: its length, with thousands separators); the
 #: memory bar's script says it at once from the same words (c9/views/memory-bar.html: data-too-long).
-CONFIG_TOO_LONG = "粘贴的文字太长（{n} 个字符）：config.json 一般只有几千个字符"
+CONFIG_TOO_LONG = "框里的文字有 {n} 个字符，太长了，不像 config.json（它一般只有几千个字符）"
 PASTED_SOURCE = {"text": "你粘贴的 config.json（只在这个页面里，不上传）", "url": None}
 LAB_SOURCE = {"text": "实验课的数据文件 lab/results/c09-precision.json", "url": None}
 

@@ -78,6 +78,11 @@ export default function mount(root) {
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     const shown = new Set(v.segments.map((seg) => seg.key));
     for (const row of tbody.rows) row.hidden = !shown.has(row.dataset.key); // e.g. no master weights in FP32
+    // The rows in the bar's order (another recipe's rows were built after the activations'), moved only when
+    // out of it: a moved row would lose the focus of a reader on its button.
+    const order = v.segments.map((seg) => tbody.querySelector(`tr[data-key="${seg.key}"]`)).filter(Boolean);
+    const now = [...tbody.rows].filter((row) => !row.hidden);
+    if (order.some((row, i) => row !== now[i])) for (const row of order) tbody.append(row);
     for (const seg of v.segments) {
       const row = tbody.querySelector(`tr[data-key="${seg.key}"]`);
       if (!row) continue;

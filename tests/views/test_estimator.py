@@ -214,7 +214,7 @@ def test_the_sliders_stops_are_powers_of_two_and_three_times_them():
         ({"config": "{not json"}, "不是合法的 JSON"),
         ({"config": "[1, 2]"}, "config.json 应当是一个以 { 开头的对象"),
         ({"config": 42}, "粘贴的配置应当是 config.json 的文字内容"),
-        ({"config": "{" + " " * models.CONFIG_MAX + "}"}, "粘贴的文字太长"),
+        ({"config": "{" + " " * models.CONFIG_MAX + "}"}, "框里的文字有 100,002 个字符，太长了"),
         ({"card": "a100-40gb"}, "没有这种卡：「a100-40gb」"),
         ({"card": 80}, "没有这种卡"),
         ({"s": 0}, "序列长度 s 要在 1 到 1,048,576 之间"),
