@@ -369,3 +369,16 @@ def test_no_english_words_outside_code(built_site):
     ]
     seen += [f"view: {w}" for s in shown for w in ENGLISH if w in s]
     assert seen == [], seen
+
+
+def test_every_tooltip_and_label_on_a_page_reads_in_chinese(built_site):
+    """A reader check found Python-Markdown's English tooltips on every page: 「Jump back to footnote 1 in the
+    text」 on each footnote's back-link, 「Permanent link」 on each heading's ¶ (mkdocs.yml now names both).
+    Every title, aria-label and placeholder of every page, header and footer included, has Chinese in it."""
+    english = []
+    for name, p in pages(built_site):
+        for n in parse(p.read_text(encoding="utf-8")).iter():  # every element, links the text checks skip too
+            for t in (n.attrs.get(a) for a in ("title", "aria-label", "placeholder")):
+                if t and re.search(r"[A-Za-z]{3,}", t) and not re.search(f"[{CJK}]", t):
+                    english.append(f"{name}: {t}")
+    assert english == [], sorted(set(english))[:20]
