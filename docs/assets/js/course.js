@@ -21,6 +21,9 @@ import "./url-state.js";
 
 // Material's search dialog has no accessible name; the dialog only works with scripts, so name it here.
 document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "搜索");
+// Material's back-to-top button is an arrow alone in the header here (course.css): its words as its tooltip.
+const backToTop = document.querySelector(".md-top");
+if (backToTop) backToTop.title = backToTop.textContent.trim();
 
 const mounted = new Map(); // root element → teardown
 // A widget near the screen fetches its answer cache (the build's answers one step from its default, a few
