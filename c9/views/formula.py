@@ -10,7 +10,7 @@ from c9.core import model_activations
 from c9.core.activations import linear_term, per_layer, score_term
 from c9.core.models import Model, config_text, resolve
 from c9.views import memory_bar, memory_tables
-from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
+from c9.views.memory_bar import B_MAX, B_MIN, B_NAME, S_MAX, S_MIN
 from c9.views.params import integer, known_model, with_defaults
 
 WIDGET = "formula"
@@ -70,7 +70,7 @@ def view(params: dict | None = None) -> dict:
     known_model(p["model"])  # the memory bar's models, our small model ("lab") included
     p["config"] = config_text(p["config"])
     s = p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    b = p["b"] = integer(p["b"], "micro-batch 大小 b", B_MIN, B_MAX)
+    b = p["b"] = integer(p["b"], B_NAME, B_MIN, B_MAX)
     m = resolve(p["model"], p["config"])
     h, a = m.h, m.a
     ratio = Fraction(5 * a * s, h)

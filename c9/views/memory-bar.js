@@ -18,8 +18,8 @@ export default function mount(root) {
   const result = root.querySelector(".c9-config-result");
   // Two log-scaled sliders, each over its stops (2^k and 3·2^k), beside a number box for any value.
   const sliders = [
-    { range: form.elements.s_stop, box: form.elements.s, stops: root.dataset.stops.split(",").map(Number), name: "s", zh: "序列长度 s " },
-    { range: form.elements.b_stop, box: form.elements.b, stops: root.dataset.bStops.split(",").map(Number), name: "b", zh: "micro-batch 大小 b " },
+    { range: form.elements.s_stop, box: form.elements.s, stops: root.dataset.stops.split(",").map(Number), name: "s", zh: `${form.elements.s_stop.labels[0].textContent} ` },
+    { range: form.elements.b_stop, box: form.elements.b, stops: root.dataset.bStops.split(",").map(Number), name: "b", zh: `${form.elements.b_stop.labels[0].textContent} ` },
   ];
   let view = JSON.parse(root.dataset.default);
   let config = view.params.config; // the config.json in use ("" : the model chosen in the select)

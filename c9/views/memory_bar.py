@@ -42,6 +42,8 @@ WIDGET = "memory-bar"
 
 S_MIN, S_MAX = 1, 1 << 20
 B_MIN, B_MAX = 1, 1 << 10
+#: What the widgets call b, in their labels and messages: lesson 5's own words for it.
+B_NAME = "micro-batch 大小 b"
 
 
 def log_stops(hi: int, extra: tuple = ()) -> list[int]:
@@ -91,7 +93,7 @@ def normalise(params: dict | None) -> dict:
     if not isinstance(p["recipe"], str) or p["recipe"] not in TRAINING_RECIPES:
         raise InputError(f"没有这种训练配方：{shown(p['recipe'])}")
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    p["b"] = integer(p["b"], "micro-batch 大小 b", B_MIN, B_MAX)
+    p["b"] = integer(p["b"], B_NAME, B_MIN, B_MAX)
     if p["mode"] not in MODES:
         raise InputError(f"没有这种存储方式：{shown(p['mode'])}")
     if not isinstance(p["s2_full_only"], bool):
@@ -489,6 +491,7 @@ def page_context() -> dict:
         lab_label=lab_label(),
         model_menu=model_menu(lab_label()),
         config_max=CONFIG_MAX,
+        b_name=B_NAME,
         config_too_long=CONFIG_TOO_LONG,
         example=example_config(),
     )

@@ -19,7 +19,7 @@ from c9.base.errors import InputError
 from c9.base.palette import var
 from c9.core.activations import activation_memory
 from c9.core.models import card_bytes, lab_label, model
-from c9.views.memory_bar import B_MAX, B_MIN, S_MAX, S_MIN
+from c9.views.memory_bar import B_MAX, B_MIN, B_NAME, S_MAX, S_MIN
 from c9.views.nearby import model_choices, one_step
 from c9.views.params import integer, known_model, shown, with_defaults
 
@@ -32,7 +32,7 @@ def normalise(params: dict | None) -> dict:
     p = with_defaults(params, DEFAULTS)
     known_model(p["model"])
     p["s"] = integer(p["s"], "序列长度 s", S_MIN, S_MAX)
-    p["b"] = integer(p["b"], "micro-batch 大小 b", B_MIN, B_MAX)
+    p["b"] = integer(p["b"], B_NAME, B_MIN, B_MAX)
     p["iteration"] = integer(p["iteration"], "迭代序号", 1, 2)
     if p["mode"] not in TIMELINE_MODES:
         raise InputError(f"时间线只比较「激活全存」和「全量重计算」，收到的是{shown(p['mode'])}")
