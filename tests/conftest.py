@@ -8,6 +8,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -368,6 +369,19 @@ def python_view(widget: str, **params) -> dict:
     out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
     assert out["ok"], out
     return out["view"]
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def python_error(widget: str, **params) -> str:
+    """The Chinese message Python gives for these parameters (run here in CPython)."""
+    from c9.views import api
+
+    out = json.loads(api.handle(json.dumps({"widget": widget, "params": params})))
+    assert not out["ok"], f"{widget} {params} should be refused: {out}"
+    assert CJK.search(out["error"]) and "Error" not in out["error"], out["error"]
+    return out["error"]
 
 
 class ChromiumWithTimeouts:

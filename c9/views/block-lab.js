@@ -1,6 +1,6 @@
 import { drawCharts, nearViewport, redrawChart } from "../charts.js";
 import { significant, thousands } from "../format.js";
-import { liveView, unreadableNumber } from "../live-view.js";
+import { liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
 import { showControls, urlState } from "../url-state.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
@@ -89,7 +89,8 @@ export default function mount(root) {
     live.send(p, restoring);
   };
   const recompute = () => {
-    const bad = unreadableNumber(form.elements.seed, "随机种子");
+    const bad = unreadableNumber(form.elements.seed, "随机种子") || outOfRange(form.elements.seed, "随机种子");
+    markInvalid(form.elements.seed, bad);
     if (bad) live.refuse(bad); else send(params());
   };
 

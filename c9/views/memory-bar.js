@@ -1,5 +1,5 @@
 import { thousands } from "../format.js";
-import { liveView, unreadableNumber } from "../live-view.js";
+import { liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
 import { urlState } from "../url-state.js";
 
 // ---- Lesson 5: the stacked memory bar, a training-memory estimator for any decoder-only model -------
@@ -24,6 +24,7 @@ export default function mount(root) {
   let view = JSON.parse(root.dataset.default);
   let config = view.params.config; // the config.json in use ("" : the model chosen in the select)
   let listModel = view.params.model; // the model chosen in the list (the menu names a pasted config instead)
+  let typedBox = null; // the number box whose typed value the latest input sent
   let configAsked = false; // the latest input came from the config box: its answer is told beside the box
 
   const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
@@ -58,6 +59,7 @@ export default function mount(root) {
   };
   const draw = (v, restoring) => {
     view = v;
+    for (const sl of sliders) markInvalid(sl.box, false); // every box's value was accepted
     if (restoring) syncControls(v.params); // a state opened from the address: the controls show it
     // A typed "1e3" that Python read as 1,000 is shown as 1000 (a number still being typed is left alone).
     else for (const sl of sliders) {
@@ -122,6 +124,7 @@ export default function mount(root) {
   });
   const { send, say, refuse } = liveView("memory-bar", root, draw, {
     said: (text, kind) => {
+      if (kind === "error" && typedBox) markInvalid(typedBox, true); // Python refused what was typed
       if (!configAsked || kind === "ok") return;
       if (kind === "error") configAsked = false;
       result.textContent = text; // Python starting, or why the config was refused
@@ -130,6 +133,7 @@ export default function mount(root) {
   });
 
   const onInput = (e) => {
+    typedBox = sliders.some((sl) => e.target === sl.box) ? e.target : null;
     for (const sl of sliders) {
       if (e.target === sl.range) sl.box.value = sl.stops[Number(sl.range.value)];
       if (e.target === sl.box) {
@@ -137,6 +141,7 @@ export default function mount(root) {
         if (inRange(sl, v)) sl.range.value = nearestStop(sl.stops, v);
       } else if (!inRange(sl, Number(sl.box.value))) {
         sl.box.value = view.params[sl.name]; // another control moved: drop a rejected typed value, keep the last good one
+        markInvalid(sl.box, false);
       }
       label(sl);
     }
@@ -151,9 +156,11 @@ export default function mount(root) {
   form.addEventListener("input", (e) => { if (!boxes.has(e.target)) onInput(e); });
   // Typed values are sent once committed. A number box holding what it cannot read (1e400) reports "",
   // so say what is wrong rather than letting Python call it empty.
+  // Out of the box's range (b = 0) is said at once too, in Python's words, not after Python has started.
   const typed = (sl) => {
-    const bad = unreadableNumber(sl.box, sl.zh);
-    if (bad) refuse(bad); else onInput({ target: sl.box });
+    const bad = unreadableNumber(sl.box, sl.zh) || outOfRange(sl.box, sl.zh);
+    markInvalid(sl.box, bad);
+    if (bad) { typedBox = null; refuse(bad); } else onInput({ target: sl.box });
   };
   for (const sl of sliders) sl.box.addEventListener("change", () => typed(sl));
   form.addEventListener("submit", (e) => {

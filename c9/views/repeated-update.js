@@ -1,5 +1,5 @@
 import { drawChart, redrawChart } from "../charts.js";
-import { liveView, unreadableNumber } from "../live-view.js";
+import { liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
 import { showControls, urlState } from "../url-state.js";
 
 // ---- Lessons 2–3: the same small update, again and again, in 16 bits and in an FP32 master ---------
@@ -32,7 +32,11 @@ export default function mount(root) {
   const go = () => {
     // the seed is read by stochastic rounding only: an unreadable one blocks nothing else
     const seeded = form.elements.method.value === "stochastic";
-    const bad = unreadableNumber(form.elements.steps, "步数") || (seeded && unreadableNumber(form.elements.seed, "随机种子"));
+    const { steps, seed } = form.elements;
+    const wrong = (box, name) => unreadableNumber(box, name) || outOfRange(box, name);
+    const bad = wrong(steps, "步数") || (seeded && wrong(seed, "随机种子"));
+    markInvalid(steps, wrong(steps, "步数"));
+    markInvalid(seed, seeded && wrong(seed, "随机种子"));
     if (bad) refuse(bad); else send(params());
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); go(); });

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PYTHON_TIMEOUT, new_page, python_view
+from conftest import PYTHON_TIMEOUT, new_page, python_error, python_view
 from playwright.sync_api import expect
 
 from c9.core.models import load_facts
@@ -398,7 +398,9 @@ def test_our_small_models_bar_is_seen_and_the_card_is_marked_far_off(at_width):
 
 
 @pytest.mark.parametrize("extra", ["x", "汉"])
-def test_a_paste_far_too_long_is_refused_at_once_in_pythons_words(browser, site_server, extra):
+def test_a_paste_far_too_long_or_a_b_out_of_range_is_refused_at_once_in_pythons_words(
+    browser, site_server, extra
+):
     """Reader check: a 200 KB paste was refused only once Python had started (12–14 s on a cold page). The box's
     limit is told at once, in the words Python uses (the build wrote them into the box), even where Python
     can never start; the length is counted in characters as Python counts them (「汉」 once, not as UTF-16)."""
@@ -421,6 +423,13 @@ def test_a_paste_far_too_long_is_refused_at_once_in_pythons_words(browser, site_
             assert (
                 python_error_of_config('{"a": 1}' + " " * (CONFIG_MAX - 8)) == ""
             )  # the limit itself passes
+            # so is a b outside its box's range, with the box marked invalid
+            b_box = w.locator('input[name="b"]')
+            b_box.fill("0")
+            b_box.press("Enter")
+            said = "输入有误：" + python_error("memory-bar", b="0")
+            expect(w.locator(".c9-status")).to_have_text(said, timeout=5_000)
+            expect(b_box).to_have_attribute("aria-invalid", "true")
             assert page.evaluate("() => performance.getEntriesByName('c9:python-ready').length") == 0
             assert page.errors == [], page.errors
         finally:

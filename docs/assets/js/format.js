@@ -2,8 +2,8 @@
 // (c9/base/units.py); these are the few a script writes itself, between answers or beside a control, and
 // they read the same as Python's: thousands separated by commas, no trailing zeros.
 
-// An integer with thousands separators: 1048576 → "1,048,576".
-export const thousands = (n) => Number(n).toLocaleString("en-US");
+// An integer with thousands separators and Python's minus sign: 1048576 → "1,048,576", -5 → "−5".
+export const thousands = (n) => Number(n).toLocaleString("en-US").replace("-", "−");
 
 // At most `digits` significant digits, trailing zeros dropped: 4.25 → "4.25", 4.0625 → "4.063", 8 → "8".
 export const significant = (x, digits = 4) => Number(Number(x).toPrecision(digits)).toString();

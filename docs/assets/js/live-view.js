@@ -124,3 +124,18 @@ export function unreadableNumber(input, name) {
     ? `输入有误：${name}读不成数字，请填 ${input.min} 到 ${thousands(input.max)} 之间的整数`
     : null;
 }
+
+// A number box holding an integer outside its min…max (b = 0): the message Python gives for it
+// (c9/base/typed.py: integer), said at once rather than after Python starts; null when the box is in range,
+// or holds what Python words on its own (a fraction, a number of 15 digits or more).
+export function outOfRange(input, name) {
+  const v = Number(input.value), min = Number(input.min), max = Number(input.max);
+  if (input.value === "" || !Number.isInteger(v) || Math.abs(v) >= 1e15 || (v >= min && v <= max)) return null;
+  const spaced = /[A-Za-z0-9]$/.test(name) ? `${name} ` : name; // 「序列长度 s 要在」, but 「随机种子要在」
+  return `输入有误：${spaced}要在 ${thousands(min)} 到 ${thousands(max)} 之间，收到的是 ${thousands(v)}`;
+}
+
+// A box whose value was refused is marked so (assistive technology reads it as invalid; course.css draws it).
+export function markInvalid(input, invalid) {
+  if (invalid) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+}
