@@ -141,7 +141,17 @@ def test_read_a_config_from_a_file(lesson5, tmp_path):
     f.write_text(GPT2, encoding="utf-8")
     w = bar(lesson5)
     w.locator(".c9-config summary").click()
-    w.locator('input[name="config_file"]').set_input_files(str(f))
+    # The picker is drawn by its Chinese label, a button the input covers unseen (the browser draws
+    # 「Choose File」 in its own language); a click anywhere on the label reaches the input.
+    picker = w.locator('input[name="config_file"]')
+    drawn = picker.evaluate(
+        """(el) => { const a = el.getBoundingClientRect(), b = el.closest('label').getBoundingClientRect();
+        return { opacity: getComputedStyle(el).opacity, label: el.labels[0].textContent.trim(),
+                 covers: a.left >= b.left && a.right <= b.right && a.top >= b.top && a.bottom <= b.bottom
+                         && a.width >= b.width - 5 && a.height >= b.height - 5 }; }"""
+    )
+    assert drawn == {"opacity": "0", "label": "从文件读入 config.json", "covers": True}, drawn
+    picker.set_input_files(str(f))
     expect(w.locator('textarea[name="config"]')).to_have_value(GPT2)
     expect(w.locator('[data-part="params"] table tr').last).to_contain_text(
         GPT2_TOTAL, timeout=PYTHON_TIMEOUT
