@@ -73,6 +73,9 @@ ROLES: dict[str, tuple[str, str]] = {
     # Marks and lines of one chart.
     "series": ("#1f4e8c", "#6d9eeb"),  # a chart's one data series (the timeline, the loss-scale histogram)
     "ink": _both("var(--md-default-fg-color)"),  # the page's text colour: reference lines, outlines
+    "page": _both(
+        "var(--md-default-bg-color)"
+    ),  # the page's ground: the ledger's pattern lines, cut into a part
     "card-line": _both("#c8372d"),
     "peak": _both("#c8372d"),
     "measured": _both("#111111"),  # filled, inside a ring of ink

@@ -17,7 +17,7 @@ from c9.core import other_tools
 from c9.core.ledger import RECIPES, bytes_per_parameter, model_states, open_rows
 from c9.core.models import card_bytes, model
 from c9.views.params import shown, with_defaults
-from c9.views.part_colors import LABEL_COLORS
+from c9.views.part_colors import marker
 
 WIDGET = "ledger"
 
@@ -362,7 +362,7 @@ def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
                     "name": name,
                     "x": [part["bytes"] / units.GB],
                     "y": [y],
-                    "marker": {"color": LABEL_COLORS[name]},
+                    "marker": marker(name),
                     "legendgroup": name,
                     "showlegend": name not in seen,
                     # the part as the site rounds it (half-up on the exact bytes; Plotly's own format

@@ -134,14 +134,35 @@ def test_bars_read_back_as_the_figures_data(built_site):
     ((box, figure),) = charts(html, root)
     plot, _ = drawing(box)
     to_x = x_scale(plot)
-    rects = [n for n in plot.iter() if n.tag == "rect"]
+    patterns = {n.attrs["id"]: n for n in plot.iter() if n.tag == "pattern"}
+    rects = iter([n for n in plot.iter() if n.tag == "rect" and n.parent.tag != "pattern"])
     values = [t["x"][0] for t in figure["data"]]
-    assert len(rects) == len(values)
     top = max(values) * 4
-    for rect, trace in zip(rects, figure["data"]):
+    keys = {}  # legend name → the pattern its key is drawn with
+    for item in (n for n in box.iter() if n.tag == "li"):
+        fills = [
+            n.attrs["fill"] for n in item.iter() if n.tag == "rect" and n.attrs["fill"].startswith("url(")
+        ]
+        keys[item.text().strip()] = fills[0][5:-1] if fills else None
+    for trace in figure["data"]:
+        rect = next(rects)
         x, w = float(rect.attrs["x"].rstrip("%")), float(rect.attrs["width"].rstrip("%"))
         assert to_x(x + w) - to_x(x) == pytest.approx(trace["x"][0], abs=0.003 * top), trace["name"]
         assert rect.attrs["fill"] == trace["marker"]["color"]
+        shape = trace["marker"].get("pattern", {}).get("shape")
+        if (
+            shape
+        ):  # its pattern over the same box, drawn from a tile of that shape, and the same in its legend key
+            over = next(rects)
+            assert {k: over.attrs[k] for k in ("x", "width")} == {k: rect.attrs[k] for k in ("x", "width")}
+            tile = patterns[over.attrs["fill"][5:-1]]
+            assert ("rotate" in tile.attrs.get("patterntransform", "")) == (shape in "/\\x"), trace["name"]
+            assert any(n.tag == "circle" for n in tile.iter()) == (shape == "."), trace["name"]
+            assert keys[trace["name"]] == tile.attrs["id"], trace["name"]
+        else:
+            assert keys[trace["name"]] is None, trace["name"]
+    assert next(rects, None) is None
+    assert len(patterns) == 7  # the ledger's seven shapes
     # the 80 GB card's dashed line, where the figure puts it
     (card,) = [n for n in plot.iter() if n.tag == "line" and n.attrs.get("stroke-dasharray")]
     assert to_x(float(card.attrs["x1"].rstrip("%"))) == pytest.approx(

@@ -19,6 +19,7 @@ from c9.base import palette, typed
 from c9.figures import lessons123 as lessons123_figures
 from c9.views import api, bit_flipper, loss_scale, repeated_update
 from c9.views import ledger as ledger_chart
+from c9.views.part_colors import LABEL_COLORS, LABEL_PATTERNS
 
 PSI = 27_781_427_952
 QWEN3_8B = 8_190_735_360
@@ -187,7 +188,42 @@ def test_every_legend_entry_of_the_ledger_chart_is_its_own_fill():
             assert sorted(shown_names) == sorted(fills)
         names |= set(fills)
     # every legend entry the view knows was drawn in some state: 16, the count the chart's height is set for
-    assert names == set(ledger_chart.LABEL_COLORS) and len(names) == 16
+    assert names == set(LABEL_COLORS) and len(names) == 16
+
+
+def test_parts_whose_colours_a_colour_blind_reader_confuses_differ_in_pattern():
+    """Reader check: under a deuteranopia simulation 「梯度（BF16）」 and 「Adam m（BF16）」 were 1.2 apart, and the
+    chart told its 16 parts apart by colour alone. Any two parts whose colours lie closer than 10 in CAM02-UCS
+    (colorspacious: Machado et al. 2009 at full severity for the three dichromacies, and normal vision), on
+    either scheme, now differ in pattern; and the pattern reaches the figure."""
+    import colorspacious
+
+    def rgb(label, scheme):
+        value = palette.colour(LABEL_COLORS[label], scheme)
+        return np.array([int(value[i : i + 2], 16) / 255 for i in (1, 3, 5)])
+
+    labels = list(LABEL_COLORS)
+    confused = set()
+    for scheme in (palette.LIGHT, palette.DARK):
+        for cvd in (None, "deuteranomaly", "protanomaly", "tritanomaly"):
+            seen = {}
+            for label in labels:
+                seen[label] = rgb(label, scheme)
+                if cvd:
+                    space = {"name": "sRGB1+CVD", "cvd_type": cvd, "severity": 100}
+                    seen[label] = np.clip(colorspacious.cspace_convert(seen[label], space, "sRGB1"), 0, 1)
+            for i, a in enumerate(labels):
+                for b in labels[i + 1 :]:
+                    if colorspacious.deltaE(seen[a], seen[b], input_space="sRGB1") < 10:
+                        confused.add((a, b))
+    assert (
+        "梯度（BF16）",
+        "Adam m（BF16）",
+    ) in confused  # the pair the reader check found: the test can see it
+    same = [(a, b) for a, b in confused if LABEL_PATTERNS[a] == LABEL_PATTERNS[b]]
+    assert same == [], same
+    data = ledger_chart.view()["figure"]["data"]
+    assert {t["name"]: t["marker"].get("pattern", {}).get("shape", "") for t in data} == LABEL_PATTERNS
 
 
 @pytest.mark.parametrize(
