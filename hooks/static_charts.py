@@ -26,6 +26,7 @@ from collections.abc import Callable
 from html import escape
 
 from c9.base import palette, units
+from c9.views.svg_pattern import pattern_def, pattern_id
 
 FOLDER = "assets/static"
 TOP, BOTTOM = 14, 44  # px above the plot (a label over a line) and below it (ticks and the axis title)
@@ -185,36 +186,6 @@ def _stroke(line: dict | None, default_width: float = 2) -> str:
     return out
 
 
-# Plotly's pattern shapes as SVG tiles: lines ("-", "|", and both, "+"), turned 45° for "/", "\\" and "x";
-# "." a dot. ``solidity`` is the share of the tile the ink covers, as in Plotly.
-_TURN = {"/": 45, "\\": -45, "x": 45}
-
-
-def _pattern_id(pattern: dict) -> str:
-    key = f"{pattern['shape']}|{pattern.get('fgcolor', '')}|{pattern.get('size', 8)}|{pattern.get('solidity', 0.3)}"
-    return "c9-pattern-" + hashlib.sha1(key.encode()).hexdigest()[:10]
-
-
-def _pattern_def(pattern: dict) -> str:
-    """One ``<pattern>`` element for a Plotly marker.pattern (shape, fgcolor, fgopacity, size, solidity)."""
-    shape, size = pattern["shape"], pattern.get("size", 8)
-    ink = escape(_colour(pattern.get("fgcolor")))
-    paint = f'fill="{ink}" fill-opacity="{pattern.get("fgopacity", 1)}"'
-    if shape == ".":
-        r = size * math.sqrt(pattern.get("solidity", 0.3) / math.pi)
-        body = f'<circle cx="{_attr(size / 2)}" cy="{_attr(size / 2)}" r="{_attr(r)}" {paint}/>'
-    else:
-        w = size * pattern.get("solidity", 0.3)
-        across = f'<rect x="0" y="{_attr((size - w) / 2)}" width="{size}" height="{_attr(w)}" {paint}/>'
-        along = f'<rect x="{_attr((size - w) / 2)}" y="0" width="{_attr(w)}" height="{size}" {paint}/>'
-        body = {"-": across, "|": along, "/": along, "\\": along}.get(shape, across + along)
-    turn = f' patternTransform="rotate({_TURN[shape]})"' if shape in _TURN else ""
-    return (
-        f'<pattern id="{_pattern_id(pattern)}" patternUnits="userSpaceOnUse" width="{size}" height="{size}"{turn}>'
-        f"{body}</pattern>"
-    )
-
-
 def _scatter(p: Plot, t: dict) -> None:
     mode = t.get("mode", "lines+markers")
     xs, ys = t.get("x", []), t.get("y", [])
@@ -308,9 +279,9 @@ def _bars(p: Plot, traces: list[dict], layout: dict) -> None:
         width = t.get("width", slot * (1 - gap))
         fill = escape(_colour((t.get("marker") or {}).get("color")))
         pattern = (t.get("marker") or {}).get("pattern")
-        if pattern and pattern.get("shape") and _pattern_id(pattern) not in defined:
-            defined.add(_pattern_id(pattern))
-            p.out.insert(0, f"<defs>{_pattern_def(pattern)}</defs>")
+        if pattern and pattern.get("shape") and pattern_id(pattern) not in defined:
+            defined.add(pattern_id(pattern))
+            p.out.insert(0, f"<defs>{pattern_def(pattern)}</defs>")
         opacity = t.get("opacity")
         for pos, n in zip(t["y"] if horizontal else t["x"], t["x"] if horizontal else t["y"]):
             if n is None or n == 0 or (len_axis.log and n <= 0):
@@ -335,7 +306,7 @@ def _bars(p: Plot, traces: list[dict], layout: dict) -> None:
             box = f'x="{_attr(x)}%" y="{_attr(y)}" width="{_attr(w)}%" height="{_attr(h)}"'
             p.out.append(f'<rect {box} fill="{fill}"{op}/>')
             if pattern and pattern.get("shape"):
-                p.out.append(f'<rect {box} fill="url(#{_pattern_id(pattern)})"/>')
+                p.out.append(f'<rect {box} fill="url(#{pattern_id(pattern)})"/>')
 
 
 def _scale_colour(colorscale: list, f: float) -> tuple[int, int, int]:
@@ -500,7 +471,7 @@ def _legend(traces: list[dict], layout: dict) -> str:
         ):  # the plot's own <pattern> (_bars) over the colour
             key = (
                 f'<svg class="c9-static-key" aria-hidden="true"><rect width="100%" height="100%" fill="{colour}"/>'
-                f'<rect width="100%" height="100%" fill="url(#{_pattern_id(pattern)})"/></svg>'
+                f'<rect width="100%" height="100%" fill="url(#{pattern_id(pattern)})"/></svg>'
             )
         elif t.get("type") == "bar":
             key = f'<span class="c9-static-key" style="background:{colour}"></span>'

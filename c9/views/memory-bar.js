@@ -89,7 +89,9 @@ export default function mount(root) {
       const row = tbody.querySelector(`tr[data-key="${seg.key}"]`);
       if (!row) continue;
       row.querySelector("button.c9-seg").lastChild.textContent = seg.label; // e.g. 权重(FP32) for the lab's model
-      row.querySelector(".c9-swatch").style.background = seg.color; // a label's colour, as the ledger draws it
+      const swatch = row.querySelector(".c9-swatch"); // a label's colour and pattern, as the ledger draws them
+      swatch.style.backgroundColor = seg.color;
+      swatch.dataset.pattern = seg.pattern;
       row.cells[1].textContent = seg.text;
       row.cells[2].textContent = seg.formula;
     }

@@ -36,7 +36,7 @@ from c9.core.models import (
 from c9.views import memory_tables, stacked_bar
 from c9.views.nearby import model_choices, one_step
 from c9.views.params import integer, known_model, shown, with_defaults
-from c9.views.part_colors import LABEL_COLORS
+from c9.views.part_colors import LABEL_COLORS, LABEL_PATTERNS, marker
 
 WIDGET = "memory-bar"
 
@@ -178,6 +178,7 @@ def view(params: dict | None = None) -> dict:
             "note": it.note,
             "group": group.label,
             "color": part_color(it.key, it.label),
+            "pattern": LABEL_PATTERNS.get(it.label, ""),  # the ledger's second cue (c9.views.part_colors)
         }
         for group in tree.children
         for it in group.leaves()
@@ -361,7 +362,17 @@ def _chart(
     text at ``digits`` decimals, the summary's (a model state reads the same in both bars)."""
 
     def seg(key, label, n, text, color, hatch=False):
-        return {"key": key, "label": label, "value": n / scale, "text": text, "color": color, "hatch": hatch}
+        # a model state's pattern as the ledger draws it; a measured (hatched) segment has the hatch alone
+        pattern = None if hatch else marker(label).get("pattern") if label in LABEL_PATTERNS else None
+        return {
+            "key": key,
+            "label": label,
+            "value": n / scale,
+            "text": text,
+            "color": color,
+            "hatch": hatch,
+            "pattern": pattern,
+        }
 
     name = "堆叠条形图：训练一步的显存分项"
     unit = units.states_unit(sum(s["bytes"] for s in segments))

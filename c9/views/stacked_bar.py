@@ -16,6 +16,7 @@ from html import escape
 
 from c9.base import units
 from c9.base.palette import var
+from c9.views.svg_pattern import pattern_def, pattern_id
 
 PAD_LEFT, PAD_RIGHT = 2.0, 3.0  # % of the width kept free so the end tick labels fit
 ROW_LABEL, BAR, GAP = 18, 34, 10  # px
@@ -68,7 +69,8 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
     """The chart as one ``<svg>`` element.
 
     rows: [{"label": str | None (drawn above the bar), "segments": [{"key", "label", "value" (in axis units),
-    "text" (the value as the page quotes it), "color": a CSS colour (a palette role: c9/base/palette.py), "hatch": bool}]}], drawn top to bottom.
+    "text" (the value as the page quotes it), "color": a CSS colour (a palette role: c9/base/palette.py), "hatch": bool,
+    "pattern": a Plotly marker.pattern or None (c9.views.svg_pattern)}]}], drawn top to bottom.
     line: {"value", "label", "far"}, a dashed reference line across all rows (e.g. the 80 GB card), or None;
     when it lies beyond FAR times the longest bar (:func:`to_scale`), the axis fits the bars and the text
     ``far`` is written at the axis's right end instead ("80 GB 卡容量在右侧很远处 →").
@@ -93,6 +95,9 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
         f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{var("hatch")}" fill-opacity="0.35"/>'
         f'<line x1="0" y1="0" x2="0" y2="6" stroke="{var("hatch")}" stroke-width="2"/></pattern></defs>',
     ]
+    tiles = {pattern_id(s["pattern"]): s["pattern"] for r in rows for s in r["segments"] if s.get("pattern")}
+    if tiles:
+        out.append(f"<defs>{''.join(pattern_def(t) for t in tiles.values())}</defs>")
     for v, text in zip(ticks, tick_texts(ticks)):
         out.append(
             f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>'
@@ -112,6 +117,11 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
                 f'<rect data-key="{escape(s["key"])}" x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" '
                 f'height="{BAR}" fill="{s["color"]}"><title>{tip}</title></rect>'
             )
+            if s.get("pattern") and w > 0:  # the part's pattern over its colour (c9.views.part_colors)
+                out.append(
+                    f'<rect x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" height="{BAR}" '
+                    f'fill="url(#{pattern_id(s["pattern"])})" pointer-events="none"/>'
+                )
             if s.get("hatch") and w > 0:
                 out.append(
                     f'<rect x="{x(left):.4f}%" y="{y}" width="{w:.4f}%" height="{BAR}" '

@@ -125,9 +125,10 @@ def _part_colours() -> dict[str, str]:
     """Every part's label → the role it is drawn in, in the ledger's chart and in the memory bar (by each
     recipe's label for the bar's keys: c9.core.ledger.RECIPES)."""
     from c9.core.ledger import RECIPES
-    from c9.views import ledger, memory_bar
+    from c9.views import memory_bar
+    from c9.views.part_colors import LABEL_COLORS
 
-    out = {label: ROLE.fullmatch(c).group(1) for label, c in ledger.LABEL_COLORS.items()}
+    out = {label: ROLE.fullmatch(c).group(1) for label, c in LABEL_COLORS.items()}
     for r in memory_bar.TRAINING_RECIPES:
         for key, label, *_ in RECIPES[r]["parts"]:
             out[f"条形图·{label}"] = ROLE.fullmatch(memory_bar.part_color(key, label)).group(1)
@@ -137,20 +138,30 @@ def _part_colours() -> dict[str, str]:
 def test_a_part_named_alike_is_drawn_alike_in_the_ledger_and_the_memory_bar():
     """Lesson 5's bar drew 「权重梯度（FP32）」 in the colour lesson 1's ledger gives 「梯度（FP32）」, and
     「权重（FP32）」 in the BF16 weights' colour: each part of every recipe the bar offers, in its table and its
-    chart, takes the colour the ledger draws its label in; a measured part, the colour of its derived part."""
+    chart, takes the colour and the pattern the ledger draws its label in; a measured part, the colour of its
+    derived part."""
     from c9.core.ledger import RECIPES
-    from c9.views import ledger, memory_bar
+    from c9.views import memory_bar
+    from c9.views.part_colors import LABEL_COLORS, LABEL_PATTERNS, marker
+    from c9.views.svg_pattern import pattern_id
 
     for r in memory_bar.TRAINING_RECIPES:
         v = memory_bar.view({"recipe": r})
         states = [s for s in v["segments"] if s["label"] in dict.fromkeys(p[1] for p in RECIPES[r]["parts"])]
         assert len(states) == len(RECIPES[r]["parts"]), r
         for seg in states:
-            assert seg["color"] == ledger.LABEL_COLORS[seg["label"]], (r, seg["label"])
+            assert seg["color"] == LABEL_COLORS[seg["label"]], (r, seg["label"])
             assert _fill(v["chart"], seg["key"]) == seg["color"], (r, seg["label"])
+            # and its pattern, in the table's swatch and over its segment in the chart
+            assert seg["pattern"] == LABEL_PATTERNS[seg["label"]], (r, seg["label"])
+            over = re.search(
+                rf'<rect data-key="{seg["key"]}".*?</rect>(<rect [^>]*fill="url\(#([\w-]+)\)")?', v["chart"]
+            )
+            tile = seg["pattern"] and pattern_id(marker(seg["label"])["pattern"])
+            assert (over.group(2) or "") == tile, (r, seg["label"])
     lab = memory_bar.view({"model": "lab", "s": 64, "b": 2})  # where the lab measured its run
     derived = {s["key"]: s["color"] for s in lab["segments"]}
-    assert derived["weights"] == ledger.LABEL_COLORS["权重（FP32）"]  # the lab trains in FP32
+    assert derived["weights"] == LABEL_COLORS["权重（FP32）"]  # the lab trains in FP32
     for measured, like in memory_bar.MEASURED_AS.items():
         assert _fill(lab["chart"], measured) == derived[like], measured
 
