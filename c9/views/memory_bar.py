@@ -342,10 +342,12 @@ MEASURED_AS = {
     "m_optimizer": "adam_m",
     "m_saved": "act_linear",
 }
-MEASURED_COLORS = {"m_logits": var("logits")}
-
-
-OWN_COLORS = {"o_act_saved": var("activations"), "o_act_logits": var("logits")}
+#: The other activation segments: the logits measured, and the model's own saved tensors and logits.
+ACTIVATION_COLORS = {
+    "m_logits": var("logits"),
+    "o_act_saved": var("activations"),
+    "o_act_logits": var("logits"),
+}
 
 
 def _chart(
@@ -395,7 +397,7 @@ def _chart(
                         x["label"],
                         x["bytes"],
                         t,
-                        derived.get(MEASURED_AS.get(x["key"])) or MEASURED_COLORS[x["key"]],
+                        derived.get(MEASURED_AS.get(x["key"])) or ACTIVATION_COLORS[x["key"]],
                         hatch=True,
                     )
                     for x, t in zip(meas, texts)
@@ -417,7 +419,7 @@ def _chart(
                 "激活·为反向保存的张量",
                 saved,
                 units.bounded_size(saved, unit, digits),
-                OWN_COLORS["o_act_saved"],
+                ACTIVATION_COLORS["o_act_saved"],
                 True,
             ),
             seg(
@@ -425,7 +427,7 @@ def _chart(
                 "激活·logits",
                 logits,
                 units.bounded_size(logits, unit, digits),
-                OWN_COLORS["o_act_logits"],
+                ACTIVATION_COLORS["o_act_logits"],
                 True,
             ),
         ]
@@ -486,15 +488,16 @@ def page_context() -> dict:
     shown_cards = [{k: c[k] for k in ("key", "label", "url")} for c in cards()]  # what the page shows of each
     v = view()
     shown = {s["key"] for s in v["segments"]}
-    other_rows = {}  # every other recipe's parts, as hidden rows memory-bar.js shows when the recipe changes
+    other_rows = []  # every other recipe's parts, as hidden rows memory-bar.js shows when the recipe changes
     for r in TRAINING_RECIPES:
         for key, label, _, _ in RECIPES[r]["parts"]:
             if key not in shown:
-                other_rows.setdefault(key, (label, part_color(key, label)))
+                shown.add(key)
+                other_rows.append((key, label, part_color(key, label)))
     return dict(
         view=v,
         recipes={k: RECIPES[k]["label"] for k in TRAINING_RECIPES},
-        other_rows=[(key, label, color) for key, (label, color) in other_rows.items()],
+        other_rows=other_rows,
         stops=S_STOPS,
         b_stops=B_STOPS,
         modes=MODES,
