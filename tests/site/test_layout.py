@@ -376,6 +376,15 @@ def test_back_to_top_covers_no_widget_caption_or_control(laid_out):
         assert (
             page.get_attribute(".md-top", "title") == page.text_content(".md-top").strip() == "回到页面顶部"
         )
+        # In the Tab order where it is drawn: after the header's own controls, before the page's navigation
+        # and article (it came after the footnotes). The order is the document's: nothing here sets a tabindex.
+        assert page.evaluate(
+            """() => { const top = document.querySelector('.md-top');
+            const after = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_PRECEDING);
+            return after(top, document.querySelector('.md-header'))
+                && after(document.querySelector('.md-container'), top)
+                && [...document.querySelectorAll('[tabindex]')].every((e) => Number(e.tabIndex) <= 0); }"""
+        ), path
         page.evaluate("() => scrollTo(0, 0)")
     assert covered == [] and widgets >= 20, (widgets, covered[:12])
     assert laid_out.errors() == {}
