@@ -158,12 +158,27 @@ MARK_AND_TEXT = """(root) => {
 }"""
 
 
+# Each value cell's top and the top of its value's first line (the text's boxes, as above).
+VALUE_TOPS = """(root) => {
+    const range = document.createRange();
+    return [...root.querySelectorAll('td[data-code]')].map((c) => {
+        const rects = [];
+        for (const n of c.childNodes) {
+            if (n.nodeType === 1 && n.matches('.c9-pt-sr')) continue;
+            range.selectNodeContents(n); rects.push(...[...range.getClientRects()].filter((r) => r.width > 0));
+        }
+        return [c.getBoundingClientRect().top, Math.min(...rects.map((r) => r.top))];
+    });
+}"""
+
+
 @pytest.mark.parametrize("width", list(PATTERN_WIDTHS))
 def test_the_class_mark_clears_the_value_in_every_marked_cell(browser, site_server, width):
     """Reader check: the class mark (7.5 px, in the cell's top-left corner) touched the minus sign of the
     negative subnormals at 1280 px (−1.95×10⁻³ and its row: 1.8 px of overlap). Now in every marked cell, at
     both widths, the mark's box and the value's box do not meet: the mark stands above the value's first
-    line or beside it."""
+    line or beside it. And the values of one line of cells start at one height: the mark's line pushed the
+    marked cells' values below their unmarked neighbours'."""
     ctx, page = new_page(browser, python=False, viewport=PATTERN_WIDTHS[width], has_touch=width == "phone")
     try:
         page.goto(site_server.url + "lesson-4/")
@@ -182,6 +197,12 @@ def test_the_class_mark_clears_the_value_in_every_marked_cell(browser, site_serv
                     x["bottom"], m["bottom"]
                 ) <= max(x["top"], m["top"])
                 assert apart and m["right"] > m["left"] and x["right"] > x["left"], (fmt, width, c)
+            # and the values of one line of cells stay on one line, marked or not (they were a mark's line apart)
+            lines = {}
+            for top, first in t.evaluate(VALUE_TOPS):
+                lines.setdefault(round(top), []).append(first)
+            uneven = {top: (min(cs), max(cs)) for top, cs in lines.items() if max(cs) - min(cs) > 1}
+            assert len(lines) >= 16 and uneven == {}, (fmt, width, uneven)
         assert page.errors == [], page.errors
     finally:
         ctx.close()
