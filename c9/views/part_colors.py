@@ -1,6 +1,6 @@
 """The colour of each part of the model states, by the label a reader sees: lesson 1's ledger and lesson 5's
-memory bar draw a part named alike in one colour. Colours are palette roles (c9/base/palette.py). The ledger
-also gives each part a pattern, for readers who tell some of these colours apart poorly."""
+memory bar draw a part named alike in one colour and one pattern, the pattern for readers who tell some of
+these colours apart poorly. Colours are palette roles (c9/base/palette.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ LABEL_COLORS = {
     "Kahan 补偿（BF16）": var("kahan-buffer"),
 }
 
-#: The ledger's second cue (Plotly's pattern shapes; "" is a plain fill). Its 16 parts stand in one chart, and
+#: The second cue (Plotly's pattern shapes; "" is a plain fill). The ledger's 16 parts stand in one chart, and
 #: some colours are close for a colour-blind reader (梯度（BF16） and Adam m（BF16） are 1.4 apart in CAM02-UCS
 #: for deuteranopia): any two parts closer than 10 there, for normal vision or any of the three dichromacies,
 #: on either scheme, differ in pattern (tests/views/test_lessons123_widgets.py). Where that allows, a shape

@@ -20,7 +20,7 @@ def _n(v: float) -> str:
 
 def pattern_id(pattern: dict) -> str:
     """The tile's element id, from what it draws: "c9-pattern-" and 10 hex digits."""
-    key = f"{pattern['shape']}|{pattern.get('fgcolor', '')}|{pattern.get('size', 8)}|{pattern.get('solidity', 0.3)}"
+    key = "|".join(str(pattern.get(k, "")) for k in ("shape", "fgcolor", "fgopacity", "size", "solidity"))
     return "c9-pattern-" + hashlib.sha1(key.encode()).hexdigest()[:10]
 
 
