@@ -254,13 +254,15 @@ def test_memory_bar_recipe_select_shows_an_fp8_recipes_rows(browser, site_server
     expect(widget.locator(".c9-summary")).to_have_text(expected["summary"], timeout=PYTHON_TIMEOUT)
     for key in ("fp8_weights", "fp8_transpose"):
         expect(widget.locator(f'tr[data-key="{key}"]')).to_be_visible()
-    # The table lists the parts in the bar's order, each swatch in its part's colour (a reader check found
-    # the FP8 rows after the activations'): read back as the page shows them.
+    # The table lists the parts in the bar's order, each swatch in its part's colour and pattern (a reader
+    # check found the FP8 rows after the activations'): read back as the page shows them.
     shown = widget.locator(".c9-segments tbody").evaluate(
-        """(tbody) => [...tbody.rows].filter((r) => !r.hidden)
-             .map((r) => [r.dataset.key, r.querySelector('.c9-swatch').style.background])"""
+        """(tbody) => [...tbody.rows].filter((r) => !r.hidden).map((r) => {
+             const swatch = r.querySelector('.c9-swatch');
+             return [r.dataset.key, swatch.style.backgroundColor, swatch.dataset.pattern]; })"""
     )
-    assert shown == [[seg["key"], seg["color"]] for seg in expected["segments"]]
+    assert shown == [[seg["key"], seg["color"], seg["pattern"]] for seg in expected["segments"]]
+    assert {"fp8_transpose": "|", "gradients": "/"}.items() <= {k: p for k, _, p in shown}.items()
     base = python_view()
     assert base["activation_bytes"] - expected["activation_bytes"] == 64 * 7 * 4096 * 5120
     assert expected["states_bytes"] == 18 * 27_781_427_952
