@@ -1,12 +1,12 @@
 """Every page, laid out and drawn once per width, then measured by every whole-page check.
 
-Two widths: a phone (390 × 844 CSS px, touch, 2× pixels) and a desktop (1280 × 900). Each page is opened
+Two widths: a phone (390 × 844 CSS px, touch, 2× pixels, dark palette) and a desktop (1280 × 900, light). Each page is opened
 once per width (by test_each_page_opens_and_draws_whole, each page within its own time limit), every chart
 drawn and every table's scroll cue made (scroll_through), as a reader who only reads (no Python
 started: conftest.READS_ONLY), and the checks below read that same page: the page never scrolls sideways and every control of a widget is at least
 44 × 44 CSS px to hit (phone); charts stay legible (text ≥ 10 px, no label running into another); every
 trace of every build-time view is drawn; text that points at a mark has it on the chart; what a page
-opens on needs only the first font slice; every Chinese text can fall back to the web font; axe finds no serious violation (desktop); tooltips of figures near
+opens on needs only the first font slice; every Chinese text can fall back to the web font; axe finds no serious violation, on both palettes; the bit flippers' digits keep their contrast; tooltips of figures near
 the edges stay in the viewport; plot areas, tables and drawings are legible; each exponent is drawn by
 one font (desktop). The checks that change a page (open every <details>, wrap text in spans) run last."""
 
@@ -19,7 +19,7 @@ from conftest import evaluate_within, new_page, reading_context, scroll_through
 from test_charts_drawn import CHART_DRAWN, CHART_HEIGHTS, MARKS, TRACES
 from test_figure_provenance import EDGE_FIGURES
 from test_fonts import FONT_STACKS, ON_SCREEN, SCRIPTS, WRAP_SCRIPTS, _faces, _shown
-from test_site_quality import AXE, page_paths
+from test_site_quality import AXE, BIT_PAGES, bits_keep_their_contrast, page_paths
 
 PAGES = ["", "lesson-1/", "lesson-2/", "lesson-3/", "lesson-4/", "fp4/", "lesson-5/", "lab/"]
 PHONE = 390  # the laid-out pages' phone
@@ -115,8 +115,13 @@ CHARTS = """(minFont) => {
 }"""
 
 WIDTHS = {
+    # The phone reads in the dark palette, the desktop in the light one: axe and the bits' contrast see both.
     "phone": dict(
-        viewport={"width": PHONE, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
+        viewport={"width": PHONE, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+        color_scheme="dark",
     ),
     "desktop": dict(viewport={"width": 1280, "height": 900}, color_scheme="light"),
 }
@@ -459,7 +464,9 @@ def test_axe_finds_no_serious_or_critical_violation(laid_out):
     then); axe is evaluated into the page, so the page keeps its Content-Security-Policy."""
     axe = AXE.read_text(encoding="utf-8")
     failures = {}
+    scheme = "slate" if laid_out.name == "phone" else "default"
     for path, page in laid_out.each():
+        assert page.get_attribute("body", "data-md-color-scheme") == scheme, path
         page.evaluate(axe)
         result = evaluate_within(page, "async () => await axe.run(document, {resultTypes: ['violations']})")
         bad = [
@@ -471,6 +478,16 @@ def test_axe_finds_no_serious_or_critical_violation(laid_out):
             failures[path] = bad
     assert failures == {}, failures
     assert laid_out.errors() == {}
+
+
+def test_the_bit_flippers_digits_keep_their_contrast(laid_out):
+    """axe skips one-character text, so the bit flippers' digits are read here: light on the desktop, dark on
+    the phone. (On slate, Material's indigo buttons had read 2.3:1 and the evolution map's stage links 3.4:1:
+    axe on the phone, above, reads the dark palette.)"""
+    scheme = "dark" if laid_out.name == "phone" else "light"
+    for path, page in laid_out.each():
+        if path in BIT_PAGES:
+            bits_keep_their_contrast(page, path, scheme)
 
 
 def test_tooltips_of_figures_near_both_edges_stay_in_the_viewport(laid_out):
