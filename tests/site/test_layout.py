@@ -17,7 +17,7 @@ import re
 import pytest
 from conftest import evaluate_within, new_page, reading_context, scroll_through
 from test_charts_drawn import CHART_DRAWN, CHART_HEIGHTS, MARKS, TRACES
-from test_figure_provenance import EDGE_FIGURES
+from test_figure_provenance import EDGE_FIGURES, TOOLTIP_COLOURS
 from test_fonts import FONT_STACKS, ON_SCREEN, SCRIPTS, WRAP_SCRIPTS, _faces, _shown
 from test_site_quality import AXE, BIT_PAGES, bits_keep_their_contrast, page_paths
 
@@ -675,6 +675,26 @@ def test_plots_tables_and_drawings_are_legible(laid_out):
             failures[path] = problems[:12]
     assert failures == {}, failures
     assert tables >= 20 and svgs >= 8, (tables, svgs)
+    assert laid_out.errors() == {}
+
+
+def test_tooltips_are_opaque_and_legible_in_both_palettes(laid_out):
+    """Lesson 5 at 390 px in the dark palette: the tooltip's background was Material's translucent text
+    colour (rgba(226, 228, 233, 0.82)), so the 例句 table under it showed through. Every figure's tooltip,
+    on every page, with every <details> open, light on the desktop and dark on the phone: an opaque
+    background, text at WCAG AA contrast (4.5:1) over it, the tooltip drawn over whatever it covers, and its
+    colours those of the palette."""
+    bad, seen, backgrounds = [], 0, set()
+    for path, page in laid_out.each():
+        page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
+        for t in page.evaluate(TOOLTIP_COLOURS):
+            seen += 1
+            backgrounds.add(t["bg"])
+            if t["alpha"] < 1 or t["contrast"] < 4.5 or not t["onTop"]:
+                bad.append((path, t["fig"], t["alpha"], round(t["contrast"], 1), t["over"]))
+    assert seen > 100 and bad == [], (seen, bad[:8])
+    # the palette's own background: white in the light palette, Material's slate in the dark one
+    assert backgrounds == ({"rgb(30, 33, 41)"} if laid_out.name == "phone" else {"rgb(255, 255, 255)"})
     assert laid_out.errors() == {}
 
 
