@@ -223,3 +223,30 @@ def test_the_other_tools_table_reads_on_a_phone_without_scrolling(phone, site_se
         assert r["splitWidth"] > t["width"] / 2 and r["height"] < 160, (
             t
         )  # the split on wide lines, not a column
+
+
+# Per shown row of the memory bar's parts table: the top of each cell's first line of text (its text nodes'
+# boxes, not the button's, which is a 44 px target taller than its line).
+PART_ROW_TOPS = """() => {
+  const range = document.createRange(), t = document.querySelector('[data-widget="memory-bar"] table.c9-segments');
+  const firstTop = (cell) => {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT), tops = [];
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (!n.textContent.trim()) continue;
+      range.selectNodeContents(n);
+      tops.push(...[...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.top));
+    }
+    return Math.min(...tops);
+  };
+  return [...t.tBodies[0].rows].filter((r) => !r.hidden).map((r) => [r.cells[0].textContent, ...[...r.cells].map(firstTop)]);
+}"""
+
+
+def test_the_parts_table_reads_each_part_on_one_line(phone, site_server):
+    """Reader check at 390 px: a part's name sat in the middle of its 56 px row (its button is a 44 px
+    target) while its size and formula sat at the top, about 15 px higher: a row read as two."""
+    phone.goto(site_server.url + "lesson-5/")
+    rows = evaluate_within(phone, PART_ROW_TOPS)
+    assert len(rows) >= 5, rows
+    for name, *tops in rows:
+        assert len(tops) == 3 and max(tops) - min(tops) <= 2, (name, tops)
