@@ -32,6 +32,7 @@ FOLDER = "assets/static"
 TOP, BOTTOM = 14, 44  # px above the plot (a label over a line) and below it (ticks and the axis title)
 FONT = 12  # px, the labels' size (course.css)
 MIN_PLOT = 150  # px: the plot area's least height
+KEY_TILES = (6, 3)  # a patterned bar's legend key: whole tiles across and down, in a box twice as wide as tall
 DASHES = {"dot": "2 3", "dash": "6 4", "dashdot": "6 3 2 3", "longdash": "10 4"}
 _files: dict[str, bytes] = {}
 
@@ -466,15 +467,18 @@ def _legend(traces: list[dict], layout: dict) -> str:
         colour = escape(_colour((t.get("marker") or {}).get("color") or (t.get("line") or {}).get("color")))
         mode = t.get("mode", "")
         pattern = (t.get("marker") or {}).get("pattern") or {}
-        if t.get("type") == "bar" and pattern.get(
-            "shape"
-        ):  # the plot's own <pattern> (_bars) over the colour
+        if t.get("type") == "bar" and pattern.get("shape"):
+            # The plot's own <pattern> (_bars) over the colour, KEY_TILES tiles across: one tile alone, cut by
+            # a 13 px key, read as a blot or a flag rather than as dots or rules.
+            size = pattern.get("size", 8)
+            across, down = KEY_TILES
             key = (
-                f'<svg class="c9-static-key" aria-hidden="true"><rect width="100%" height="100%" fill="{colour}"/>'
+                f'<svg class="c9-static-key c9-static-bar" viewBox="0 0 {size * across} {size * down}" '
+                f'aria-hidden="true"><rect width="100%" height="100%" fill="{colour}"/>'
                 f'<rect width="100%" height="100%" fill="url(#{pattern_id(pattern)})"/></svg>'
             )
         elif t.get("type") == "bar":
-            key = f'<span class="c9-static-key" style="background:{colour}"></span>'
+            key = f'<span class="c9-static-key c9-static-bar" style="background:{colour}"></span>'
         else:
             dash = "dashed" if (t.get("line") or {}).get("dash") in ("dash", "dot") else "solid"
             style = f"border-top:3px {dash} {colour}" if "lines" in mode else f"background:{colour}"

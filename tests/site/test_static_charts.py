@@ -144,6 +144,11 @@ def test_bars_read_back_as_the_figures_data(built_site):
             n.attrs["fill"] for n in item.iter() if n.tag == "rect" and n.attrs["fill"].startswith("url(")
         ]
         keys[item.text().strip()] = fills[0][5:-1] if fills else None
+        if fills:  # reader check: one tile, cut by the key's box, read as a blot; the key shows 6 × 3 tiles
+            (key,) = [n for n in item.iter() if n.tag == "svg"]
+            tile = patterns[fills[0][5:-1]]
+            _, _, w, h = (float(v) for v in key.attrs["viewbox"].split())
+            assert (w / float(tile.attrs["width"]), h / float(tile.attrs["height"])) == (6, 3), item.text()
     for trace in figure["data"]:
         rect = next(rects)
         x, w = float(rect.attrs["x"].rstrip("%")), float(rect.attrs["width"].rstrip("%"))
