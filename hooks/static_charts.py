@@ -32,7 +32,10 @@ FOLDER = "assets/static"
 TOP, BOTTOM = 14, 44  # px above the plot (a label over a line) and below it (ticks and the axis title)
 FONT = 12  # px, the labels' size (course.css)
 MIN_PLOT = 150  # px: the plot area's least height
-KEY_TILES = (6, 3)  # a patterned bar's legend key: whole tiles across and down, in a box twice as wide as tall
+KEY_TILES = (
+    6,
+    3,
+)  # a patterned bar's legend key: whole tiles across and down, in a box twice as wide as tall
 DASHES = {"dot": "2 3", "dash": "6 4", "dashdot": "6 3 2 3", "longdash": "10 4"}
 _files: dict[str, bytes] = {}
 
