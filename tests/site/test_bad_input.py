@@ -928,6 +928,10 @@ def test_bad_input(pages, case: Case):
         case.expect, Said
     ):  # the box that holds the refused value is marked for assistive technology
         expect(box).to_have_attribute("aria-invalid", "true")
+        # and names the status that says why: a screen reader reads the message with the box
+        status = root.locator(".c9-status")
+        expect(status).to_have_attribute("id", re.compile(r"\S"))
+        expect(box).to_have_attribute("aria-describedby", status.get_attribute("id"))
     # a valid input brings back a live state that Python computed
     actions, params = case.recover
     clear_status(root)
@@ -935,6 +939,7 @@ def test_bad_input(pages, case: Case):
         do(page, root, action)
     check(page, root, case.w, Ok(params))
     expect(box).not_to_have_attribute("aria-invalid", "true")
+    expect(box).not_to_have_attribute("aria-describedby", re.compile(r"^c9-status-"))
     assert page.errors == []
 
 

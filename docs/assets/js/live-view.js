@@ -135,7 +135,19 @@ export function outOfRange(input, name) {
   return `输入有误：${spaced}要在 ${thousands(min)} 到 ${thousands(max)} 之间，收到的是 ${thousands(v)}`;
 }
 
-// A box whose value was refused is marked so (assistive technology reads it as invalid; course.css draws it).
+// A box whose value was refused is marked so (assistive technology reads it as invalid; course.css draws it),
+// and points at the widget's status, which says why.
+let statusIds = 0;
 export function markInvalid(input, invalid) {
-  if (invalid) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+  const status = input.closest(".c9-widget")?.querySelector(".c9-status");
+  if (!invalid) {
+    input.removeAttribute("aria-invalid");
+    if (status && input.getAttribute("aria-describedby") === status.id) input.removeAttribute("aria-describedby");
+    return;
+  }
+  input.setAttribute("aria-invalid", "true");
+  if (status && !input.hasAttribute("aria-describedby")) {
+    if (!status.id) status.id = `c9-status-${++statusIds}`;
+    input.setAttribute("aria-describedby", status.id);
+  }
 }
