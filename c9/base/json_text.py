@@ -52,10 +52,10 @@ def loads(text: str, what: str, max_depth: int = MAX_DEPTH):
         return json.loads(text, parse_int=read_integer)
     except json.JSONDecodeError as e:  # where json stopped reading: the reader finds the slip there
         raise InputError(
-            f"这段文字不是合法的 JSON：第 {e.lineno} 行第 {e.colno} 个字符附近有误，请检查后粘贴完整的 {what}"
+            f"这段文字不是合法的 JSON：第 {e.lineno} 行第 {e.colno} 个字符附近有误，请检查它是不是一份完整的 {what}"
         ) from None
     except (ValueError, RecursionError):
-        raise InputError(f"这段文字不是合法的 JSON，请粘贴完整的 {what}") from None
+        raise InputError(f"这段文字不是合法的 JSON，请检查它是不是一份完整的 {what}") from None
 
 
 def quoted(text: str, limit: int = 20) -> str:

@@ -108,7 +108,7 @@ def _load(text_or_dict) -> dict:
     if isinstance(text_or_dict, dict):
         return text_or_dict
     if not isinstance(text_or_dict, str) or not text_or_dict.strip():
-        raise InputError("没有配置：请粘贴一个 config.json 的内容")
+        raise InputError("没有配置：请粘贴或从文件读入一个 config.json")
     d = json_text.loads(text_or_dict, "config.json")
     if not isinstance(d, dict):
         raise InputError(f"config.json 应当是一个以 {{ 开头的对象，这里是{described(d)}")

@@ -30,7 +30,7 @@ CONFIG_MAX = 100_000  # characters: a config.json is a few KB; anything far long
 #: Why a pasted text longer than CONFIG_MAX is refused ({n}: its length, with thousands separators); the
 #: memory bar's script says it at once from the same words (c9/views/memory-bar.html: data-too-long).
 CONFIG_TOO_LONG = "框里的文字有 {n} 个字符，太长了，不像 config.json（它一般只有几千个字符）"
-PASTED_SOURCE = {"text": "你粘贴的 config.json（只在这个页面里，不上传）", "url": None}
+PASTED_SOURCE = {"text": "你给的 config.json（粘贴或从文件读入，只在这个页面里算，不上传）", "url": None}
 LAB_SOURCE = {"text": "实验课的数据文件 lab/results/c09-precision.json", "url": None}
 
 # Where a model's parameter total Ψ comes from, as the term-by-term table names a total it checks against.
@@ -157,7 +157,7 @@ def lab_model(d: dict) -> Model:
 def config_text(v) -> str:
     """The pasted config.json as text ("" for none). InputError for anything else or a text far too long."""
     if not isinstance(v, str):
-        raise InputError("粘贴的配置应当是 config.json 的文字内容")
+        raise InputError("配置应当是 config.json 的文字内容")
     if len(v) > CONFIG_MAX:
         raise InputError(CONFIG_TOO_LONG.format(n=units.number(len(v))))
     return v
@@ -168,7 +168,7 @@ def pasted(config: str) -> Model:
     arch = parse_config(config)
     return Model(
         key=PASTED,
-        label=f"粘贴的配置「{arch.name}」" if arch.name else f"粘贴的配置（{arch.wrapper or arch.family}）",
+        label=f"你的配置「{arch.name}」" if arch.name else f"你的配置（{arch.wrapper or arch.family}）",
         L=arch.L,
         h=arch.h,
         a=arch.a,

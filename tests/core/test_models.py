@@ -87,7 +87,7 @@ def test_a_pasted_config_is_a_model_counted_from_its_config():
     m = models.resolve("qwen3.8-27b", text)
     assert (m.key, m.label, m.param_origin, m.published) == (
         models.PASTED,
-        "粘贴的配置「meta-llama/Llama-3.1-8B」",
+        "你的配置「meta-llama/Llama-3.1-8B」",
         "counted",
         None,
     )

@@ -100,7 +100,7 @@ def test_paste_a_gpt2_config_and_see_its_count(lesson5):
     want = python_view("memory-bar", config=GPT2)
     expect(w.locator(".c9-summary")).to_have_text(want["summary"], timeout=PYTHON_TIMEOUT)
     expect(w.locator('[data-part="params"] table tr').last).to_contain_text(GPT2_TOTAL)
-    expect(w.locator('[data-part="source"]')).to_contain_text("你粘贴的 config.json")
+    expect(w.locator('[data-part="source"]')).to_contain_text("你给的 config.json")
     # The sliders still work on the pasted model (b one stop up: 1 → 2), and the address keeps the short config.
     w.locator('input[name="b_stop"]').focus()
     lesson5.keyboard.press("ArrowRight")
@@ -351,7 +351,7 @@ def test_the_example_is_answered_right_under_the_button_and_the_menu_names_it(at
     assert (
         menu.evaluate("(el) => el.selectedOptions[0].textContent")
         == want["menu_label"]
-        == "正在用粘贴的配置（qwen3）"
+        == "正在用你的配置（qwen3）"
     )
     # A model from the list replaces the pasted config, and the menu says so.
     menu.select_option("gpt2-xl")

@@ -102,7 +102,7 @@ def test_a_pasted_config_is_the_model_shown_whatever_the_select_says():
     assert pasted["activation_bytes"] == shipped["activation_bytes"]
     assert pasted["own_activation_bytes"] == shipped["own_activation_bytes"]
     assert pasted["params"]["recipe"] == "bf16_mixed_adamw"  # not the lab model's FP32 recipe
-    assert "你粘贴的 config.json" in pasted["detail"]["source"] and "粘贴的配置" in pasted["summary"]
+    assert "你给的 config.json" in pasted["detail"]["source"] and "你的配置" in pasted["summary"]
     # a blank config is no config
     assert memory_bar.view({"config": "  \n"})["summary"] == memory_bar.view()["summary"]
 
@@ -213,7 +213,7 @@ def test_the_sliders_stops_are_powers_of_two_and_three_times_them():
         ({"config": '{"hidden_size": 64}'}, "配置里缺少「model_type」"),
         ({"config": "{not json"}, "不是合法的 JSON"),
         ({"config": "[1, 2]"}, "config.json 应当是一个以 { 开头的对象"),
-        ({"config": 42}, "粘贴的配置应当是 config.json 的文字内容"),
+        ({"config": 42}, "配置应当是 config.json 的文字内容"),
         ({"config": "{" + " " * models.CONFIG_MAX + "}"}, "框里的文字有 100,002 个字符，太长了"),
         ({"card": "a100-40gb"}, "没有这种卡：「a100-40gb」"),
         ({"card": 80}, "没有这种卡"),
@@ -235,7 +235,7 @@ def test_the_formula_takes_the_config_and_names_what_the_model_adds():
     assert "旋转位置编码的 cos 和 sin" in b and "softmax 输出" in b  # added, and sized differently (FP32)
     pasted = formula.view({"config": json.dumps(CONFIGS["gpt2-xl"])})
     assert pasted["summary"] == formula.view({"model": "gpt2-xl"})["summary"].replace(
-        "GPT-2 XL", "粘贴的配置（gpt2）"
+        "GPT-2 XL", "你的配置（gpt2）"
     )
     assert "位置编号" in pasted["beyond"]
     # DeepSeek-V3: what its latent attention and its router keep beyond eq. 1
@@ -377,9 +377,9 @@ def test_the_menu_names_a_pasted_config_while_it_is_in_use():
     """Reviewer: the model menu still said 「锚点 Qwen3.8-27B」 while a pasted config was in use."""
     named = {**TINY_QWEN3, "_name_or_path": "someone/tiny-qwen3"}
     v = ask(model="qwen3.8-27b", config=json.dumps(named))["view"]
-    assert v["menu_label"] == "正在用粘贴的配置「someone/tiny-qwen3」"
+    assert v["menu_label"] == "正在用你的配置「someone/tiny-qwen3」"
     unnamed = ask(model="llama-3.1-8b", config=json.dumps(TINY_QWEN3))["view"]
-    assert unnamed["menu_label"] == "正在用粘贴的配置（qwen3）"
+    assert unnamed["menu_label"] == "正在用你的配置（qwen3）"
     # without a config the menu shows the list's own label for the model
     for key, label in nearby.model_menu(models.lab_label()):
         assert ask(model=key)["view"]["menu_label"] == label, key
