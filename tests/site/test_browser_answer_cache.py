@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-BUILT = "构建时预先算好"
+BUILT = "构建网站时由 Python 算好"
 MB = {
     "model": "qwen3.8-27b",
     "config": "",

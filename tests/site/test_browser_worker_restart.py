@@ -55,7 +55,7 @@ def test_a_dead_worker_is_replaced_and_every_widget_keeps_working(browser, site_
     # The same widget, the formula that follows it and another lesson's widget all answer again.
     set_s(bar, 7000)
     expect(summary).to_have_text(python_view("memory-bar", s=7000)["summary"], timeout=PYTHON_TIMEOUT)
-    expect(status).to_contain_text("Python 已算出这一状态")
+    expect(status).to_contain_text("已算出这一状态")
     bar.locator('select[name="model"]').select_option("qwen3-8b")
     expect(summary).to_have_text(
         python_view("memory-bar", s=7000, model="qwen3-8b")["summary"], timeout=PYTHON_TIMEOUT

@@ -141,7 +141,7 @@ def test_widgets_recompute_offline_after_a_first_visit(browser, site_server, bui
             python_view("memory-bar", b=4)["summary"], timeout=PYTHON_TIMEOUT
         )
         expect(widget).to_have_attribute("data-state", "live")
-        expect(widget.locator(".c9-status")).to_contain_text("Python 已算出")
+        expect(widget.locator(".c9-status")).to_contain_text("已算出这一状态")
         widget.get_by_label("全量重计算").check()
         expect(widget.locator(".c9-summary")).to_have_text(
             python_view("memory-bar", b=4, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT

@@ -211,7 +211,7 @@ def test_save_the_chapter_then_every_page_and_widget_works_offline(browser, site
         expect(widget.locator(".c9-summary")).to_have_text(
             python_view("memory-bar", b=4)["summary"], timeout=PYTHON_TIMEOUT
         )
-        expect(widget.locator(".c9-status")).to_contain_text("Python 已算出")
+        expect(widget.locator(".c9-status")).to_contain_text("已算出这一状态")
         # A later visit knows the chapter is saved.
         expect(page.locator("[data-c9-save] .c9-save-status")).to_contain_text("整章已存到本机")
         assert errors == [], errors

@@ -12,9 +12,9 @@ export const UNEXPECTED = "这一状态没能画出来（页面脚本出了意�
 export const RESTARTED = "页面里的 Python 算这一步时停止了（内存或调用栈用尽），页面已经重新启动了它；上面仍是上一个结果，换个输入再试。";
 
 const BY = {
-  build: (ms) => `Python 已算出这一状态（构建时预先算好，取用 ${ms} ms）。`,
-  ahead: (ms) => `Python 已算出这一状态（趁你上一步之后的空闲提前算好，取用 ${ms} ms）。`,
-  python: (ms) => `Python 已算出这一状态（${ms} ms）。`,
+  build: (ms) => `已算出这一状态：构建网站时由 Python 算好，取用 ${ms} ms。`,
+  ahead: (ms) => `已算出这一状态：页面里的 Python 趁你上一步之后的空闲提前算好，取用 ${ms} ms。`,
+  python: (ms) => `已算出这一状态：页面里的 Python 现算，用时 ${ms} ms。`,
 };
 
 // `draw(view, restoring, index)` shows an accepted answer; `restoring` marks the state opened from the page
