@@ -48,10 +48,12 @@ CELL_CHARS = 5  # a value wider than this (sign aside) splits into two short lin
 
 def cell_lines(v: float) -> tuple[str, str]:
     """A cell's value in at most two short lines, (lead, power): short_value's text when it is at most
-    CELL_CHARS wide besides the sign ("0.125", "−57344", "NaN"), else 3 significant digits and the power of
+    CELL_CHARS wide besides the sign and not under 0.1 ("0.125", "−57344", "NaN"), else 3 significant digits and the power of
     ten below them, cell_lines(0.0009765625) == ("9.77", "×10⁻⁴"). The exact value is in the cell's title."""
     text = short_value(v)
-    if "×" not in text and len(text.lstrip("−")) <= CELL_CHARS:
+    # Under 0.1 most values need six characters ("0.0391"): all of them take the power line, so that one row
+    # does not read 3.91×10⁻² beside 0.043.
+    if "×" not in text and len(text.lstrip("−")) <= CELL_CHARS and (abs(v) >= 0.1 or v != v or v == 0):
         return text, ""
     e = math.floor(math.log10(abs(v)))
     lead = units.sci(Fraction(v) / Fraction(10) ** e, 3)

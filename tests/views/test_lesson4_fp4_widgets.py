@@ -89,6 +89,20 @@ def test_each_cell_is_two_short_lines_that_read_back_as_its_value(fmt):
             assert shown == pytest.approx(v, rel=5e-3), (c["hex"], lead, power)
 
 
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+def test_the_values_of_one_decade_read_in_one_style(fmt):
+    """Reader check: E4M3's row 1_ read 3.91×10⁻² and then 0.043 (0.04296875 rounds to 0.0430, which is short
+    enough to fit). Values of one power of ten are now written alike: all with the power line or none."""
+    styles = {}  # power of ten → the styles its cells were written in
+    for row in pattern_table.table(fmt)["rows"]:
+        for c in row:
+            if c["cls"] in ("normal", "subnormal"):
+                v = ml_dtypes_value(fmt, c["code"])
+                styles.setdefault(math.floor(math.log10(abs(v))), set()).add(bool(c["lines"][1]))
+    assert {e: s for e, s in styles.items() if len(s) > 1} == {}
+    assert styles[-1] == {False} and styles[-2] == {True}  # 0.125 as it is; 0.0391 as 3.91 above ×10⁻²
+
+
 def ml_dtypes_value(fmt: str, code: int) -> float:
     """The code's value by ml_dtypes (the oracle), as a float."""
     dtype = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}[fmt]
