@@ -286,7 +286,7 @@ def view(params: dict | None = None) -> dict:
     """Bars per recipe for one model (or a custom parameter count) and the conventions table.
 
     params keys: model ("qwen3.8-27b" | "qwen3-8b" | "custom"), log10_params (8…12, used when model
-    is "custom"), convention (a key of CONVENTIONS, drawn as a fourth bar). Raises InputError.
+    is "custom"), convention (a key of CONVENTIONS, drawn as the bottom bar). Raises InputError.
     """
     p = with_defaults(params, DEFAULTS)
     if p["convention"] not in CONVENTIONS:

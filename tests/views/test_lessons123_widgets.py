@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from fractions import Fraction
 
@@ -22,6 +23,7 @@ from c9.views import ledger as ledger_chart
 from c9.views.part_colors import LABEL_COLORS, LABEL_PATTERNS
 
 PSI = 27_781_427_952
+LEDGER_HTML = (ROOT / "c9" / "views" / "ledger.html").read_text(encoding="utf-8")
 QWEN3_8B = 8_190_735_360
 NP = {"float16": np.float16, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16}
 UINT = {"float16": np.uint16, "float32": np.uint32, "bfloat16": np.uint16}
@@ -584,3 +586,12 @@ def test_playbook_widget_formula_counts_16_bytes_and_the_row_says_so():
     assert per == 16 == sum(b for _, _, b in ledger_chart.CONVENTIONS["zero"]["parts"])
     assert sum(b for _, _, b in ledger_chart.CONVENTIONS["playbook"]["parts"]) == 20
     assert "16 字节" in ledger_chart.CONVENTIONS["playbook"]["who"]
+
+
+def test_the_convention_menu_names_the_bar_it_changes():
+    # the menu's label says which bar it redraws: Plotly puts the first category of the array at the bottom
+    v = ask("ledger", model="qwen3-8b", convention="hf")["view"]
+    bottom = v["figure"]["layout"]["yaxis"]["categoryarray"][0]
+    assert bottom == "口径：18 字节/参数"
+    label = re.search(r'<label class="c9-field">([^<]*)\n<select name="convention">', LEDGER_HTML).group(1)
+    assert label == "口径（图中最下面那根条）"
