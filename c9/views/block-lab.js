@@ -1,6 +1,6 @@
 import { drawCharts, nearViewport, redrawChart } from "../charts.js";
 import { significant, thousands } from "../format.js";
-import { liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
+import { answeredBy, liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
 import { showControls, urlState } from "../url-state.js";
 
 // ---- Lesson 4: the block-scaling lab. Python quantises one scheme per request (each request stays
@@ -80,7 +80,7 @@ export default function mount(root) {
       return q;
     }),
     progress: (done, total) => `已算完 ${done} / ${total} 种缩放……`,
-    ok: (total, ms) => `Python 已把这个张量按 ${total} 种缩放各量化了一次（共 ${ms} ms）。`,
+    ok: (total, ms, by) => `已算出这一状态：这个张量按 ${total} 种缩放各量化了一次，${answeredBy(by, ms)}。`,
     kept: "热力图和表格停在构建时算好的默认张量",
   });
   // The preset's panels show at once, before their answers come.

@@ -1,4 +1,4 @@
-import { thousands } from "../format.js";
+import { sentence, thousands } from "../format.js";
 import { liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
 import { urlState } from "../url-state.js";
 
@@ -45,6 +45,7 @@ export default function mount(root) {
     link.href = "#mb-chart";
     link.textContent = "看下方的条形图和逐项的账";
     result.replaceChildren(`${text} `, link, "。");
+    result.dataset.kind = "";
     result.hidden = false;
     result.scrollIntoView({ block: "nearest" }); // only as far as needed; the focus stays on the button
   };
@@ -75,6 +76,8 @@ export default function mount(root) {
     showModel(v);
     if (configAsked) {
       configAsked = false;
+      markInvalid(configBox, false, result);
+      markInvalid(fileInput, false, result);
       tellBeside(`${v.params.config ? "已算好" : "已回到列表里的模型"}：${v.summary}`);
     }
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
@@ -128,8 +131,9 @@ export default function mount(root) {
     said: (text, kind) => {
       if (kind === "error" && typedBox) markInvalid(typedBox, true); // Python refused what was typed
       if (!configAsked || kind === "ok") return;
-      if (kind === "error") configAsked = false;
+      if (kind === "error") { configAsked = false; markInvalid(configBox, true, result); }
       result.textContent = text; // Python starting, or why the config was refused
+      result.dataset.kind = kind === "error" ? "error" : ""; // course.css marks a refusal as the status does
       result.hidden = false;
     },
   });
@@ -178,7 +182,7 @@ export default function mount(root) {
     const length = [...text].length;
     if (length > Number(configBox.dataset.maxChars)) {
       configAsked = true;
-      refuse(`输入有误：${configBox.dataset.tooLong.replace("{n}", thousands(length))}`);
+      refuse(sentence(`输入有误：${configBox.dataset.tooLong.replace("{n}", thousands(length))}`));
       return;
     }
     config = text;
@@ -188,13 +192,21 @@ export default function mount(root) {
   form.elements.config_clear.addEventListener("click", () => { configBox.value = ""; useConfig(""); });
   // The example: a config.json anchor-model.json records (the build wrote it into the button).
   form.elements.config_example.addEventListener("click", (e) => { configBox.value = e.currentTarget.dataset.example; useConfig(configBox.value); });
+  // A file the box cannot use is refused beside the box, and the box keeps what it held.
+  const refuseFile = (text) => { configAsked = true; markInvalid(fileInput, true, result); say(text, "error"); };
   fileInput.addEventListener("change", () => {
     const file = fileInput.files[0];
     if (!file) return;
-    if (file.size > Number(configBox.dataset.maxChars) * 4) { say("这个文件太大，不像 config.json：请选模型目录里的 config.json", "error"); return; }
+    if (file.size > Number(configBox.dataset.maxChars) * 4) { refuseFile("这个文件太大，不像 config.json：请选模型目录里的 config.json。"); return; }
     const reader = new FileReader();
-    reader.onload = () => { configBox.value = String(reader.result); useConfig(configBox.value); };
-    reader.onerror = () => say("没能读出这个文件：请换一个，或把内容粘贴进上面的框", "error");
+    reader.onload = () => {
+      const text = String(reader.result);
+      // A binary file read as text holds NULs or U+FFFD (bytes that are not UTF-8): not worth showing in the box.
+      if (text.includes("\0") || text.includes("\uFFFD")) { refuseFile(`「${file.name}」不是文本文件，不像 config.json：请选模型目录里的 config.json。`); return; }
+      configBox.value = text;
+      useConfig(text);
+    };
+    reader.onerror = () => refuseFile("没能读出这个文件：请换一个，或把内容粘贴进上面的框。");
     reader.readAsText(file);
     fileInput.value = ""; // choosing the same file again (edited since) is a change too
   });

@@ -939,7 +939,7 @@ def test_bad_input(pages, case: Case):
         do(page, root, action)
     check(page, root, case.w, Ok(params))
     expect(box).not_to_have_attribute("aria-invalid", "true")
-    expect(box).not_to_have_attribute("aria-describedby", re.compile(r"^c9-status-"))
+    expect(box).not_to_have_attribute("aria-describedby", re.compile(r"^c9-message-"))
     assert page.errors == []
 
 
@@ -1029,7 +1029,7 @@ def test_the_seed_box_says_what_is_wrong_with_what_it_reads_now(browser, site_se
         seed.fill("")
         seed.press_sequentially("1e400")
         seed.press("Tab")
-        expect(status).to_have_text("输入有误：随机种子读不成数字，请填 0 到 1,000,000,000 之间的整数")
+        expect(status).to_have_text("输入有误：随机种子读不成数字，请填 0 到 1,000,000,000 之间的整数。")
         seed.focus()
         page.keyboard.press("Control+A")
         page.keyboard.press("Delete")

@@ -111,7 +111,7 @@ def test_a_typed_tensor_refused_on_a_phone_is_answered_on_screen(browser, site_s
     w.locator(".c9-bl-typed button").click()
     status = w.locator(".c9-status")
     expect(status).to_have_text(
-        "输入有误：各行长度不一：第 1 行有 2 个数，第 2 行有 1 个（逗号分隔数：「1,5」是两个数）",
+        "输入有误：各行长度不一：第 1 行有 2 个数，第 2 行有 1 个（逗号分隔数：「1,5」是两个数）。",
         timeout=PYTHON_TIMEOUT,
     )
     expect(status).to_be_in_viewport()

@@ -6,6 +6,7 @@ widget, while the rest of the page keeps working; pick a card and see how many t
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import PYTHON_TIMEOUT, new_page, python_error, python_view
@@ -167,6 +168,16 @@ def test_read_a_config_from_a_file(lesson5, tmp_path):
         f"{total:,}", timeout=PYTHON_TIMEOUT
     )
     assert "mb.config=" not in lesson5.url
+    # A file that is not text (a weights file chosen by mistake) is refused by name and never shown in the box.
+    f = tmp_path / "model.safetensors"
+    f.write_bytes(b"\x08\x00\x00\x00\xff\xfe" + bytes(range(256)))
+    picker.set_input_files(str(f))
+    result = w.locator(".c9-config-result")
+    expect(result).to_have_text(
+        "「model.safetensors」不是文本文件，不像 config.json：请选模型目录里的 config.json。", timeout=5_000
+    )
+    expect(w.locator('textarea[name="config"]')).to_have_value(long)
+    expect(picker).to_have_attribute("aria-invalid", "true")
 
 
 def test_a_broken_config_gets_a_chinese_message_naming_the_key_and_the_page_keeps_working(lesson5):
@@ -375,6 +386,20 @@ def test_a_refused_config_is_told_under_the_button(at_width):
         w.locator('select[name="model"]').evaluate("(el) => el.selectedOptions[0].textContent")
         == "锚点 Qwen3.8-27B"
     )
+    # The box is marked refused and points at the message beside it, which is marked as the status is;
+    # an accepted config clears both.
+    box, result = w.locator('textarea[name="config"]'), w.locator(".c9-config-result")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    expect(box).to_have_attribute("aria-describedby", result.get_attribute("id"))
+    expect(result).to_have_attribute("data-kind", "error")
+    edge = "(el) => getComputedStyle(el).borderLeftColor"
+    assert result.evaluate(edge) == w.locator(".c9-status").evaluate(edge)
+    box.fill(GPT2)
+    w.locator('button[name="config_use"]').click()
+    expect(result).to_contain_text("已算好", timeout=PYTHON_TIMEOUT)
+    expect(box).not_to_have_attribute("aria-invalid", "true")
+    expect(box).not_to_have_attribute("aria-describedby", re.compile(r"."))
+    expect(result).not_to_have_attribute("data-kind", "error")
 
 
 def test_our_small_models_bar_is_seen_and_the_card_is_marked_far_off(at_width):
@@ -427,7 +452,7 @@ def test_a_paste_far_too_long_or_a_b_out_of_range_is_refused_at_once_in_pythons_
             text = '{"a": "' + extra * (CONFIG_MAX) + '"}'
             w.locator('textarea[name="config"]').fill(text)
             w.locator('button[name="config_use"]').click()
-            said = "输入有误：" + python_error_of_config(text)
+            said = "输入有误：" + python_error_of_config(text) + "。"
             expect(w.locator(".c9-config-result")).to_have_text(said, timeout=5_000)
             expect(w.locator(".c9-status")).to_have_text(said)
             assert (
@@ -437,7 +462,7 @@ def test_a_paste_far_too_long_or_a_b_out_of_range_is_refused_at_once_in_pythons_
             b_box = w.locator('input[name="b"]')
             b_box.fill("0")
             b_box.press("Enter")
-            said = "输入有误：" + python_error("memory-bar", b="0")
+            said = "输入有误：" + python_error("memory-bar", b="0") + "。"
             expect(w.locator(".c9-status")).to_have_text(said, timeout=5_000)
             expect(b_box).to_have_attribute("aria-invalid", "true")
             assert page.evaluate("() => performance.getEntriesByName('c9:python-ready').length") == 0

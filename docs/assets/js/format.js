@@ -2,6 +2,9 @@
 // (c9/base/units.py); these are the few a script writes itself, between answers or beside a control, and
 // they read the same as Python's: thousands separated by commas, no trailing zeros.
 
+// A message as a sentence: Python's messages end without a full stop, the page adds one.
+export const sentence = (text) => (/[。！？…]$/.test(text) ? text : `${text}。`);
+
 // An integer with thousands separators and Python's minus sign: 1048576 → "1,048,576", -5 → "−5".
 export const thousands = (n) => Number(n).toLocaleString("en-US").replace("-", "−");
 

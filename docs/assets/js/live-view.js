@@ -3,7 +3,7 @@
 // widget's status line who answered and how fast, or what was wrong with the input. The latest input wins:
 // one request is in flight per widget, and an answer overtaken by newer input is not drawn.
 import { answers } from "./answers.js";
-import { thousands } from "./format.js";
+import { sentence, thousands } from "./format.js";
 import { python, PythonRestarted, PythonUnavailable } from "./worker.js";
 
 // What a reader sees when drawing an answer fails in our own code: the exception's text is for the console.
@@ -11,11 +11,12 @@ export const UNEXPECTED = "这一状态没能画出来（页面脚本出了意�
 // What the reader sees when the page's Python died on this input (worker.js has already started a new one).
 export const RESTARTED = "页面里的 Python 算这一步时停止了（内存或调用栈用尽），页面已经重新启动了它；上面仍是上一个结果，换个输入再试。";
 
-const BY = {
-  build: (ms) => `已算出这一状态：构建网站时由 Python 算好，取用 ${ms} ms。`,
-  ahead: (ms) => `已算出这一状态：页面里的 Python 趁你上一步之后的空闲提前算好，取用 ${ms} ms。`,
-  python: (ms) => `已算出这一状态：页面里的 Python 现算，用时 ${ms} ms。`,
-};
+// Who computed a state the widget shows, and how long taking it took (ms written with thousands separators).
+export const answeredBy = (by, ms) => ({
+  build: `构建网站时由 Python 算好，读取用时 ${ms} ms`,
+  ahead: `页面里的 Python 趁你上一步之后的空闲提前算好，读取用时 ${ms} ms`,
+  python: `页面里的 Python 现算，用时 ${ms} ms`,
+})[by];
 
 // `draw(view, restoring, index)` shows an accepted answer; `restoring` marks the state opened from the page
 // address (url-state.js): set the controls then, and a refusal says the link was wrong, not the reader.
@@ -23,7 +24,7 @@ const BY = {
 // short, each drawn into its own panel as it comes):
 // - parts(params): the requests' parameters, in order (default: the one request);
 // - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn
-//   (ms already written with thousands separators);
+//   (ms already written with thousands separators; by: who answered, as answeredBy takes it);
 // - kept: what stays on screen when Python cannot load;
 // - said(text, kind): told each status line too (lesson 5's config box repeats a refusal beside its button).
 export function liveView(widget, root, draw, {
@@ -64,7 +65,7 @@ export function liveView(widget, root, draw, {
         if (queued) return; // the reader's newer input is waiting: not this one's view, nor its refusal
         if (!answer.ok) {
           if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
-          say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : `输入有误：${answer.error}`, "error");
+          say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : sentence(`输入有误：${answer.error}`), "error");
           if (!restoring) root.dataset.stale = ""; // the result shown is for the previous input (course.css fades it)
           return;
         }
@@ -76,9 +77,10 @@ export function liveView(widget, root, draw, {
           root.dataset.state = "live";
           root.removeAttribute("aria-busy");
           const ms = thousands(Math.max(1, Math.round(performance.now() - t0))); // 「20,936 ms」 as the site writes it
-          say(ok ? ok(asked.length, ms) : BY[hit?.by ?? "python"](ms), "ok");
-          // For tests and the benchmark: who answered (Python if it answered any part), inputs answered in full.
-          root.dataset.answeredBy = ["python", "ahead", "build"].find((b) => by.has(b));
+          const who = ["python", "ahead", "build"].find((b) => by.has(b)); // Python if it answered any part
+          say(ok ? ok(asked.length, ms, who) : `已算出这一状态：${answeredBy(who, ms)}。`, "ok");
+          // For tests and the benchmark: who answered, inputs answered in full.
+          root.dataset.answeredBy = who;
           root.dataset.runs = String(Number(root.dataset.runs || 0) + 1);
           performance.mark("c9:redraw");
         }
@@ -121,7 +123,7 @@ export function restoringFromAddress(root, say) {
 // message to show instead of letting Python call it empty, or null when the box reads fine.
 export function unreadableNumber(input, name) {
   return input.validity.badInput
-    ? `输入有误：${name}读不成数字，请填 ${input.min} 到 ${thousands(input.max)} 之间的整数`
+    ? `输入有误：${name}读不成数字，请填 ${input.min} 到 ${thousands(input.max)} 之间的整数。`
     : null;
 }
 
@@ -132,22 +134,22 @@ export function outOfRange(input, name) {
   const v = Number(input.value), min = Number(input.min), max = Number(input.max);
   if (input.value === "" || !Number.isInteger(v) || Math.abs(v) >= 1e15 || (v >= min && v <= max)) return null;
   const spaced = /[A-Za-z0-9]$/.test(name) ? `${name} ` : name; // 「序列长度 s 要在」, but 「随机种子要在」
-  return `输入有误：${spaced}要在 ${thousands(min)} 到 ${thousands(max)} 之间，收到的是 ${thousands(v)}`;
+  return `输入有误：${spaced}要在 ${thousands(min)} 到 ${thousands(max)} 之间，收到的是 ${thousands(v)}。`;
 }
 
 // A box whose value was refused is marked so (assistive technology reads it as invalid; course.css draws it),
-// and points at the widget's status, which says why.
-let statusIds = 0;
-export function markInvalid(input, invalid) {
-  const status = input.closest(".c9-widget")?.querySelector(".c9-status");
+// and points at the message that says why: the widget's status, or `message` where the widget says it beside
+// the box (lesson 5's config box).
+let messageIds = 0;
+export function markInvalid(input, invalid, message = input.closest(".c9-widget")?.querySelector(".c9-status")) {
   if (!invalid) {
     input.removeAttribute("aria-invalid");
-    if (status && input.getAttribute("aria-describedby") === status.id) input.removeAttribute("aria-describedby");
+    if (message && input.getAttribute("aria-describedby") === message.id) input.removeAttribute("aria-describedby");
     return;
   }
   input.setAttribute("aria-invalid", "true");
-  if (status && !input.hasAttribute("aria-describedby")) {
-    if (!status.id) status.id = `c9-status-${++statusIds}`;
-    input.setAttribute("aria-describedby", status.id);
+  if (message && !input.hasAttribute("aria-describedby")) {
+    if (!message.id) message.id = `c9-message-${++messageIds}`;
+    input.setAttribute("aria-describedby", message.id);
   }
 }
