@@ -1193,7 +1193,7 @@ ACTIVATIONS = Exercise(
     title="式 1：一层要留多少字节的激活",
     function="activation_bytes",
     statement=(
-        "写函数 activation_bytes(s, b, h, a, mode)：序列长 s、微批 b、隐藏维 h、注意力头数 a 的一层标准 Transformer，"
+        "写函数 activation_bytes(s, b, h, a, mode)：序列长度 s、micro-batch 大小 b、隐藏维 h、注意力头数 a 的一层标准 Transformer，"
         "按式 1 的口径（16 位激活、1 字节的 dropout 掩码）为反向保留多少字节。mode 取三种值之一："
         '"store_all" 表示什么都存；"selective" 表示选择性重计算，注意力分数那一项反向时重算、不占显存；'
         '"flash" 表示 FlashAttention，分数表从不写进显存。返回字节数。'

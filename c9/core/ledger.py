@@ -59,7 +59,7 @@ RECIPES: dict[str, dict] = {
         "label": "DeepSeek-V3 的 FP8 训练",
         "parts": [
             ("master_weights", "主权重（FP32）", 4, "优化器手里的那一份，更新落在这里"),
-            ("gradients_fp32", "权重梯度（FP32）", 4, "为跨微批次累加而留在 FP32"),
+            ("gradients_fp32", "权重梯度（FP32）", 4, "为跨 micro-batch 累加而留在 FP32"),
             ("adam_m_bf16", "Adam m（BF16）", 2, "一阶矩改用 BF16 存"),
             ("adam_v_bf16", "Adam v（BF16）", 2, "二阶矩改用 BF16 存"),
         ],

@@ -250,3 +250,20 @@ def test_the_parts_table_reads_each_part_on_one_line(phone, site_server):
     assert len(rows) >= 5, rows
     for name, *tops in rows:
         assert len(tops) == 3 and max(tops) - min(tops) <= 2, (name, tops)
+
+
+# Per body row of each lab table: its run name's lines (text line boxes) in the pinned first column.
+LAB_NAME_LINES = """() => [...document.querySelectorAll('table.c9-lab-table tbody th')].map((th) => {
+  const range = document.createRange();
+  range.selectNodeContents(th);
+  const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+  return [th.textContent, tops.size];
+})"""
+
+
+def test_the_lab_tables_run_names_keep_to_three_lines(phone, site_server):
+    """Reader check at 390 px: 「FP16 autocast + 动态 loss scaling」 ran to five lines in its 4.5em column."""
+    phone.goto(site_server.url + "lab/")
+    rows = evaluate_within(phone, LAB_NAME_LINES)
+    assert len(rows) >= 8, rows
+    assert all(lines <= 3 for _, lines in rows), rows
