@@ -46,6 +46,7 @@ from hooks import (  # noqa: E402
     fonts,
     modules,
     offline,
+    palette_css,
     reading_time,
     search_text,
     static_charts,
@@ -253,6 +254,7 @@ def on_post_build(config):
     for src, dst in VENDOR:
         _copy(NODE_MODULES / src, vendor / dst)
     codemirror.publish(NODE_MODULES, vendor)  # the exercises' editor (hooks/codemirror.py)
+    palette_css.drop_switching_rule(site)  # two style passes of the whole page less at load
     # Only what the worker can load (hooks/modules.py: the views' imports, not the build's figures).
     with zipfile.ZipFile(site / "assets" / "course-py.zip", "w", zipfile.ZIP_DEFLATED) as z:
         for path in modules.browser_files():

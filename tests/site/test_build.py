@@ -7,6 +7,8 @@ import json
 import re
 import zipfile
 
+import pytest
+
 import build_numbers
 
 LESSON_5_FIGURES = [
@@ -181,3 +183,25 @@ def test_pages_carry_a_strict_csp_and_no_inline_script(built_site):
             assert "src=" in attrs or 'type="application/json"' in attrs, (name, body[:80])
             assert re.search(r"\son\w+=", attrs) is None, name
         assert re.search(r"<[^>]+\son(click|load|error|input|change)=", html) is None, name
+
+
+def test_no_stylesheet_restyles_the_page_on_materials_load_time_switch(built_site, tmp_path):
+    """Material sets and removes data-md-color-switching on <body> at every load: a rule on it over every
+    descendant cost two full style passes (hooks/palette_css.py). The palettes themselves stay."""
+    from hooks import palette_css
+
+    sheets = {p.name: p.read_text(encoding="utf-8") for p in built_site.rglob("*.css")}
+    assert [n for n, css in sheets.items() if "data-md-color-switching" in css] == []
+    palette = next(css for n, css in sheets.items() if n.startswith("palette."))
+    assert "[data-md-color-scheme=slate]" in palette and "[data-md-color-primary=indigo]" in palette
+    # A Material whose rule changed stops the build rather than shipping the cost unnoticed.
+    (tmp_path / "assets" / "stylesheets").mkdir(parents=True)
+    changed = tmp_path / "assets" / "stylesheets" / "palette.0.min.css"
+    changed.write_text("[data-md-color-switching] *{transition:none!important}", encoding="utf-8")
+    with pytest.raises(SystemExit, match="palette-switch rule changed"):
+        palette_css.drop_switching_rule(tmp_path)
+    changed.write_text(
+        f"a{{color:red}}{palette_css.RULE}{{transition:none!important}}b{{x:y}}", encoding="utf-8"
+    )
+    palette_css.drop_switching_rule(tmp_path)
+    assert changed.read_text(encoding="utf-8") == "a{color:red}b{x:y}"
