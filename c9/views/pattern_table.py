@@ -56,9 +56,10 @@ def cell_lines(v: float) -> tuple[str, str]:
     if "×" not in text and len(text.lstrip("−")) <= CELL_CHARS and (abs(v) >= 0.1 or v != v or v == 0):
         return text, ""
     e = math.floor(math.log10(abs(v)))
-    lead = units.sci(Fraction(v) / Fraction(10) ** e, 3)
-    if lead.lstrip("−") == "10":  # 9.995… rounds up to the next power
-        e, lead = e + 1, lead.replace("10", "1")
+    # Three significant digits always, zeros kept: 0.04296875 reads 4.30 beside 4.69, not 4.3 (as if exact).
+    lead = units.sci(Fraction(v) / Fraction(10) ** e, 3, zeros=True)
+    if lead.lstrip("−") == "10.0":  # 9.995… rounds up to the next power
+        e, lead = e + 1, lead.replace("10.0", "1.00")
     return lead, "×" + units.superscript_powers(f"10^{e}").replace("-", "−")
 
 

@@ -99,6 +99,8 @@ def test_the_values_of_one_decade_read_in_one_style(fmt):
             if c["cls"] in ("normal", "subnormal"):
                 v = ml_dtypes_value(fmt, c["code"])
                 styles.setdefault(math.floor(math.log10(abs(v))), set()).add(bool(c["lines"][1]))
+                if c["lines"][1]:  # a lead always has three significant digits: 4.30 beside 4.69, not 4.3
+                    assert re.fullmatch(r"−?[1-9]\.\d\d", c["lines"][0]), c
     assert {e: s for e, s in styles.items() if len(s) > 1} == {}
     assert styles[-1] == {False} and styles[-2] == {True}  # 0.125 as it is; 0.0391 as 3.91 above ×10⁻²
 
