@@ -25,7 +25,7 @@ export default function mount(root) {
   let config = view.params.config; // the config.json in use ("" : the model chosen in the select)
   let listModel = view.params.model; // the model chosen in the list (the menu names a pasted config instead)
   let typedBox = null; // the number box whose typed value the latest input sent
-  let configAsked = false; // the latest input came from the config box: its answer is told beside the box
+  let configAsked = null; // the box or file picker the latest input came from: its answer is told beside the box
 
   const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
   // Python judges a typed value; a slider only follows a value inside its own range.
@@ -75,7 +75,7 @@ export default function mount(root) {
     note.hidden = !v.model_note;
     showModel(v);
     if (configAsked) {
-      configAsked = false;
+      configAsked = null;
       markInvalid(configBox, false, result);
       markInvalid(fileInput, false, result);
       tellBeside(`${v.params.config ? "已算好" : "已回到列表里的模型"}：${v.summary}`);
@@ -131,7 +131,7 @@ export default function mount(root) {
     said: (text, kind) => {
       if (kind === "error" && typedBox) markInvalid(typedBox, true); // Python refused what was typed
       if (!configAsked || kind === "ok") return;
-      if (kind === "error") { configAsked = false; markInvalid(configBox, true, result); }
+      if (kind === "error") { markInvalid(configAsked, true, result); configAsked = null; }
       result.textContent = text; // Python starting, or why the config was refused
       result.dataset.kind = kind === "error" ? "error" : ""; // course.css marks a refusal as the status does
       result.hidden = false;
@@ -154,7 +154,7 @@ export default function mount(root) {
     if (e.target === menu) { config = ""; listModel = menu.value; } // a model from the list replaces a pasted config
     // another control moved: drop a config Python refused, keep the last good one (the box keeps the text)
     else if (e.target !== configBox) config = view.params.config;
-    configAsked = e.target === configBox;
+    configAsked = e.target === configBox ? configBox : null;
     if (!configAsked) result.hidden = true; // what it said is about an earlier state
     send(params());
   };
@@ -181,7 +181,7 @@ export default function mount(root) {
     // not after Python has started (seconds on a cold page). Python counts characters, not UTF-16 units.
     const length = [...text].length;
     if (length > Number(configBox.dataset.maxChars)) {
-      configAsked = true;
+      configAsked = configBox;
       refuse(sentence(`输入有误：${configBox.dataset.tooLong.replace("{n}", thousands(length))}`));
       return;
     }
@@ -193,7 +193,7 @@ export default function mount(root) {
   // The example: a config.json anchor-model.json records (the build wrote it into the button).
   form.elements.config_example.addEventListener("click", (e) => { configBox.value = e.currentTarget.dataset.example; useConfig(configBox.value); });
   // A file the box cannot use is refused beside the box, and the box keeps what it held.
-  const refuseFile = (text) => { configAsked = true; markInvalid(fileInput, true, result); say(text, "error"); };
+  const refuseFile = (text) => { configAsked = fileInput; say(text, "error"); };
   fileInput.addEventListener("change", () => {
     const file = fileInput.files[0];
     if (!file) return;
