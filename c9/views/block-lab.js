@@ -80,7 +80,15 @@ export default function mount(root) {
       return q;
     }),
     progress: (done, total) => `已算完 ${done} / ${total} 种缩放……`,
-    ok: (total, ms, by) => `已算出这一状态：这个张量按 ${total} 种缩放各量化了一次，${answeredBy(by, ms)}。`,
+    ok: (total, ms, by) => {
+      // A scheme that met NaN or ±∞ does not quantise (its panel says why): the count says so too.
+      const shown = new Set(presets[form.elements.preset.value] || SCHEMES);
+      const skipped = views.filter((v) => shown.has(v.scheme) && v.quantized === false).length;
+      const what = skipped === 0 ? `按 ${total} 种缩放各量化了一次`
+        : skipped === total ? `有 NaN 或无穷大，${total} 种缩放这次都不量化（各图下写了原因）`
+          : `按 ${total - skipped} 种缩放各量化了一次；另 ${skipped} 种遇到 NaN 或无穷大，这次不量化（各图下写了原因）`;
+      return `已算出这一状态：这个张量${what}，${answeredBy(by, ms)}。`;
+    },
     kept: "热力图和表格停在构建时算好的默认张量",
   });
   // The preset's panels show at once, before their answers come.
@@ -89,7 +97,9 @@ export default function mount(root) {
     live.send(p, restoring);
   };
   const recompute = () => {
-    const bad = unreadableNumber(form.elements.seed, "随机种子") || outOfRange(form.elements.seed, "随机种子");
+    // A typed tensor does not read the seed: a seed left wrong in the hidden box blocks nothing.
+    const generated = form.elements.source.value === "generated";
+    const bad = generated && (unreadableNumber(form.elements.seed, "随机种子") || outOfRange(form.elements.seed, "随机种子"));
     markInvalid(form.elements.seed, bad);
     if (bad) live.refuse(bad); else send(params());
   };

@@ -31,7 +31,7 @@ from c9.core import blockscale as B
 from c9.core import quant_configs
 from c9.core.formats import CodecInputError, get_format
 from c9.views import fp32_first
-from c9.views.params import ascii_text, integer, with_defaults, within_fp32
+from c9.views.params import ascii_text, integer, integer_if_read, with_defaults, within_fp32
 
 WIDGET = "block-lab"
 
@@ -207,7 +207,8 @@ def normalise(params: dict | None) -> dict:
         raise InputError("张量来源只能是「生成」或「手动输入」")
     if p["scheme"] not in SCHEMES:
         raise InputError(f"没有这种缩放方案：{typed.shown(p['scheme'])}")
-    p["seed"] = integer(p["seed"], "随机种子", 0, 10**9)
+    # a typed tensor does not read the seed: one left wrong in the hidden box blocks nothing
+    p["seed"] = integer_if_read(p["seed"], "随机种子", 0, 10**9, p["source"] == "generated", DEFAULTS["seed"])
     p["channels"] = integer(p["channels"], "离群通道数", 0, MAX_CHANNELS)
     p["magnitude"] = integer(p["magnitude"], "离群值的量级", 1, 10**6)
     if p["magnitude"] not in MAGNITUDES:

@@ -30,7 +30,22 @@ export default function mount(root) {
   const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
   // Python judges a typed value; a slider only follows a value inside its own range.
   const inRange = (sl, v) => Number.isInteger(v) && v >= sl.stops[0] && v <= sl.stops[sl.stops.length - 1];
-  const label = (sl) => sl.range.setAttribute("aria-valuetext", `${sl.name} = ${thousands(sl.stops[Number(sl.range.value)])}`);
+  // The slider speaks the value in use: a typed 5,000 rather than the stop 4,096 the knob rests on.
+  const label = (sl) => {
+    const typedValue = Number(sl.box.value);
+    const v = inRange(sl, typedValue) ? typedValue : sl.stops[Number(sl.range.value)];
+    sl.range.setAttribute("aria-valuetext", `${sl.name} = ${thousands(v)}`);
+  };
+  // A refused box is told why right under it (on a phone the status line is half a screen below).
+  for (const sl of sliders) sl.message = sl.box.parentElement.querySelector(".c9-box-message");
+  const tellBox = (box, text) => {
+    for (const sl of sliders) {
+      const mine = sl.box === box;
+      sl.message.hidden = !mine;
+      if (mine) { sl.message.textContent = text; sl.message.dataset.kind = "error"; }
+      markInvalid(sl.box, mine, sl.message);
+    }
+  };
 
   // The menu shows the model in use: a pasted config.json has its own option, never chosen from the list.
   const showModel = (v) => {
@@ -60,7 +75,7 @@ export default function mount(root) {
   };
   const draw = (v, restoring) => {
     view = v;
-    for (const sl of sliders) markInvalid(sl.box, false); // every box's value was accepted
+    tellBox(null); // every box's value was accepted
     if (restoring) syncControls(v.params); // a state opened from the address: the controls show it
     // A typed "1e3" that Python read as 1,000 is shown as 1000 (a number still being typed is left alone).
     else for (const sl of sliders) {
@@ -128,8 +143,9 @@ export default function mount(root) {
     s2_full_only: form.elements.s2_full_only.checked,
   });
   const { send, say, refuse } = liveView("memory-bar", root, draw, {
+    markEdited: false, // the boxes and the config box are marked here (the config box points at its own message)
     said: (text, kind) => {
-      if (kind === "error" && typedBox) markInvalid(typedBox, true); // Python refused what was typed
+      if (kind === "error" && typedBox) tellBox(typedBox, text); // Python refused what was typed
       if (!configAsked || kind === "ok") return;
       if (kind === "error") { markInvalid(configAsked, true, result); configAsked = null; }
       result.textContent = text; // Python starting, or why the config was refused
@@ -147,7 +163,7 @@ export default function mount(root) {
         if (inRange(sl, v)) sl.range.value = nearestStop(sl.stops, v);
       } else if (!inRange(sl, Number(sl.box.value))) {
         sl.box.value = view.params[sl.name]; // another control moved: drop a rejected typed value, keep the last good one
-        markInvalid(sl.box, false);
+        if (sl.box.hasAttribute("aria-invalid")) tellBox(null);
       }
       label(sl);
     }
@@ -165,8 +181,7 @@ export default function mount(root) {
   // Out of the box's range (b = 0) is said at once too, in Python's words, not after Python has started.
   const typed = (sl) => {
     const bad = unreadableNumber(sl.box, sl.zh) || outOfRange(sl.box, sl.zh);
-    markInvalid(sl.box, bad);
-    if (bad) { typedBox = null; refuse(bad); } else onInput({ target: sl.box });
+    if (bad) { typedBox = sl.box; refuse(bad); } else onInput({ target: sl.box });
   };
   for (const sl of sliders) sl.box.addEventListener("change", () => typed(sl));
   form.addEventListener("submit", (e) => {

@@ -30,6 +30,17 @@ def with_defaults(params: dict | None, defaults: dict, lists: tuple = ()) -> dic
     return p
 
 
+def integer_if_read(v, name: str, lo: int, hi: int, read: bool, default: int) -> int:
+    """:func:`integer`, where the view reads the value; where it does not (a seed beside a method or a
+    source that uses none), an unusable one stands as ``default`` and blocks nothing."""
+    if read:
+        return integer(v, name, lo, hi)
+    try:
+        return integer(v, name, lo, hi)
+    except InputError:
+        return default
+
+
 def known_model(key: str) -> str:
     """A model of anchor-model.json, or "lab" (our small model) when the lab's data file is present."""
     if not key or not isinstance(key, str):

@@ -12,7 +12,7 @@ export default function mount(root) {
 
   const draw = (v, restoring) => {
     view = v;
-    if (restoring) showControls(form, v.params);
+    if (restoring) { showControls(form, v.params); showSeed(); }
     summary.textContent = v.summary;
     // one row per line: a fifth (stochastic rounding or Kahan) comes and goes with the chosen method
     body.replaceChildren(...v.table.map((r) => {
@@ -29,8 +29,10 @@ export default function mount(root) {
     fmt: form.elements.fmt.value, w0: form.elements.w0.value, delta: form.elements.delta.value, steps: form.elements.steps.value,
     method: form.elements.method.value, seed: form.elements.seed.value,
   });
+  // The seed is read by stochastic rounding only: its box is open for that method alone.
+  const showSeed = () => { form.elements.seed.disabled = form.elements.method.value !== "stochastic"; };
   const go = () => {
-    // the seed is read by stochastic rounding only: an unreadable one blocks nothing else
+    showSeed();
     const seeded = form.elements.method.value === "stochastic";
     const { steps, seed } = form.elements;
     const wrong = (box, name) => unreadableNumber(box, name) || outOfRange(box, name);

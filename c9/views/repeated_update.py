@@ -20,7 +20,7 @@ from c9.base.palette import var
 from c9.core import accumulate
 from c9.core import formats as F
 from c9.views.bit_flipper import double_rounding_note, short_name
-from c9.views.params import integer, sixteen_bit_format, with_defaults
+from c9.views.params import integer, integer_if_read, sixteen_bit_format, with_defaults
 
 WIDGET = "repeated-update"
 
@@ -219,17 +219,6 @@ def _kahan(fmt, r, steps: int, idx: list[int], name: str) -> dict:
     }
 
 
-def _seed(p: dict) -> int:
-    """The seed, checked only where it is used (stochastic rounding): a seed out of range must not block
-    round-to-nearest or Kahan, which never read it; there an unusable one stands as the default."""
-    if p["method"] == "stochastic":
-        return integer(p["seed"], "随机种子", 0, 10**6)
-    try:
-        return integer(p["seed"], "随机种子", 0, 10**6)
-    except InputError:
-        return DEFAULTS["seed"]
-
-
 def view(params: dict | None = None) -> dict:
     """params: fmt ("float16" | "bfloat16"), w0 and delta (decimal texts), steps (1…5,000), method (a key of
     METHODS: how a third line stores each sum besides round-to-nearest), seed (stochastic rounding's, 0…10⁶).
@@ -237,7 +226,8 @@ def view(params: dict | None = None) -> dict:
     p = with_defaults(params, DEFAULTS)
     if p["method"] not in METHODS:
         raise InputError(f"没有这种舍入方式：{typed.shown(p['method'])}")
-    seed = _seed(p)
+    # the seed is read by stochastic rounding only: round-to-nearest and Kahan never block on it
+    seed = integer_if_read(p["seed"], "随机种子", 0, 10**6, p["method"] == "stochastic", DEFAULTS["seed"])
     fmt = sixteen_bit_format(p["fmt"], LOW_FORMATS)
     w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
     delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)

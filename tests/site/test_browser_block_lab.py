@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_view
+from conftest import PYTHON_TIMEOUT, evaluate_within, new_page, python_error, python_view
 from playwright.sync_api import expect
 
 from c9.core import quant_configs
@@ -202,8 +202,14 @@ def test_cells_nothing_measured_show_dashes(page, site_server):
         w.locator("textarea").fill(text)
         w.locator(".c9-bl-typed button").click()
         expect(w).to_have_attribute("data-runs", str(n + 1), timeout=PYTHON_TIMEOUT)
+        skipped = [
+            s
+            for s in block_lab.SCHEMES
+            if python_view("block-lab", source="typed", text=text, scheme=s)["quantized"] is False
+        ]
         expect(w.locator(".c9-status")).to_contain_text(
-            f"按 {len(block_lab.SCHEMES)} 种缩放", timeout=PYTHON_TIMEOUT
+            f"按 {len(block_lab.SCHEMES) - len(skipped)} 种缩放各量化了一次；另 {len(skipped)} 种遇到 NaN",
+            timeout=PYTHON_TIMEOUT,
         )
         for scheme in block_lab.SCHEMES:
             params = {"source": "typed", "text": text, "scheme": scheme}
@@ -218,4 +224,47 @@ def test_cells_nothing_measured_show_dashes(page, site_server):
                 assert (want["counted_blocks"], want["n_scales"]) == (1, 2)
                 assert got[6] == "0 / 1", (scheme, got)
             assert float(got[1]) == pytest.approx(want["bits_actual"], rel=1e-3), (scheme, got)
+    assert page.errors == []
+
+
+def test_a_seed_left_wrong_blocks_no_typed_tensor_and_nan_is_counted(page, site_server):
+    """Reader check: 3.5 in the seed box, Enter: the browser's English bubble, nothing sent; after switching
+    to 「自己输入」 the hidden seed still blocked the typed tensor. A tensor holding NaN was said to be
+    「按 6 种缩放各量化了一次」 while four panels said they do not quantise it; the refused tensor box was
+    never marked."""
+    w = _lab(page, site_server.url + "lesson-4/")
+    status, seed, box = w.locator(".c9-status"), w.locator('input[name="seed"]'), w.locator("textarea")
+    w.locator('input[name="source"][value="generated"]').check()
+    seed.fill("3.5")
+    seed.press("Enter")
+    expect(status).to_have_text(
+        "输入有误：" + python_error("block-lab", source="generated", seed="3.5") + "。",
+        timeout=PYTHON_TIMEOUT,
+    )
+    expect(seed).to_have_attribute("aria-invalid", "true")
+    w.locator('input[name="source"][value="typed"]').check()
+    expect(status).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
+    expect(seed).not_to_have_attribute("aria-invalid", "true")
+    text = "1, 2\nnan, 4"
+    box.fill(text)
+    w.locator(".c9-bl-typed button").click()
+    skipped = [
+        s
+        for s in block_lab.SCHEMES
+        if python_view("block-lab", source="typed", text=text, scheme=s)["quantized"] is False
+    ]
+    assert 0 < len(skipped) < len(block_lab.SCHEMES)
+    done = len(block_lab.SCHEMES) - len(skipped)
+    expect(status).to_contain_text(
+        f"这个张量按 {done} 种缩放各量化了一次；另 {len(skipped)} 种遇到 NaN 或无穷大，这次不量化",
+        timeout=PYTHON_TIMEOUT,
+    )
+    box.fill("abc")
+    w.locator(".c9-bl-typed button").click()
+    expect(status).to_have_attribute("data-kind", "error", timeout=PYTHON_TIMEOUT)
+    expect(box).to_have_attribute("aria-invalid", "true")
+    box.fill("1, 2")
+    w.locator(".c9-bl-typed button").click()
+    expect(status).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
+    expect(box).not_to_have_attribute("aria-invalid", "true")
     assert page.errors == []

@@ -105,3 +105,37 @@ def test_ledger_slider_moves_the_bars(page, site_server):
     xs = page.evaluate("() => document.querySelector('.c9-ledger .c9-chart').data.map(t => t.x[0])")
     assert xs == pytest.approx([t["x"][0] for t in expected["figure"]["data"]])
     assert page.errors == []
+
+
+def test_the_seed_box_opens_with_stochastic_rounding_and_a_refused_box_is_marked(page, site_server):
+    """Reader check: the seed box took an empty, a negative and a 23-digit seed without a word, because
+    round-to-nearest never reads it; w₀, Δ and 步数 were never marked when Python refused them."""
+    page.goto(site_server.url + "lesson-3/")
+    w = page.locator('[data-widget="repeated-update"]').first
+    w.scroll_into_view_if_needed()
+    expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+    seed, w0, steps = (w.locator(f'input[name="{n}"]') for n in ("seed", "w0", "steps"))
+    expect(seed).to_be_disabled()
+    w.locator('input[name="method"][value="stochastic"]').check()
+    expect(seed).to_be_enabled()
+    seed.fill("-3")
+    seed.press("Enter")
+    expect(w.locator(".c9-status")).to_contain_text(
+        "随机种子要在 0 到 1,000,000 之间", timeout=PYTHON_TIMEOUT
+    )
+    expect(seed).to_have_attribute("aria-invalid", "true")
+    w.locator('input[name="method"][value="nearest"]').check()  # the seed is not read any more
+    expect(seed).to_be_disabled()
+    expect(w.locator(".c9-status")).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
+    for box, bad in ((w0, "abc"), (steps, "2.5")):
+        box.fill(bad)
+        box.press("Enter")  # with the browser's own validation, 2.5 in a step-1 box was never sent
+        expect(w.locator(".c9-status")).to_have_attribute("data-kind", "error", timeout=PYTHON_TIMEOUT)
+        expect(box).to_have_attribute("aria-invalid", "true")
+    w0.fill("1")
+    steps.fill("100")
+    steps.press("Enter")
+    expect(w.locator(".c9-status")).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
+    for box in (w0, steps, seed):
+        expect(box).not_to_have_attribute("aria-invalid", "true")
+    assert page.errors == []

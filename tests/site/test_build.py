@@ -185,6 +185,20 @@ def test_pages_carry_a_strict_csp_and_no_inline_script(built_site):
         assert re.search(r"<[^>]+\son(click|load|error|input|change)=", html) is None, name
 
 
+def test_widget_forms_leave_validation_to_the_widget(built_site):
+    """Reader check: Enter in a number box holding 3.5 opened the browser's own bubble, in English, and the
+    form was not submitted (a hidden invalid box blocked lesson 4's typed tensor). Every widget form says
+    novalidate: the widget and Python say what is wrong, in Chinese."""
+    forms = [
+        (name, form)
+        for name, html in pages(built_site).items()
+        for form in re.findall(r"<form\b[^>]*>", html)
+        if "c9-controls" in form
+    ]
+    assert len(forms) >= 12, forms
+    assert [f for f in forms if " novalidate" not in f[1]] == []
+
+
 def test_no_stylesheet_restyles_the_page_on_materials_load_time_switch(built_site, tmp_path):
     """Material sets and removes data-md-color-switching on <body> at every load: a rule on it over every
     descendant cost two full style passes (hooks/palette_css.py). The palettes themselves stay."""

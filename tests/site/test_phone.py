@@ -18,6 +18,7 @@ import math
 
 import pytest
 from conftest import evaluate_within, new_page
+from playwright.sync_api import expect
 
 from hooks import reading_time
 
@@ -253,7 +254,8 @@ def test_the_parts_table_reads_each_part_on_one_line(phone, site_server):
 
 
 # Per body row of each lab table: its run name's lines (text line boxes) in the pinned first column.
-LAB_NAME_LINES = """() => [...document.querySelectorAll('table.c9-lab-table tbody th')].map((th) => {
+LAB_NAME_LINES = """() => [...document.querySelectorAll(
+  'table.c9-lab-table tbody th, .c9-runs-table tbody td:first-child')].map((th) => {
   const range = document.createRange();
   range.selectNodeContents(th);
   const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
@@ -267,3 +269,33 @@ def test_the_lab_tables_run_names_keep_to_three_lines(phone, site_server):
     rows = evaluate_within(phone, LAB_NAME_LINES)
     assert len(rows) >= 8, rows
     assert all(lines <= 3 for _, lines in rows), rows
+
+
+def test_the_guides_runs_table_keeps_run_names_to_three_lines(phone, site_server):
+    """Reader check at 390 px: the guide's copy of the table (plain Markdown) ran its names to four lines."""
+    phone.goto(site_server.url)
+    rows = evaluate_within(phone, LAB_NAME_LINES)
+    assert [name for name, _ in rows][-1] == "FP16 autocast + 动态 loss scaling", rows
+    assert len(rows) == 4 and all(lines <= 3 for _, lines in rows), rows
+
+
+def test_a_refused_s_or_b_is_told_under_its_box(phone, site_server):
+    """Reader check at 390 px: b = 0 was refused in the status line about 550 px below the box, off screen
+    while the keyboard is up. The message now sits right under the box the reader typed in, which points
+    at it; the slider speaks the typed value, not the stop its knob rests on."""
+    phone.goto(site_server.url + "lesson-5/")
+    w = phone.locator('[data-widget="memory-bar"]')
+    w.scroll_into_view_if_needed()
+    expect(w).to_have_attribute("data-mounted", "yes", timeout=30_000)
+    b, s = w.locator('input[name="b"]'), w.locator('input[name="s"]')
+    b.fill("0")
+    b.press("Enter")
+    message = b.locator("xpath=following-sibling::p[contains(@class, 'c9-box-message')]")
+    expect(message).to_contain_text("输入有误：")
+    expect(message).to_be_in_viewport()
+    gap = message.bounding_box()["y"] - (b.bounding_box()["y"] + b.bounding_box()["height"])
+    assert 0 <= gap <= 24, gap
+    expect(b).to_have_attribute("aria-describedby", message.get_attribute("id"))
+    s.fill("5000")
+    s.press("Enter")
+    expect(w.locator('input[name="s_stop"]')).to_have_attribute("aria-valuetext", "s = 5,000")

@@ -111,3 +111,20 @@ def test_formula_follows_the_memory_bar_to_our_small_model():
         f"{r.L} 层共 {units.size(tot * r.L, 'MiB')}。"
     )
     assert {t["key"]: t["value"] for t in v["terms"]}["h"] == f"h = {r.h:,}"
+
+
+@pytest.mark.parametrize("seed", ["3.5", "", "-1", "9" * 23])
+def test_a_seed_the_view_does_not_read_blocks_nothing(seed):
+    """Reader check: a seed left wrong in lesson 4's hidden box refused the typed tensor; lessons 2–3's
+    round-to-nearest line never reads its seed either. Where the seed is read, it is still refused."""
+    typed = ask("block-lab", source="typed", text="1, 2", seed=seed, scheme="per_tensor_e4m3")
+    assert typed["ok"], typed
+    assert ask("block-lab", source="typed", text="1, 2", scheme="per_tensor_e4m3")["view"] == typed["view"]
+    generated = ask("block-lab", source="generated", seed=seed, scheme="per_tensor_e4m3")
+    assert not generated["ok"] and "随机种子" in generated["error"], generated
+    for method, read in (("nearest", False), ("kahan", False), ("stochastic", True)):
+        answer = ask("repeated-update", method=method, seed=seed, steps="50")
+        assert answer["ok"] is not read and ("随机种子" in answer["error"] if read else True), (
+            method,
+            answer,
+        )

@@ -26,13 +26,31 @@ export const answeredBy = (by, ms) => ({
 // - progress(done, total): the status between two of them; ok(total, ms): the status once all are drawn
 //   (ms already written with thousands separators; by: who answered, as answeredBy takes it);
 // - kept: what stays on screen when Python cannot load;
-// - said(text, kind): told each status line too (lesson 5's config box repeats a refusal beside its button).
+// - said(text, kind): told each status line too (lesson 5's config box repeats a refusal beside its button);
+// - markEdited: when Python refuses an input, mark the text box the reader last edited as invalid (false
+//   where the widget marks its boxes itself: lesson 5's memory bar).
 export function liveView(widget, root, draw, {
   parts = (params) => [params], progress = null, ok = null, kept = "图和数字停在构建时算好的默认状态", said = null,
+  markEdited = true,
 } = {}) {
   const status = root.querySelector(".c9-status");
   let inFlight = false, queued = null, current = 0; // current: the latest input, sent or refused
   const say = (text, kind) => { status.textContent = text; status.dataset.kind = kind || ""; said?.(text, kind); };
+  // Python's message names the box it refuses, but not which element that is: the box the reader last
+  // edited is marked, and so stay the boxes refused before it, until an input is accepted (a fraction in
+  // a box the page's own checks pass would otherwise lose its mark when the reader edits another box).
+  let edited = null;
+  const refused = new Set();
+  if (markEdited) {
+    const note = (e) => { edited = e.target.matches("textarea, input[type=text], input[type=number], input:not([type])") ? e.target : null; };
+    root.addEventListener("input", note);
+    root.addEventListener("change", note);
+  }
+  const markRefused = () => {
+    if (edited) refused.add(edited);
+    for (const box of refused) markInvalid(box, true, status);
+  };
+  const clearRefused = () => { for (const box of refused) markInvalid(box, false, status); refused.clear(); };
   async function send(params, restoring = false) {
     // A new input replaces the last one's refusal at once: the reader sees it is being worked on, not
     // the old 「输入有误」 for as long as Python takes to start or to answer.
@@ -66,9 +84,10 @@ export function liveView(widget, root, draw, {
         if (!answer.ok) {
           if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
           say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : sentence(`输入有误：${answer.error}`), "error");
-          if (!restoring) root.dataset.stale = ""; // the result shown is for the previous input (course.css fades it)
+          if (!restoring) { root.dataset.stale = ""; markRefused(); } // the result shown is the previous input's (course.css fades it)
           return;
         }
+        clearRefused();
         draw(answer.view, restoring, index);
         root.c9Url?.write({ ...params, ...answer.view.params });
         if (index < asked.length - 1) say(progress(index + 1, asked.length), "busy");
