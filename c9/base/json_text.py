@@ -67,7 +67,7 @@ def quoted(text: str, limit: int = 20) -> str:
 def described(v) -> str:
     """A JSON value for a message: what kind it is, in Chinese, and the value in reader notation, cut
     short. described(float("nan")) == "非数 NaN"; described(True) == "「true」"; described(["llama"]) ==
-    "一个列表（1 项）"; described(10**400) == "整数 约 1×10⁴⁰⁰"; described(1e300) == "小数 1×10³⁰⁰"."""
+    "一个列表（1 项）"; described(10**400) == "整数约 1×10⁴⁰⁰"; described(1e300) == "小数 1×10³⁰⁰"."""
     from c9.base import units  # base's units, imported here as typed.py does: they import nothing of ours
 
     if v is None:
@@ -75,7 +75,7 @@ def described(v) -> str:
     if isinstance(v, bool):
         return "「true」" if v else "「false」"
     if isinstance(v, int):
-        return "整数 " + (units.number(v) if abs(v) < 10**15 else f"约 {units.sci(v, 3)}")
+        return units.joined("整数", units.number(v) if abs(v) < 10**15 else f"约 {units.sci(v, 3)}")
     if isinstance(v, float):
         if v != v:
             return "非数 NaN"

@@ -214,11 +214,11 @@ def integer(v, name: str, lo: int, hi: int) -> int:
     if isinstance(v, str):
         shown = f"「{ascii_text(v).strip()[:20]}」"
     else:  # a JSON number: ∞ and NaN as the site writes them, not Python's "inf" / "nan"
-        shown = " " + (brief(v) if isinstance(v, int) else units.sci(v, 6))
+        shown = brief(v) if isinstance(v, int) else units.sci(v, 6)
     outside = f"{name}要在 {units.number(lo)} 到 {units.number(hi)} 之间，收到的是"
     if isinstance(v, int):
         if not lo <= v <= hi:
-            raise InputError(f"{outside} {brief(v)}")
+            raise InputError(units.joined(outside, brief(v)))
         return v
     try:
         x = parse(v, name.strip())
@@ -227,19 +227,21 @@ def integer(v, name: str, lo: int, hi: int) -> int:
             str(e) == "too_long" and isinstance(v, str) and ascii_text(v).strip().lstrip("+-").isdigit()
         )
         if too_long or str(e) == "too_big":  # more digits than any range here
-            raise InputError(outside + shown) from None
+            raise InputError(units.joined(outside, shown)) from None
         if "逗号" in e.message_zh:
             raise
-        raise InputError(f"{name}要是整数，收到的是{shown}") from None
+        raise InputError(units.joined(f"{name}要是整数，收到的是", shown)) from None
     if isinstance(x, float):
         if x != 0:
-            raise InputError(f"{name}要是整数，收到的是{shown}")
+            raise InputError(units.joined(f"{name}要是整数，收到的是", shown))
         x = Fraction(0)
     if x.denominator != 1:
-        raise InputError(f"{name}要是整数，收到的是{shown}")
+        raise InputError(units.joined(f"{name}要是整数，收到的是", shown))
     n = x.numerator
     if not lo <= n <= hi:
-        raise InputError(outside + (shown if isinstance(v, str) and abs(n) >= 10**30 else f" {brief(n)}"))
+        raise InputError(
+            units.joined(outside, shown if isinstance(v, str) and abs(n) >= 10**30 else brief(n))
+        )
     return n
 
 

@@ -129,6 +129,22 @@ def error_percent(x: int | float | Fraction) -> str:
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
+_FULL_WIDTH = "\u3000-\u303f\uff01-\uff60"  # 。，；：「」（） …
+_CJK = "\u4e00-\u9fff"
+
+
+def joined(head: str, tail: str) -> str:
+    """``head`` then ``tail`` with the site's spacing: a space between Chinese and a number or Latin
+    letters (「收到的是 1,048,577」, 「FP32 + AdamW 口径」), none beside full-width punctuation or between
+    Chinese words (「收到的是约 1×10²⁰」, 「主权重（FP32）111.1 GB」)."""
+    a, b = head[-1:], tail[:1]
+    if re.match(f"[{_FULL_WIDTH}]", a) or re.match(f"[{_FULL_WIDTH}]", b):
+        return head + tail
+    if re.match(f"[{_CJK}]", a) and re.match(f"[{_CJK}]", b):
+        return head + tail
+    return f"{head} {tail}"
+
+
 def superscript_powers(text: str) -> str:
     """Integer powers written ASCII-style as typeset ones: "2^-24" → "2⁻²⁴", "3.4×10^38" → "3.4×10³⁸".
     A fractional power ("2^-9.8") stays as written: a superscript decimal point reads badly."""

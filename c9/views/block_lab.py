@@ -675,7 +675,7 @@ def describe_abs(tensor, outlier_cols) -> str:
     small = min((abs(v) for row in tensor for v in row if v and _finite(v)), default=0)
     finite = n * m - odd
     if not finite:  # nothing but NaN and ±∞: no finite number to speak of
-        size, rest = f"{odd:,} 个数全是 NaN 或无穷大（图里留白）", ""
+        size, rest = ("这个数" if odd == 1 else f"{odd:,} 个数全") + "是 NaN 或无穷大（图里留白）", ""
     else:
         size = f"绝对值从 {units.sci(small, 2)} 到 {units.sci(big, 3)}" if big else "有限的数都是 0"
         rest = f"，另有 {odd:,} 个 NaN 或无穷大（图里留白）" if odd else ""

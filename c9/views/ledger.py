@@ -41,7 +41,8 @@ DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
 #: Conventions for "bytes per parameter" in training with Adam, as data: (part key, label, bytes).
 CONVENTIONS: dict[str, dict] = {
     "zero": {
-        "label": "ZeRO 论文：2Ψ + 2Ψ + KΨ，K = 12",
+        "label": "ZeRO 论文：2Ψ + 2Ψ + KΨ，K = 12（16 字节）",
+        "short": "ZeRO 论文",
         "parts": [
             ("w16", "权重（BF16）", 2),
             ("g16", "梯度（BF16）", 2),
@@ -54,6 +55,7 @@ CONVENTIONS: dict[str, dict] = {
     },
     "hf": {
         "label": "再加一份 FP32 梯度（18 字节）",
+        "short": "HF 文档",
         "parts": [
             ("w16", "权重（BF16）", 2),
             ("master", "主权重（FP32）", 4),
@@ -66,6 +68,7 @@ CONVENTIONS: dict[str, dict] = {
     },
     "playbook": {
         "label": "16 位梯度和 FP32 梯度都记（20 字节）",
+        "short": "Playbook 正文",
         "parts": [
             ("w16", "权重（BF16）", 2),
             ("g16", "梯度（BF16）", 2),
@@ -82,6 +85,7 @@ CONVENTIONS: dict[str, dict] = {
     },
     "fp32": {
         "label": "FP32 + AdamW（16 字节）",  # the name the recipe table uses
+        "short": "FP32 + AdamW",
         "parts": [
             ("w32", "权重（FP32）", 4),
             ("g32", "梯度（FP32）", 4),
@@ -226,8 +230,9 @@ def conventions_table(param_total: int) -> list[dict]:
             {
                 "key": key,
                 "label": c["label"],
+                "short": c["short"],
                 "bytes_per_param": per,
-                "parts_text": " + ".join(f"{p[1]} {p[2]}" for p in c["parts"]),
+                "parts_text": " + ".join(units.joined(p[1], str(p[2])) for p in c["parts"]),
                 "parts": [{"key": k, "label": lab, "bytes": b * param_total} for k, lab, b in c["parts"]],
                 "who": c["who"],
                 "why": c["why"],
@@ -319,7 +324,7 @@ def view(params: dict | None = None) -> dict:
     summary = (
         f"{label}（{units.number(n)} 个参数）：只算 BF16 权重是 {weights['text']}，"
         f"一张 {card_gb} 卡{'装得下' if weights['fits'] else '已经装不下'}；"
-        f"可训练一步的模型状态，BF16 混合精度 + AdamW 是 {mixed['text']}（{mixed['bytes_per_param']} 字节/参数），"
+        f"训练一步要存的模型状态，BF16 混合精度 + AdamW 是 {mixed['text']}（{mixed['bytes_per_param']} 字节/参数），"
         f"FP32 + AdamW 也是 {fp32['text']}，"
         + (
             f"一张 {card_gb} 卡装得下（占卡的 {units.percent(mixed['bytes'], card)}）"
@@ -348,7 +353,8 @@ def view(params: dict | None = None) -> dict:
 
 def _figure(bars: list[dict], chosen: dict, card: int) -> dict:
     rows = [(b["short"], b["parts"]) for b in bars] + [
-        (f"口径：{chosen['bytes_per_param']} 字节/参数", chosen["parts"])
+        # named, so the bottom bar does not read as another 16-byte bar's twin
+        (units.joined(chosen["short"], f"口径：{chosen['bytes_per_param']} 字节/参数"), chosen["parts"])
     ]
     ys = [r[0] for r in rows]
     data, seen = [], set()

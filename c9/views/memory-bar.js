@@ -59,7 +59,7 @@ export default function mount(root) {
     const link = document.createElement("a");
     link.href = "#mb-chart";
     link.textContent = "看下方的条形图和逐项的账";
-    result.replaceChildren(`${text} `, link, "。");
+    result.replaceChildren(/[。；：]$/.test(text) ? text : `${text} `, link, "。"); // no space after 「。」
     result.dataset.kind = "";
     result.hidden = false;
     result.scrollIntoView({ block: "nearest" }); // only as far as needed; the focus stays on the button

@@ -313,7 +313,7 @@ def cards_text(
     if own_total is not None:
         m = math.ceil(own_total / cap)
         text += f"；按这个模型自己的张量需要 {units.number(m)} 张"
-    big = [f"{label} {shown}" for label, n_bytes, shown in parts if n_bytes > cap]
+    big = [units.joined(label, shown) for label, n_bytes, shown in parts if n_bytes > cap]
     if big:
         text += (
             f"。单卡放不下：{'、'.join(big)}，每一项本身就比一张卡大，只能切开分到几张卡上（C10 讲怎么切）。"

@@ -12,7 +12,7 @@ from conftest import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from c9.base import typed
+from c9.base import typed, units
 from c9.base.errors import InputError
 from c9.core import formats as F
 from c9.views import bit_flipper, block_lab, mx_nv, params, repeated_update
@@ -189,3 +189,20 @@ def test_a_negative_nan_float_keeps_its_sign():
     x = typed.parse(-math.nan)
     assert x != x and math.copysign(1, x) == -1
     assert math.copysign(1, typed.parse(math.nan)) == 1
+
+
+@pytest.mark.parametrize(
+    "head, tail, want",
+    [
+        ("收到的是", "1,048,577", "收到的是 1,048,577"),
+        ("收到的是", "约 1×10²⁰", "收到的是约 1×10²⁰"),
+        ("收到的是", "「abc」", "收到的是「abc」"),
+        ("主权重（FP32）", "111.1 GB", "主权重（FP32）111.1 GB"),
+        ("权重 FP32", "111.1 GB", "权重 FP32 111.1 GB"),
+        ("整数", "约 1×10⁴⁰⁰", "整数约 1×10⁴⁰⁰"),
+        ("FP32 + AdamW", "口径：16 字节/参数", "FP32 + AdamW 口径：16 字节/参数"),
+    ],
+)
+def test_joined_spaces_chinese_the_sites_way(head, tail, want):
+    """Reader check: 「收到的是 约 1×10³⁰」 and 「主权重（FP32） 111.1 GB」 had a space where Chinese has none."""
+    assert units.joined(head, tail) == want

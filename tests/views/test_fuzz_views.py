@@ -85,7 +85,7 @@ def test_the_notation_check_catches_the_qa_examples():
     assert (
         reader_notation("「1.00000e+400」超出了 FP32 的范围") == []
     )  # quoted: judged as the reader's text …
-    assert reader_notation("参数量要在 10^8 到 10^12 之间，收到的是 约 1e+20")
+    assert reader_notation("参数量要在 10^8 到 10^12 之间，收到的是约 1e+20")
     assert not reader_notation("第 1 行第 1 列「1e400」超出了 FP32 的范围（±3.4×10³⁸）")
 
 

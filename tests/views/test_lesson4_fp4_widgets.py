@@ -707,6 +707,7 @@ def test_the_maps_axes_name_whole_tokens(rows, want):
 def test_block_lab_a_tensor_without_a_finite_number_says_so(text, odd):
     """QA: 「nan, inf」 read 「有限的数都是 0，另有 2 个 NaN 或无穷大」, of a tensor with no finite number at all."""
     v = _js(text, "per_tensor_e4m3")  # the first scheme's answer carries the |x| map and its text
-    assert f"{odd:,} 个数全是 NaN 或无穷大（图里留白）" in v["abs_summary"]
+    lead = "这个数" if odd == 1 else f"{odd:,} 个数全"  # not 「1 个数全是」
+    assert f"：1 行 × {odd} 列，{lead}是 NaN 或无穷大（图里留白）" in v["abs_summary"]
     assert "有限的数" not in v["abs_summary"]
     assert "有限的数都是 0，另有 1 个" in _js("0, 0, nan", "per_tensor_e4m3")["abs_summary"]

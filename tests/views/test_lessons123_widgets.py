@@ -592,6 +592,6 @@ def test_the_convention_menu_names_the_bar_it_changes():
     # the menu's label says which bar it redraws: Plotly puts the first category of the array at the bottom
     v = ask("ledger", model="qwen3-8b", convention="hf")["view"]
     bottom = v["figure"]["layout"]["yaxis"]["categoryarray"][0]
-    assert bottom == "口径：18 字节/参数"
+    assert bottom == "HF 文档口径：18 字节/参数"
     label = re.search(r'<label class="c9-field">([^<]*)\n<select name="convention">', LEDGER_HTML).group(1)
     assert label == "口径（图中最下面那根条）"
