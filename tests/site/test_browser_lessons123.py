@@ -139,3 +139,16 @@ def test_the_seed_box_opens_with_stochastic_rounding_and_a_refused_box_is_marked
     for box in (w0, steps, seed):
         expect(box).not_to_have_attribute("aria-invalid", "true")
     assert page.errors == []
+
+
+def test_the_chosen_convention_row_is_tinted_under_its_pinned_cell(page, site_server):
+    """Reader check: the ledger's chosen convention row was tinted but for its first cell, which the pinned
+    column paints opaque; the row read as cut in two."""
+    page.goto(site_server.url + "lesson-1/")
+    row = page.locator(".c9-ledger tr.c9-chosen").first
+    row.scroll_into_view_if_needed()
+    first, second = row.locator("> :first-child"), row.locator("> :nth-child(2)")
+    assert "linear-gradient" in first.evaluate("el => getComputedStyle(el).backgroundImage")
+    tint = row.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert tint not in ("rgba(0, 0, 0, 0)", "transparent"), tint
+    assert second.evaluate("el => getComputedStyle(el).backgroundColor") == "rgba(0, 0, 0, 0)"

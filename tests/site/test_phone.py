@@ -299,3 +299,24 @@ def test_a_refused_s_or_b_is_told_under_its_box(phone, site_server):
     s.fill("5000")
     s.press("Enter")
     expect(w.locator('input[name="s_stop"]')).to_have_attribute("aria-valuetext", "s = 5,000")
+
+
+def test_the_conventions_table_reads_on_a_phone_without_scrolling(phone, site_server):
+    """Reader check at 390 px: its 「拆法」 column was 60 px wide and ran to 15–20 lines a row."""
+    phone.goto(site_server.url + "lesson-1/")
+    t = evaluate_within(
+        phone,
+        """() => {
+      const t = document.querySelector('table.c9-ledger-conv');
+      return { scrolls: t.scrollWidth > t.clientWidth + 1, width: innerWidth,
+        rows: [...t.querySelectorAll('tbody tr')].map((r) => {
+          const split = r.cells[1].getBoundingClientRect();
+          return { splitWidth: split.width, right: Math.max(...[...r.cells].map((c) => c.getBoundingClientRect().right)),
+            label: getComputedStyle(r.cells[1], '::before').content };
+        }) };
+    }""",
+    )
+    assert not t["scrolls"] and len(t["rows"]) == 4, t
+    for r in t["rows"]:
+        assert r["right"] <= t["width"] and r["splitWidth"] > t["width"] / 2, t
+        assert r["label"] == '"拆法（字节）："', t
