@@ -212,12 +212,15 @@ export default function mount(root) {
   fileInput.addEventListener("change", () => {
     const file = fileInput.files[0];
     if (!file) return;
-    if (file.size > Number(configBox.dataset.maxChars) * 4) { refuseFile("这个文件太大，不像 config.json：请选模型目录里的 config.json。"); return; }
+    const tooBig = () => refuseFile(`「${file.name}」太大，不像 config.json：请选模型目录里的 config.json。`);
+    if (file.size > Number(configBox.dataset.maxChars) * 4) { tooBig(); return; }
     const reader = new FileReader();
     reader.onload = () => {
       const text = String(reader.result);
       // A binary file read as text holds NULs or U+FFFD (bytes that are not UTF-8): not worth showing in the box.
       if (text.includes("\0") || text.includes("\uFFFD")) { refuseFile(`「${file.name}」不是文本文件，不像 config.json：请选模型目录里的 config.json。`); return; }
+      // Longer than Python takes (a 300 KB log picked by mistake): refused by name, and the box keeps its text.
+      if ([...text].length > Number(configBox.dataset.maxChars)) { tooBig(); return; }
       configBox.value = text;
       useConfig(text);
     };

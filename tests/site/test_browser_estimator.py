@@ -178,6 +178,15 @@ def test_read_a_config_from_a_file(lesson5, tmp_path):
     )
     expect(w.locator('textarea[name="config"]')).to_have_value(long)
     expect(picker).to_have_attribute("aria-invalid", "true")
+    # A text file longer than Python takes (a log picked by mistake): refused by name, the box keeps its text.
+    limit = int(w.locator('textarea[name="config"]').get_attribute("data-max-chars"))
+    f = tmp_path / "train.log"
+    f.write_text("x" * (limit + 1), encoding="utf-8")
+    picker.set_input_files(str(f))
+    expect(result).to_have_text(
+        "「train.log」太大，不像 config.json：请选模型目录里的 config.json。", timeout=5_000
+    )
+    expect(w.locator('textarea[name="config"]')).to_have_value(long)
 
 
 def test_a_broken_config_gets_a_chinese_message_naming_the_key_and_the_page_keeps_working(lesson5):
