@@ -1,3 +1,4 @@
+import { answers, canonical } from "../answers.js";
 import { drawCharts, nearViewport, redrawChart } from "../charts.js";
 import { significant, thousands } from "../format.js";
 import { answeredBy, liveView, markInvalid, outOfRange, unreadableNumber } from "../live-view.js";
@@ -17,6 +18,16 @@ export default function mount(root) {
       return r.json();
     }).catch((err) => { builtFigures = null; throw err; }); // offline before it was cached: try again next time
     return builtFigures.then((figures) => figures[key]);
+  };
+  // The default state's answers, held by the page (data-defaults) and its figures file: a reader who comes
+  // back to it (a slider moved and moved back) is answered from them, not by seconds of Python.
+  const defaultViews = structuredClone(views);
+  const holdDefault = (p, figures) => {
+    for (const [index, q] of partsOf(p).entries()) {
+      const v = defaultViews.find((d) => d.scheme === q.scheme);
+      const view = { ...v, figure: figures[q.scheme], ...(index === 0 ? { abs_figure: figures.abs_figure } : {}) };
+      answers.byKey.set(canonical({ widget: "block-lab", params: q }), { ok: true, view });
+    }
   };
   const presets = JSON.parse(root.dataset.presets);
   const SCHEMES = presets.all;
@@ -71,14 +82,15 @@ export default function mount(root) {
     preset: form.elements.preset.value,
     rule: form.elements.rule.value,
   });
+  // One request per scheme the preset shows (an unknown preset: all, and Python names the error).
+  // The MX rule goes with the MX schemes only: it does not move the others (nor their cached answers).
+  const partsOf = (p) => (presets[p.preset] || SCHEMES).map((scheme) => {
+    const q = { ...p, scheme };
+    if (!MX.has(scheme)) delete q.rule;
+    return q;
+  });
   const live = liveView("block-lab", root, draw, {
-    // One request per scheme the preset shows (an unknown preset: all, and Python names the error).
-    // The MX rule goes with the MX schemes only: it does not move the others (nor their cached answers).
-    parts: (p) => (presets[p.preset] || SCHEMES).map((scheme) => {
-      const q = { ...p, scheme };
-      if (!MX.has(scheme)) delete q.rule;
-      return q;
-    }),
+    parts: partsOf,
     progress: (done, total) => `已算完 ${done} / ${total} 种缩放……`,
     ok: (total, ms, by) => {
       // A scheme that met NaN or ±∞ does not quantise (its panel says why): the count says so too.
@@ -122,6 +134,7 @@ export default function mount(root) {
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
   // The default view is a scheme without the MX rule; the rule's default comes from an MX scheme's view.
   const base = { ...views.find((v) => MX.has(v.scheme))?.params, ...JSON.parse(root.dataset.default).params };
+  const defaultParams = params(); // the form as the build wrote it, before the address moves it
   urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset", "rule"], { base })
     .restore(send, params());
 
@@ -133,7 +146,8 @@ export default function mount(root) {
     return current() ?? fromBuild;
   };
   const schemeFigure = (s) => () => views.find((v) => v.scheme === s).figure;
-  nearViewport(root).then(() => built("abs_figure")).catch(() => {}); // with Plotly, not after it
+  nearViewport(root).then(() => built("abs_figure")) // with Plotly, not after it
+    .then(() => builtFigures).then((figures) => holdDefault(defaultParams, figures)).catch(() => {});
   return drawCharts(root, [
     [absChart, () => first("abs_figure", () => absFigure)],
     ...SCHEMES.map((s) => [chartOf(s), () => first(s, schemeFigure(s))]),

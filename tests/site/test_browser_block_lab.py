@@ -268,3 +268,26 @@ def test_a_seed_left_wrong_blocks_no_typed_tensor_and_nan_is_counted(page, site_
     expect(status).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
     expect(box).not_to_have_attribute("aria-invalid", "true")
     assert page.errors == []
+
+
+def test_coming_back_to_the_default_is_answered_from_the_page(page, site_server):
+    """Reader check: a slider moved and moved back had Python recompute the default tensor (2.9 s), which the
+    page already holds (data-defaults and its figures file); it is now answered from them."""
+    w = _lab(page, site_server.url + "lesson-4/")
+    w.locator('input[name="source"][value="generated"]').check()  # already so: no request
+    channels = w.locator('input[name="channels"]')
+    default = channels.input_value()
+    for value, runs in ((str(int(default) - 1), "1"), (default, "2")):
+        channels.evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }", value
+        )
+        expect(w).to_have_attribute("data-runs", runs, timeout=PYTHON_TIMEOUT)
+    expect(w).to_have_attribute("data-answered-by", "build")
+    expect(w.locator(".c9-status")).to_contain_text("构建网站时由 Python 算好")
+    for scheme in block_lab.SCHEMES:
+        want = python_view("block-lab", scheme=scheme)
+        panel = w.locator(f'.c9-bl-panel[data-scheme="{scheme}"]')
+        expect(panel.locator(".c9-bl-summary")).to_have_text(want["summary"])
+        assert panel.locator(".c9-chart").evaluate("el => el.data[0].z") == want["figure"]["data"][0]["z"]
+    expect(w.locator(".c9-bl-abs-summary")).to_have_text(python_view("block-lab")["abs_summary"])
+    assert page.errors == []
