@@ -25,6 +25,7 @@ export default function mount(root) {
   let config = view.params.config; // the config.json in use ("" : the model chosen in the select)
   let listModel = view.params.model; // the model chosen in the list (the menu names a pasted config instead)
   let typedBox = null; // the number box whose typed value the latest input sent
+  let emptyAsked = false; // the config box's 「用这个配置计算」 was pressed on an empty box
   let configAsked = null; // the box or file picker the latest input came from: its answer is told beside the box
 
   const nearestStop = (stops, v) => stops.reduce((best, x, i) => Math.abs(Math.log(x / v)) < Math.abs(Math.log(stops[best] / v)) ? i : best, 0);
@@ -93,7 +94,9 @@ export default function mount(root) {
       configAsked = null;
       markInvalid(configBox, false, result);
       markInvalid(fileInput, false, result);
-      tellBeside(`${v.params.config ? "已算好" : "已回到列表里的模型"}：${v.summary}`);
+      // 「用这个配置计算」 on an empty box keeps the list's model: said so, not as a return from elsewhere
+      const how = v.params.config ? "已算好" : emptyAsked ? "框里是空的，所以用的是列表里的模型" : "已回到列表里的模型";
+      tellBeside(`${how}：${v.summary}`);
     }
     document.dispatchEvent(new CustomEvent("c9:memory-bar", { detail: v.params }));
     const shown = new Set(v.segments.map((seg) => seg.key));
@@ -203,13 +206,14 @@ export default function mount(root) {
     config = text;
     onInput({ target: configBox });
   };
-  form.elements.config_use.addEventListener("click", () => useConfig(configBox.value));
-  form.elements.config_clear.addEventListener("click", () => { configBox.value = ""; useConfig(""); });
+  form.elements.config_use.addEventListener("click", () => { emptyAsked = !configBox.value.trim(); useConfig(configBox.value); });
+  form.elements.config_clear.addEventListener("click", () => { emptyAsked = false; configBox.value = ""; useConfig(""); });
   // The example: a config.json anchor-model.json records (the build wrote it into the button).
-  form.elements.config_example.addEventListener("click", (e) => { configBox.value = e.currentTarget.dataset.example; useConfig(configBox.value); });
+  form.elements.config_example.addEventListener("click", (e) => { emptyAsked = false; configBox.value = e.currentTarget.dataset.example; useConfig(configBox.value); });
   // A file the box cannot use is refused beside the box, and the box keeps what it held.
   const refuseFile = (text) => { configAsked = fileInput; say(text, "error"); };
   fileInput.addEventListener("change", () => {
+    emptyAsked = false;
     const file = fileInput.files[0];
     if (!file) return;
     const tooBig = () => refuseFile(`「${file.name}」太大，不像 config.json：请选模型目录里的 config.json。`);

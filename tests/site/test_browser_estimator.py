@@ -409,6 +409,10 @@ def test_a_refused_config_is_told_under_the_button(at_width):
     expect(box).not_to_have_attribute("aria-invalid", "true")
     expect(box).not_to_have_attribute("aria-describedby", re.compile(r"."))
     expect(result).not_to_have_attribute("data-kind", "error")
+    # Reader check: 「用这个配置计算」 on an emptied box said 「已回到列表里的模型」 as if nothing were asked.
+    box.fill("")
+    w.locator('button[name="config_use"]').click()
+    expect(result).to_contain_text("框里是空的，所以用的是列表里的模型：", timeout=PYTHON_TIMEOUT)
 
 
 def test_our_small_models_bar_is_seen_and_the_card_is_marked_far_off(at_width):
