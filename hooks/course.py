@@ -50,6 +50,7 @@ from hooks import (  # noqa: E402
     reading_time,
     search_text,
     static_charts,
+    tables,
     tasks,
 )
 
@@ -236,7 +237,7 @@ def on_page_content(html, page, config, files):
     html = tasks.add_controls(html)  # the prediction tasks' radios and check button (hooks/tasks.py)
     if page.file.src_uri != "index.md":  # every lesson says how long it takes (hooks/reading_time.py)
         html = reading_time.add_line(html)
-    return html
+    return tables.wrap(html)  # Material's table wrapper, written here (hooks/tables.py)
 
 
 def _render(env, text: str, page) -> str:
@@ -255,6 +256,7 @@ def on_post_build(config):
         _copy(NODE_MODULES / src, vendor / dst)
     codemirror.publish(NODE_MODULES, vendor)  # the exercises' editor (hooks/codemirror.py)
     palette_css.drop_switching_rule(site)  # two style passes of the whole page less at load
+    tables.widen_css(site)  # the tables the build wrapped keep Material's look
     # Only what the worker can load (hooks/modules.py: the views' imports, not the build's figures).
     with zipfile.ZipFile(site / "assets" / "course-py.zip", "w", zipfile.ZIP_DEFLATED) as z:
         for path in modules.browser_files():
