@@ -96,7 +96,8 @@ def parse(v, what: str = "数值") -> Fraction | float:
     x, e10 = _exact(t)
     if x is None and e10 is None:
         raise InputError(
-            f"{what}看不懂「{quote(v)}」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」", "unreadable"
+            f"{what.rstrip()}「{quote(v)}」读不成数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」",
+            "unreadable",
         )
     if x == 0:
         return math.copysign(0.0, sign)

@@ -238,8 +238,11 @@ def _fraction_text(x: str) -> str:
 
 
 def _sp(label: str) -> str:
-    """A library's name spaced from the Chinese around it when it is in Latin letters: ' PyTorch '."""
-    return f" {label} " if label[0].isascii() else label
+    """A library's name spaced from the Chinese around it where it begins or ends in Latin letters:
+    ' PyTorch ', but 'PyTorch（对本站的默认溢出规则）' with no space after its bracket."""
+    lead = " " if label[:1].isascii() else ""
+    tail = " " if label[-1:].isascii() else ""
+    return f"{lead}{label}{tail}"
 
 
 def _input_text(x: str) -> str:

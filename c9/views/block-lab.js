@@ -22,6 +22,7 @@ export default function mount(root) {
   // The default state's answers, held by the page (data-defaults) and its figures file: a reader who comes
   // back to it (a slider moved and moved back) is answered from them, not by seconds of Python.
   const defaultViews = structuredClone(views);
+  const unread = { seed: String(JSON.parse(root.dataset.default).params.seed), text: JSON.parse(root.dataset.default).params.text };
   const holdDefault = (p, figures) => {
     for (const [index, q] of partsOf(p).entries()) {
       const v = defaultViews.find((d) => d.scheme === q.scheme);
@@ -84,8 +85,11 @@ export default function mount(root) {
   });
   // One request per scheme the preset shows (an unknown preset: all, and Python names the error).
   // The MX rule goes with the MX schemes only: it does not move the others (nor their cached answers).
+  // What the chosen source does not read is sent as the default (the seed beside a typed tensor, the text
+  // beside a generated one): a state the page or the build holds is found again after the other was edited.
   const partsOf = (p) => (presets[p.preset] || SCHEMES).map((scheme) => {
     const q = { ...p, scheme };
+    if (q.source === "typed") q.seed = unread.seed; else if (q.source === "generated") q.text = unread.text;
     if (!MX.has(scheme)) delete q.rule;
     return q;
   });

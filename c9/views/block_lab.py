@@ -31,7 +31,7 @@ from c9.core import blockscale as B
 from c9.core import quant_configs
 from c9.core.formats import CodecInputError, get_format
 from c9.views import fp32_first
-from c9.views.params import ascii_text, integer, integer_if_read, with_defaults, within_fp32
+from c9.views.params import FP32_RANGE, ascii_text, integer, integer_if_read, with_defaults, within_fp32
 
 WIDGET = "block-lab"
 
@@ -166,6 +166,14 @@ def describe_tensor(p: dict, outlier_cols: list[int] | None = None) -> str:
     return f"当前张量：种子 {p['seed']}，{channels}{tok}{size}；其余数的绝对值在 0.001 到约 3 之间。"
 
 
+def _too_big(token: str) -> bool:
+    try:
+        typed.parse(token)
+    except InputError as e:
+        return str(e) == "too_big"
+    return False
+
+
 def parse_tensor(text) -> list[list]:
     """A tensor typed by the reader: rows on separate lines (or separated by ';' or "]"), numbers
     separated by commas, "、" or spaces; brackets are ignored. Each number is read exactly
@@ -179,7 +187,15 @@ def parse_tensor(text) -> list[list]:
     for line in body.splitlines():
         if not typed.tokens(line):
             continue
-        row = typed.numbers(line, f"第 {len(rows) + 1} 行的")
+        try:
+            row = typed.numbers(line, f"第 {len(rows) + 1} 行的")
+        except InputError as e:  # 1e999: beyond FP32, as 1e300 is (said alike), not "beyond 10⁴⁰⁰"
+            if str(e) != "too_big":
+                raise
+            i, tok = next((i, t) for i, t in enumerate(typed.tokens(line)) if _too_big(t))
+            raise InputError(
+                f"第 {len(rows) + 1} 行第 {i + 1} 列「{typed.quote(tok)}」超出了 {FP32_RANGE}"
+            ) from None
         # NaN and ±∞ pass: the MX schemes say what their block becomes (the others, that they do not quantise)
         within_fp32(
             line, [v if _finite(v) else 0 for v in row], lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列"
@@ -436,11 +452,15 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
     right = [m for row in means for m, c1 in zip(row, cedges[1:]) if m is not None and c1 > half]
     right_ruined = sum(m > RUINED for m in right)
     label = SCHEME_LABELS[scheme]
-    blocks = (
-        f"{len(flat):,} 个块里 {ruined:,} 个的平均误差超过 6.25%"
-        if len(flat) > 1
-        else f"整张量只有一个块，平均误差 {units.error_percent(flat[0]) if flat else '0%'}"
-    )
+    all_blocks = (len(redges) - 1) * (len(cedges) - 1)
+    # the blocks whose scale is NaN are out of the error counts (nan_note says how many): the rest are named so
+    rest = "不含 NaN 或无穷大的" if len(flat) < all_blocks else ""
+    if len(flat) > 1:
+        blocks = f"{rest}{len(flat):,} 个块里 {ruined:,} 个的平均误差超过 6.25%"
+    elif rest and flat:
+        blocks = f"不含 NaN 或无穷大的块只有 1 个，平均误差 {units.error_percent(flat[0])}"
+    else:
+        blocks = f"整张量只有一个块，平均误差 {units.error_percent(flat[0]) if flat else '0%'}"
     if nan_note and not flat:  # every block's scale is NaN: no error to speak of
         summary = f"{label}：{nan_note}连缩放因子在内每个数 {q.bits_actual:.4g} 位。"
     else:

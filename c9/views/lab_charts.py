@@ -200,7 +200,9 @@ def page_context(chart: str = "table") -> dict:
         ctx["caption"] = "梯度元素里恰好等于 0 的比例（对全部 Ψ 个参数）"
         ctx["summary"] = (
             "平均「恰为 0 的梯度」比例："
-            + "；".join(f"{runs[n]['label']} {_sci(runs[n]['mean_zero_grad_fraction'])}" for n in RUN_ORDER)
+            + "；".join(
+                units.joined(runs[n]["label"], _sci(runs[n]["mean_zero_grad_fraction"])) for n in RUN_ORDER
+            )
             + "。"
         )
     elif chart == "scale":

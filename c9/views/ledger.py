@@ -54,7 +54,7 @@ CONVENTIONS: dict[str, dict] = {
         "why": "优化器那一份 KΨ 把 FP32 主权重和 m、v 打包计算，K = 4 + 4 + 4",
     },
     "hf": {
-        "label": "再加一份 FP32 梯度（18 字节）",
+        "label": "HF 文档：再加一份 FP32 梯度（18 字节）",
         "short": "HF 文档",
         "parts": [
             ("w16", "权重（BF16）", 2),
@@ -67,7 +67,7 @@ CONVENTIONS: dict[str, dict] = {
         "why": "梯度只记一份且按 FP32 计，16 位梯度不单列",
     },
     "playbook": {
-        "label": "16 位梯度和 FP32 梯度都记（20 字节）",
+        "label": "Playbook 正文：16 位梯度和 FP32 梯度都记（20 字节）",
         "short": "Playbook 正文",
         "parts": [
             ("w16", "权重（BF16）", 2),
@@ -213,7 +213,7 @@ def tools_table(param_total: int) -> list[dict]:
                 "why": r["why"],
                 "cite": [{"text": t, "url": u} for t, u in r["cite"]],
                 "per": per,
-                "parts_text": " + ".join(f"{lab} {b}" for lab, b in counted) + f" = {per}",
+                "parts_text": " + ".join(units.joined(lab, str(b)) for lab, b in counted) + f" = {per}",
                 "bytes": total_bytes,
                 "cells": [units.size(total_bytes, "GB"), units.size(total_bytes, "GiB")],
             }

@@ -230,9 +230,9 @@ def view(params: dict | None = None) -> dict:
     seed = integer_if_read(p["seed"], "随机种子", 0, 10**6, p["method"] == "stochastic", DEFAULTS["seed"])
     fmt = sixteen_bit_format(p["fmt"], LOW_FORMATS)
     w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
-    delta = _finite(p["delta"], "每次的增量 Δ ", 1e-30, 1e6)
+    delta = _finite(p["delta"], "每步加的 Δ ", 1e-30, 1e6)
     if delta == 0:
-        raise InputError("每次的增量 Δ 不能是 0")
+        raise InputError("每步加的 Δ 不能是 0")
     steps = integer(p["steps"], "步数", 1, STEPS_MAX)
     r = run(fmt, w0, delta, steps, with_copy=False)
     exact_end = w0 + steps * delta

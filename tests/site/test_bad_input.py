@@ -939,6 +939,7 @@ def test_bad_input(pages, case: Case):
     if refused_in_a_box(case, box):
         # the box that holds the refused value is marked for assistive technology (and drawn so)…
         expect(box).to_have_attribute("aria-invalid", "true")
+        expect(box).to_have_css("border-left-width", "2px")  # drawn so over the widget's own box style
         # …and names the message that says why: a screen reader reads it with the box
         said = box.get_attribute("aria-describedby")
         assert said and said.startswith("c9-message-"), said

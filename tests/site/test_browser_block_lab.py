@@ -291,3 +291,21 @@ def test_coming_back_to_the_default_is_answered_from_the_page(page, site_server)
         assert panel.locator(".c9-chart").evaluate("el => el.data[0].z") == want["figure"]["data"][0]["z"]
     expect(w.locator(".c9-bl-abs-summary")).to_have_text(python_view("block-lab")["abs_summary"])
     assert page.errors == []
+
+
+def test_a_typed_tensor_edited_before_does_not_hide_the_built_default(page, site_server):
+    """Reader check: after quantising a typed tensor, back to the generated one, a slider moved and moved back
+    was recomputed by Python: the edited text box was sent with the generated tensor, which never reads it."""
+    w = _lab(page, site_server.url + "lesson-4/")
+    w.locator('input[name="source"][value="typed"]').check()
+    w.locator("textarea").fill("1, 2\n3, 4")
+    w.locator(".c9-bl-typed button").click()
+    expect(w).to_have_attribute("data-runs", "2", timeout=PYTHON_TIMEOUT)
+    w.locator('input[name="source"][value="generated"]').check()
+    expect(w).to_have_attribute("data-runs", "3", timeout=PYTHON_TIMEOUT)
+    expect(w).to_have_attribute("data-answered-by", "build")
+    assert "bl.text" not in page.url  # the generated tensor's state names no text
+    w.locator('input[name="source"][value="typed"]').check()  # the reader's text is still in its box
+    expect(w).to_have_attribute("data-runs", "4", timeout=PYTHON_TIMEOUT)
+    expect(w.locator("textarea")).to_have_value("1, 2\n3, 4")
+    assert page.errors == []

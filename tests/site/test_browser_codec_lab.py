@@ -136,7 +136,7 @@ def test_a_refusal_is_on_screen_beside_the_box_the_reader_used_on_a_phone(browse
     box.fill("abc")
     box.press("Enter")
     expect(status).to_have_text(
-        "输入有误：数值看不懂「abc」：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」。",
+        "输入有误：数值「abc」读不成数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」「70000」。",
         timeout=PYTHON_TIMEOUT,
     )
     expect(status).to_be_in_viewport()

@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 
 from c9.base import typed
+from c9.base.errors import InputError
 from c9.figures.lesson4_fp4 import figures
 from c9.views import api, block_lab, evolution_map, fp4_line, mx_nv, pattern_table
 
@@ -711,3 +712,21 @@ def test_block_lab_a_tensor_without_a_finite_number_says_so(text, odd):
     assert f"：1 行 × {odd} 列，{lead}是 NaN 或无穷大（图里留白）" in v["abs_summary"]
     assert "有限的数" not in v["abs_summary"]
     assert "有限的数都是 0，另有 1 个" in _js("0, 0, nan", "per_tensor_e4m3")["abs_summary"]
+
+
+@pytest.mark.parametrize("scheme", ["mxfp8_e4m3", "mxfp4"])
+def test_block_lab_a_nan_block_is_not_counted_as_the_whole_tensor(scheme):
+    """Reader check: 「1, 2\\nnan, 4」 read 「整张量只有一个块……2 个块里有 1 个含 NaN」 in one summary."""
+    v = block_lab.view({"source": "typed", "text": "1, 2\nnan, 4", "scheme": scheme})
+    assert "整张量只有一个块" not in v["summary"]
+    assert "不含 NaN 或无穷大的块只有 1 个" in v["summary"] and "2 个块里有 1 个含 NaN" in v["summary"]
+    whole = block_lab.view({"source": "typed", "text": "1, 2", "scheme": scheme})["summary"]
+    assert "整张量只有一个块" in whole
+
+
+@pytest.mark.parametrize("token", ["1e999", "1e300", "-1e500"])
+def test_block_lab_numbers_beyond_fp32_are_refused_alike(token):
+    """Reader check: 1e999 was 「超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰」 while 1e300 was 「超出了 FP32 的范围」."""
+    with pytest.raises(InputError) as e:
+        block_lab.parse_tensor(f"1, {token}")
+    assert e.value.message_zh == f"第 1 行第 2 列「{token}」超出了 FP32 的范围（±3.4×10³⁸）"

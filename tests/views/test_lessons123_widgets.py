@@ -123,10 +123,12 @@ def test_ledger_other_tools_rows_are_their_formulas_split_into_the_ledgers_rows(
         assert abs(gib - Fraction(r["bytes"], 2**30)) <= Fraction(1, 20), r["key"]
         # the split, bytes per parameter, adds up to the row's total per parameter
         *terms, per = r["parts_text"].split(" = ")
-        assert sum(int(t.split()[-1]) for t in terms[0].split(" + ")) == int(per) == expected[r["key"]]
+        # each term ends in its bytes (「Adam m、v（FP32）8」: no space after a full-width bracket)
+        got = sum(int(re.search(r"(\d+)$", t).group(1)) for t in terms[0].split(" + "))
+        assert got == int(per) == expected[r["key"]]
         assert r["key"] == "ledger" or r["cite"]
     # accelerate counts only its largest stage: the two FP32 Adam states
-    assert rows["accelerate"]["parts_text"] == "Adam m、v（FP32） 8 = 8"
+    assert rows["accelerate"]["parts_text"] == "Adam m、v（FP32）8 = 8"
     # 20Ψ / 2³⁰ by hand: 152.56… GiB (Qwen3-8B), 517.47… GiB (the anchor), as DeepSpeed would print it
     assert rows["deepspeed_zero2"]["cells"][1] == {QWEN3_8B: "152.6 GiB", PSI: "517.5 GiB"}[psi]
 
@@ -339,7 +341,7 @@ def test_hex_entry_and_a_bit_view_are_fast():
     "params, words",
     [
         ({"value": ""}, "空"),
-        ({"value": "abc"}, "看不懂"),
+        ({"value": "abc"}, "读不成数字"),
         ({"value": "1e999"}, "量级"),
         ({"value": "1" * 80}, "太长"),
         ({"source": "float16", "code": "0x12345"}, "最多 4 位"),
@@ -406,7 +408,7 @@ def test_the_lessons_repeated_updates():
     "params, words",
     [
         ({"delta": "0"}, "不能是 0"),
-        ({"delta": "x"}, "看不懂"),
+        ({"delta": "x"}, "读不成数字"),
         ({"delta": ""}, "空"),
         ({"w0": "inf"}, "有限"),
         ({"w0": "nan"}, "有限"),
@@ -572,7 +574,7 @@ def test_lessons123_numbers_in_reader_notation():
     assert e.value.message_zh == "参数量要在 1 亿到 1 万亿之间"
     with pytest.raises(Exception) as e:
         repeated_update.view({"delta": "1e-40"})
-    assert e.value.message_zh == "每次的增量 Δ 的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间，收到的是「1e-40」"
+    assert e.value.message_zh == "每步加的 Δ 的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间，收到的是「1e-40」"
     labels = {c["label"] for c in ledger_chart.CONVENTIONS.values()}
     assert "FP32 + AdamW（16 字节）" in labels and not any("纯 FP32" in x for x in labels)
 
