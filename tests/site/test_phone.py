@@ -320,3 +320,21 @@ def test_the_conventions_table_reads_on_a_phone_without_scrolling(phone, site_se
     for r in t["rows"]:
         assert r["right"] <= t["width"] and r["splitWidth"] > t["width"] / 2, t
         assert r["label"] == '"拆法（字节）："', t
+
+
+def test_sliders_keep_their_value_beside_them_and_eight_bits_split_evenly(phone, site_server):
+    """Reader check at 390 px: the block lab's 离群通道数 value sat alone on a line under its slider, and
+    FP32's eight exponent bits wrapped seven and one."""
+    phone.goto(site_server.url + "lesson-4/")
+    lab = phone.locator('[data-widget="block-lab"]')
+    slider, value = lab.locator('input[name="channels"]'), lab.locator('output[name="channels_out"]')
+    slider.scroll_into_view_if_needed()
+    s, v = slider.bounding_box(), value.bounding_box()
+    assert abs((s["y"] + s["height"] / 2) - (v["y"] + v["height"] / 2)) < 12, (s, v)
+    phone.goto(site_server.url + "lesson-2/")
+    row = phone.locator('[data-widget="bit-flipper"] .c9-bf-row[data-format="float32"]').first
+    row.scroll_into_view_if_needed()
+    tops = row.locator(".c9-bit-exponent").evaluate_all(
+        "els => els.map((e) => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert len(tops) == 8 and sorted({t: tops.count(t) for t in tops}.values()) == [4, 4], tops
