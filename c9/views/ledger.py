@@ -41,7 +41,7 @@ DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
 #: Conventions for "bytes per parameter" in training with Adam, as data: (part key, label, bytes).
 CONVENTIONS: dict[str, dict] = {
     "zero": {
-        "label": "ZeRO 论文：2Ψ + 2Ψ + KΨ，K = 12（16 字节）",
+        "label": "ZeRO 论文（16 字节）：2Ψ + 2Ψ + KΨ，K = 12",
         "short": "ZeRO 论文",
         "parts": [
             ("w16", "权重（BF16）", 2),
@@ -54,7 +54,7 @@ CONVENTIONS: dict[str, dict] = {
         "why": "优化器那一份 KΨ 把 FP32 主权重和 m、v 打包计算，K = 4 + 4 + 4",
     },
     "hf": {
-        "label": "HF 文档：再加一份 FP32 梯度（18 字节）",
+        "label": "HF 文档（18 字节）：再加一份 FP32 梯度",
         "short": "HF 文档",
         "parts": [
             ("w16", "权重（BF16）", 2),
@@ -67,7 +67,7 @@ CONVENTIONS: dict[str, dict] = {
         "why": "梯度只记一份且按 FP32 计，16 位梯度不单列",
     },
     "playbook": {
-        "label": "Playbook 正文：16 位梯度和 FP32 梯度都记（20 字节）",
+        "label": "Playbook 正文（20 字节）：16 位梯度和 FP32 梯度都记",
         "short": "Playbook 正文",
         "parts": [
             ("w16", "权重（BF16）", 2),

@@ -127,16 +127,32 @@ def test_the_seed_box_opens_with_stochastic_rounding_and_a_refused_box_is_marked
     w.locator('input[name="method"][value="nearest"]').check()  # the seed is not read any more
     expect(seed).to_be_disabled()
     expect(w.locator(".c9-status")).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
-    for box, bad in ((w0, "abc"), (steps, "2.5")):
+    for box, bad, good in ((steps, "2.5", "100"), (w0, "abc", None)):
         box.fill(bad)
         box.press("Enter")  # with the browser's own validation, 2.5 in a step-1 box was never sent
         expect(w.locator(".c9-status")).to_have_attribute("data-kind", "error", timeout=PYTHON_TIMEOUT)
         expect(box).to_have_attribute("aria-invalid", "true")
+        if good:
+            box.fill(good)
+    # Reader check: a corrected box stayed red while the status named another. The box marked is the one
+    # Python's message names.
+    delta = w.locator('input[name="delta"]')
+    steps.fill("100")
+    delta.fill("")
+    delta.press("Enter")  # w₀ still reads abc: the message names w₀, and w₀ alone is red
+    expect(w.locator(".c9-status")).to_contain_text("初值 w₀", timeout=PYTHON_TIMEOUT)
+    expect(w0).to_have_attribute("aria-invalid", "true")
+    expect(delta).not_to_have_attribute("aria-invalid", "true")
     w0.fill("1")
+    w0.press("Enter")  # now the message names Δ: w₀ is clear, Δ is red
+    expect(w.locator(".c9-status")).to_contain_text("每步加的 Δ", timeout=PYTHON_TIMEOUT)
+    expect(w0).not_to_have_attribute("aria-invalid", "true")
+    expect(delta).to_have_attribute("aria-invalid", "true")
+    delta.fill("1e-4")
     steps.fill("100")
     steps.press("Enter")
     expect(w.locator(".c9-status")).to_have_attribute("data-kind", "ok", timeout=PYTHON_TIMEOUT)
-    for box in (w0, steps, seed):
+    for box in (w0, delta, steps, seed):
         expect(box).not_to_have_attribute("aria-invalid", "true")
     assert page.errors == []
 

@@ -338,3 +338,16 @@ def test_sliders_keep_their_value_beside_them_and_eight_bits_split_evenly(phone,
         "els => els.map((e) => Math.round(e.getBoundingClientRect().top))"
     )
     assert len(tops) == 8 and sorted({t: tops.count(t) for t in tops}.values()) == [4, 4], tops
+
+
+def test_widget_text_reads_from_the_left(phone, site_server):
+    """Reader check at 390 px: Material centres a figure's text, and the timeline's status, summary and
+    table, the block lab's 「张量从哪来」 legend and the MX/NV tables read centred, unlike every other widget."""
+    for path, selectors in (
+        ("lesson-5/", ['[data-widget="timeline"] .c9-summary', '[data-widget="timeline"] .c9-marks td']),
+        ("lesson-4/", ['[data-widget="block-lab"] legend']),
+    ):
+        phone.goto(site_server.url + path)
+        for sel in selectors:
+            align = phone.locator(sel).first.evaluate("el => getComputedStyle(el).textAlign")
+            assert align in ("left", "start"), (path, sel, align)

@@ -46,8 +46,15 @@ export function liveView(widget, root, draw, {
     root.addEventListener("input", note);
     root.addEventListener("change", note);
   }
-  const markRefused = () => {
-    if (edited) refused.add(edited);
+  // A widget may name its boxes as Python's messages do (data-said-as): then the box the message names is
+  // the one marked, and a box corrected since loses its mark.
+  const markRefused = (error) => {
+    const named = [...root.querySelectorAll("[data-said-as]")].filter((box) => error.includes(box.dataset.saidAs));
+    if (named.length) {
+      for (const box of refused) if (!named.includes(box)) markInvalid(box, false, status);
+      refused.clear();
+      for (const box of named) refused.add(box);
+    } else if (edited) refused.add(edited);
     for (const box of refused) markInvalid(box, true, status);
   };
   const clearRefused = () => { for (const box of refused) markInvalid(box, false, status); refused.clear(); };
@@ -84,7 +91,7 @@ export function liveView(widget, root, draw, {
         if (!answer.ok) {
           if (restoring) { root.dataset.state = "default"; root.removeAttribute("aria-busy"); }
           say(restoring ? `链接里的参数有误：${answer.error}。这里仍是默认状态。` : sentence(`输入有误：${answer.error}`), "error");
-          if (!restoring) { root.dataset.stale = ""; markRefused(); } // the result shown is the previous input's (course.css fades it)
+          if (!restoring) { root.dataset.stale = ""; markRefused(answer.error); } // the result shown is the previous input's (course.css fades it)
           return;
         }
         clearRefused();
