@@ -351,3 +351,18 @@ def test_widget_text_reads_from_the_left(phone, site_server):
         for sel in selectors:
             align = phone.locator(sel).first.evaluate("el => getComputedStyle(el).textAlign")
             assert align in ("left", "start"), (path, sel, align)
+
+
+def test_row_headers_of_markdown_tables_keep_their_row_lines(phone, site_server):
+    """Reader check at 390 px: fp4's code table (rows headed by a th) had no lines between rows in its pinned
+    first column: Material rules only a Markdown table's td."""
+    phone.goto(site_server.url + "fp4/")
+    details = phone.locator("details.c9-fl-details")
+    details.evaluate("el => { el.open = true; }")
+    th = details.locator("tbody th").nth(1)
+    td = details.locator("tbody td").nth(4)  # the second row's first td
+    for cell in (th, td):
+        assert cell.evaluate("el => getComputedStyle(el).borderTopStyle") == "solid"
+    assert th.evaluate("el => getComputedStyle(el).borderTopColor") == td.evaluate(
+        "el => getComputedStyle(el).borderTopColor"
+    )
