@@ -22,7 +22,8 @@ export default function mount(root) {
   // The default state's answers, held by the page (data-defaults) and its figures file: a reader who comes
   // back to it (a slider moved and moved back) is answered from them, not by seconds of Python.
   const defaultViews = structuredClone(views);
-  const unread = { seed: String(JSON.parse(root.dataset.default).params.seed), text: JSON.parse(root.dataset.default).params.text };
+  const defaults = JSON.parse(root.dataset.default).params; // the default view's parameters
+  const unread = { seed: String(defaults.seed), text: defaults.text };
   const holdDefault = (p, figures) => {
     for (const [index, q] of partsOf(p).entries()) {
       const v = defaultViews.find((d) => d.scheme === q.scheme);
@@ -137,7 +138,7 @@ export default function mount(root) {
   form.elements.seed.addEventListener("change", recompute);
   form.addEventListener("submit", (e) => { e.preventDefault(); recompute(); });
   // The default view is a scheme without the MX rule; the rule's default comes from an MX scheme's view.
-  const base = { ...views.find((v) => MX.has(v.scheme))?.params, ...JSON.parse(root.dataset.default).params };
+  const base = { ...views.find((v) => MX.has(v.scheme))?.params, ...defaults };
   const defaultParams = params(); // the form as the build wrote it, before the address moves it
   urlState(root, "bl", ["source", "seed", "channels", "magnitude", "token", "text", "preset", "rule"], { base })
     .restore(send, params());

@@ -458,7 +458,7 @@ def scheme_view(tensor: list[list[float]], scheme: str, typed_in: bool = False, 
     if len(flat) > 1:
         blocks = f"{rest}{len(flat):,} 个块里 {ruined:,} 个的平均误差超过 6.25%"
     elif rest and flat:
-        blocks = f"不含 NaN 或无穷大的块只有 1 个，平均误差 {units.error_percent(flat[0])}"
+        blocks = f"{rest}块只有 1 个，平均误差 {units.error_percent(flat[0])}"
     else:
         blocks = f"整张量只有一个块，平均误差 {units.error_percent(flat[0]) if flat else '0%'}"
     if nan_note and not flat:  # every block's scale is NaN: no error to speak of

@@ -38,11 +38,12 @@ MODELS = ["qwen3.8-27b", "qwen3-8b"]
 LOG10_MIN, LOG10_MAX, LOG10_STEP = 8.0, 12.0, 0.05
 DEFAULTS = {"model": "qwen3.8-27b", "log10_params": 10.0, "convention": "zero"}
 
-#: Conventions for "bytes per parameter" in training with Adam, as data: (part key, label, bytes).
+#: Conventions for "bytes per parameter" in training with Adam, as data: (part key, label, bytes); the menu's label is
+#: derived below.
 CONVENTIONS: dict[str, dict] = {
     "zero": {
-        "label": "ZeRO 论文（16 字节）：2Ψ + 2Ψ + KΨ，K = 12",
         "short": "ZeRO 论文",
+        "detail": "2Ψ + 2Ψ + KΨ，K = 12",
         "parts": [
             ("w16", "权重（BF16）", 2),
             ("g16", "梯度（BF16）", 2),
@@ -54,8 +55,8 @@ CONVENTIONS: dict[str, dict] = {
         "why": "优化器那一份 KΨ 把 FP32 主权重和 m、v 打包计算，K = 4 + 4 + 4",
     },
     "hf": {
-        "label": "HF 文档（18 字节）：再加一份 FP32 梯度",
         "short": "HF 文档",
+        "detail": "再加一份 FP32 梯度",
         "parts": [
             ("w16", "权重（BF16）", 2),
             ("master", "主权重（FP32）", 4),
@@ -67,8 +68,8 @@ CONVENTIONS: dict[str, dict] = {
         "why": "梯度只记一份且按 FP32 计，16 位梯度不单列",
     },
     "playbook": {
-        "label": "Playbook 正文（20 字节）：16 位梯度和 FP32 梯度都记",
         "short": "Playbook 正文",
+        "detail": "16 位梯度和 FP32 梯度都记",
         "parts": [
             ("w16", "权重（BF16）", 2),
             ("g16", "梯度（BF16）", 2),
@@ -84,8 +85,8 @@ CONVENTIONS: dict[str, dict] = {
         "why": "为了在 FP32 里累加梯度（梯度累积、跨卡求和），另存一份 FP32 梯度",
     },
     "fp32": {
-        "label": "FP32 + AdamW（16 字节）",  # the name the recipe table uses
-        "short": "FP32 + AdamW",
+        "short": "FP32 + AdamW",  # with its bytes, the name the recipe table uses
+        "detail": "",
         "parts": [
             ("w32", "权重（FP32）", 4),
             ("g32", "梯度（FP32）", 4),
@@ -96,6 +97,13 @@ CONVENTIONS: dict[str, dict] = {
         "why": "不需要主权重，所以和混合精度一样是 16 字节",
     },
 }
+
+# Each convention's label, its bytes per parameter counted from its parts: the byte count leads, so a
+# phone's closed menu still shows it.
+for _c in CONVENTIONS.values():
+    _c["label"] = f"{_c['short']}（{sum(b for *_, b in _c['parts'])} 字节）" + (
+        f"：{_c['detail']}" if _c["detail"] else ""
+    )
 
 #: The ledger's rows other tools' counts are split into (c9.core.other_tools.ROWS), as the table heads them.
 TOOL_ROWS = {
