@@ -366,3 +366,20 @@ def test_row_headers_of_markdown_tables_keep_their_row_lines(phone, site_server)
     assert th.evaluate("el => getComputedStyle(el).borderTopColor") == td.evaluate(
         "el => getComputedStyle(el).borderTopColor"
     )
+
+
+def test_a_head_row_under_a_spanning_cell_is_not_pinned(phone, site_server):
+    """Reader check at 390 px: the MX/NV table's 「E2M1 编码」 (second head row, under 原值's rowspan) was pinned
+    as if it were the first column, and covered the pinned 原值 column when the table scrolled sideways."""
+    phone.goto(site_server.url + "fp4/")
+    table = phone.locator('[data-widget="mx-nv"] table').filter(has=phone.locator("th[rowspan]")).first
+    second = table.locator("thead tr").nth(1).locator("> :first-child")
+    assert second.evaluate("el => getComputedStyle(el).position") == "static"
+    first = table.locator("thead tr").first.locator("> :first-child")
+    assert first.evaluate("el => getComputedStyle(el).position") == "sticky"
+    assert (
+        table.locator("tbody tr")
+        .first.locator("> :first-child")
+        .evaluate("el => getComputedStyle(el).position")
+        == "sticky"
+    )
