@@ -133,16 +133,20 @@ _FULL_WIDTH = "\u3000-\u303f\uff01-\uff60"  # 。，；：「」（） …
 _CJK = "\u4e00-\u9fff"
 
 
-def joined(head: str, tail: str) -> str:
-    """``head`` then ``tail`` with the site's spacing: a space between Chinese and a number or Latin
-    letters (「收到的是 1,048,577」, 「FP32 + AdamW 口径」), none beside full-width punctuation or between
-    Chinese words (「收到的是约 1×10²⁰」, 「主权重（FP32）111.1 GB」)."""
-    a, b = head[-1:], tail[:1]
-    if re.match(f"[{_FULL_WIDTH}]", a) or re.match(f"[{_FULL_WIDTH}]", b):
-        return head + tail
-    if re.match(f"[{_CJK}]", a) and re.match(f"[{_CJK}]", b):
-        return head + tail
-    return f"{head} {tail}"
+def joined(*parts: str) -> str:
+    """The parts in order with the site's spacing at each seam: a space between Chinese and a number or
+    Latin letters (「收到的是 1,048,577」, 「FP32 + AdamW 口径」), none beside full-width punctuation or between
+    Chinese words (「收到的是约 1×10²⁰」, 「主权重（FP32）111.1 GB」). Empty parts are skipped."""
+    out = ""
+    for part in parts:
+        if not out or not part:
+            out += part
+            continue
+        a, b = out[-1:], part[:1]
+        full_width = re.match(f"[{_FULL_WIDTH}]", a) or re.match(f"[{_FULL_WIDTH}]", b)
+        both_cjk = re.match(f"[{_CJK}]", a) and re.match(f"[{_CJK}]", b)
+        out += part if full_width or both_cjk else f" {part}"
+    return out
 
 
 def superscript_powers(text: str) -> str:

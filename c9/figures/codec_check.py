@@ -147,14 +147,22 @@ def figures(data: dict | None = None) -> list[dict]:
                     f"{key}_{part}_{lib}",
                     agree,
                     units.number(agree),
-                    f"{label} 的{what}与{_sp(lib_label)}相同的个数（同一编码，或同号的 NaN）（{at}.{part}.{lib}）",
+                    units.joined(
+                        f"{label} 的{what}与",
+                        lib_label,
+                        f"相同的个数（同一编码，或同号的 NaN）（{at}.{part}.{lib}）",
+                    ),
                     核对总数=total,
                 )
                 fig(
                     f"{key}_{part}_{lib}_diff",
                     total - agree,
                     units.number(total - agree),
-                    f"{label} 的{what}与{_sp(lib_label)}不同的个数 = 核对总数 − 相同的个数（{at}.{part}.{lib}）",
+                    units.joined(
+                        f"{label} 的{what}与",
+                        lib_label,
+                        f"不同的个数 = 核对总数 − 相同的个数（{at}.{part}.{lib}）",
+                    ),
                     核对总数=total,
                     相同=agree,
                 )
@@ -164,7 +172,13 @@ def figures(data: dict | None = None) -> list[dict]:
                     f"{key}_{lib}_{kind}",
                     k["count"],
                     units.number(k["count"]),
-                    f"{label} 编码时与{_sp(lib_label)}结果不同的{_lead(KINDS[kind])}个数（{at}.encode.{lib}_differences.{kind}）",
+                    units.joined(
+                        f"{label} 编码时与",
+                        lib_label,
+                        "结果不同的",
+                        KINDS[kind],
+                        f"个数（{at}.encode.{lib}_differences.{kind}）",
+                    ),
                 )
                 ex = k["example"]
                 fig(
@@ -184,7 +198,9 @@ def figures(data: dict | None = None) -> list[dict]:
                     f"{key}_{lib}_{kind}_lib",
                     ex["library"],
                     _code_value(r["format"], ex["library"]),
-                    f"例子：{_sp(lib_label).lstrip()}的结果（{at}.encode.{lib}_differences.{kind}.example）",
+                    units.joined(
+                        "例子：", lib_label, f"的结果（{at}.encode.{lib}_differences.{kind}.example）"
+                    ),
                     输入=_input_text(ex["input"]),
                 )
 
@@ -237,19 +253,6 @@ def _fraction_text(x: str) -> str:
     return units.number(fr.numerator) + (units.superscript_powers(f" / 2^{k}") if k else "")
 
 
-def _sp(label: str) -> str:
-    """A library's name spaced from the Chinese around it where it begins or ends in Latin letters:
-    ' PyTorch ', but 'PyTorch（对本站的默认溢出规则）' with no space after its bracket."""
-    lead = " " if label[:1].isascii() else ""
-    tail = " " if label[-1:].isascii() else ""
-    return f"{lead}{label}{tail}"
-
-
 def _input_text(x: str) -> str:
     """An example input as the reader writes it: 'inf' → '∞', '-1e-45' → '−1e−45'."""
     return {"inf": "∞", "-inf": "−∞", "-NaN": "−NaN"}.get(x, x.replace("-", "−"))
-
-
-def _lead(text: str) -> str:
-    """' NaN 输入' after Chinese: a space before a Latin start."""
-    return f" {text}" if text[0].isascii() else text

@@ -206,3 +206,22 @@ def test_a_negative_nan_float_keeps_its_sign():
 def test_joined_spaces_chinese_the_sites_way(head, tail, want):
     """Reader check: 「收到的是 约 1×10³⁰」 and 「主权重（FP32） 111.1 GB」 had a space where Chinese has none."""
     assert units.joined(head, tail) == want
+
+
+@pytest.mark.parametrize(
+    "parts, want",
+    [
+        (("BF16 的解码结果与", "PyTorch", "相同的个数"), "BF16 的解码结果与 PyTorch 相同的个数"),
+        (("BF16 的解码结果与", "对照库", "相同的个数"), "BF16 的解码结果与对照库相同的个数"),
+        (
+            ("编码时与", "PyTorch（对本站的默认溢出规则）", "结果不同的"),
+            "编码时与 PyTorch（对本站的默认溢出规则）结果不同的",
+        ),
+        (("结果不同的", "NaN 输入", "个数"), "结果不同的 NaN 输入个数"),
+        (("例子：", "PyTorch", "的结果"), "例子：PyTorch 的结果"),
+        (("", "PyTorch", ""), "PyTorch"),
+    ],
+)
+def test_joined_spaces_every_seam(parts, want):
+    """Each seam follows the same rule, so a name set inside a sentence needs no helper of its own."""
+    assert units.joined(*parts) == want
