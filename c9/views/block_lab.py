@@ -612,7 +612,7 @@ def _figure(classes, redges, cedges, title: str, clipped=None, nan_blocks=None) 
         ],
         "layout": {
             "height": HEAT_HEIGHT,
-            "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
+            "margin": {"l": 44, "r": 14, "t": 28, "b": 36},  # r: room for half of the last tick, "256"
             "title": {"text": title, "font": {"size": 13}, "x": 0.02},
             "shapes": _boundaries(redges, cedges)
             + _clipped_outlines(clipped or [], redges, cedges)
@@ -680,7 +680,7 @@ def abs_figure(tensor) -> dict:
         ],
         "layout": {
             "height": HEAT_HEIGHT,
-            "margin": {"l": 44, "r": 8, "t": 28, "b": 36},
+            "margin": {"l": 44, "r": 14, "t": 28, "b": 36},  # r: room for half of the last tick, "256"
             "title": {"text": "量化之前：每个数的大小 |x|（对数）", "font": {"size": 13}, "x": 0.02},
             **_axes(n, m, -0.5),
         },

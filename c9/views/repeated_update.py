@@ -319,7 +319,7 @@ def view(params: dict | None = None) -> dict:
         ],
         "layout": {
             "height": 340,
-            "margin": {"l": 10, "r": 10, "t": 20, "b": 50},
+            "margin": {"l": 10, "r": 18, "t": 20, "b": 50},  # r: half of the last tick, "1,000"
             "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
             "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ",.6~g"},
             # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)

@@ -409,6 +409,21 @@ def test_charts_are_legible(laid_out):
     assert laid_out.errors() == {}
 
 
+# Tick labels Plotly drew but hid: by default it hides a label that would stick out of the chart's box
+# (ticklabeloverflow "hide past div"), so a right margin too narrow for the last label drops it silently.
+HIDDEN_TICKS = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot) =>
+  [...plot.querySelectorAll('.xtick text, .ytick text')]
+    .filter((t) => t.textContent && getComputedStyle(t).display === 'none')
+    .map((t) => ({widget: plot.closest('.c9-widget')?.dataset.widget, tick: t.textContent})))"""
+
+
+def test_no_tick_label_is_hidden_for_want_of_room(laid_out):
+    """At 390 and 1280 px the block lab's channel axes stopped at 192 of 256: the label at the right edge
+    did not fit a right margin of 8 px."""
+    hidden = {path: found for path, page in laid_out.each() if (found := page.evaluate(HIDDEN_TICKS))}
+    assert hidden == {}
+
+
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():
