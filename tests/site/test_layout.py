@@ -424,6 +424,35 @@ def test_no_tick_label_is_hidden_for_want_of_room(laid_out):
     assert hidden == {}
 
 
+# Each caption of a table that scrolls sideways: its width against its scroll box's, and where it stands once
+# the box is scrolled to its end (put back after).
+CAPTIONS = """() => [...document.querySelectorAll('.c9-widget caption')].flatMap((c) => {
+  let box = c.closest('table');
+  while (box && !(box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== 'visible')) {
+    box = box.parentElement.closest('.c9-widget *');
+  }
+  if (!box || !c.getClientRects().length) return [];
+  const was = box.scrollLeft;
+  box.scrollLeft = box.scrollWidth;
+  const at = c.getBoundingClientRect(), edge = box.getBoundingClientRect();
+  box.scrollLeft = was;
+  return [{table: c.closest('table').className, caption: c.textContent.slice(0, 12),
+           width: Math.round(at.width), box: box.clientWidth, left: Math.round(at.left - edge.left)}];
+})"""
+
+
+@at("phone")
+def test_a_scrolling_tables_caption_stays_in_its_box(laid_out):
+    """At 390 px the MX/NV table's caption ran 825 px wide and lesson 5's 「激活·按式 1」 626 px in a 310 px box:
+    the reader scrolled sideways to read a sentence, which then left with the columns."""
+    seen = []
+    for path, page in laid_out.each():
+        for c in page.evaluate(CAPTIONS):
+            seen.append(c["table"])
+            assert c["width"] <= c["box"] and abs(c["left"]) <= 1, (path, c)
+    assert {"c9-mn-table", "c9-act-eq1"} <= set(seen), seen
+
+
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():
