@@ -27,7 +27,8 @@ ZAMIRAI = "https://arxiv.org/abs/2010.06192"
 TORCHAO_OPTIM = "https://github.com/pytorch/ao/blob/main/torchao/optim/README.md"
 OPTIMI_KAHAN = "https://optimi.benjaminwarner.dev/kahan_summation/"
 
-# Each recipe is data: (key, label, bytes per parameter, what it is). A new recipe is one new row.
+# Each recipe is data: (key, label, bytes per parameter, what it is). A new recipe is one new row. A label
+# too long for a phone's closed menu has a shorter "menu" name beside it.
 RECIPES: dict[str, dict] = {
     "bf16_mixed_adamw": {
         "label": "BF16 混合精度 + AdamW（FP32 主权重）",
@@ -80,6 +81,7 @@ RECIPES: dict[str, dict] = {
     },
     "te_fp8_delayed": {
         "label": "Transformer Engine FP8（延迟缩放，Hopper）",
+        "menu": "Transformer Engine FP8（延迟缩放）",
         "parts": [
             ("weights", "权重（BF16）", 2, "默认仍留着高精度权重，每次矩阵乘前现转 FP8"),
             ("fp8_weights", "FP8 权重", 1, "前向矩阵乘用的 FP8 副本"),
@@ -108,6 +110,7 @@ RECIPES: dict[str, dict] = {
     },
     "te_mxfp8": {
         "label": "Transformer Engine MXFP8（块缩放，Blackwell）",
+        "menu": "Transformer Engine MXFP8（块缩放）",
         "parts": [
             ("weights", "权重（BF16）", 2, "默认仍留着高精度权重"),
             ("fp8_weights", "MXFP8 权重（按行）", 1, "前向用，每 1×32 块一个缩放因子"),

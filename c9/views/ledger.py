@@ -98,12 +98,11 @@ CONVENTIONS: dict[str, dict] = {
     },
 }
 
-# Each convention's label, its bytes per parameter counted from its parts: the byte count leads, so a
-# phone's closed menu still shows it.
+# Each convention's names, its bytes per parameter counted from its parts: the menu's (short, so that a
+# phone's closed menu shows it whole) and the table's (with the detail).
 for _c in CONVENTIONS.values():
-    _c["label"] = f"{_c['short']}（{sum(b for *_, b in _c['parts'])} 字节）" + (
-        f"：{_c['detail']}" if _c["detail"] else ""
-    )
+    _c["menu"] = f"{_c['short']}（{sum(b for *_, b in _c['parts'])} 字节）"
+    _c["label"] = _c["menu"] + (f"：{_c['detail']}" if _c["detail"] else "")
 
 #: The ledger's rows other tools' counts are split into (c9.core.other_tools.ROWS), as the table heads them.
 TOOL_ROWS = {

@@ -496,7 +496,7 @@ def page_context() -> dict:
                 other_rows.append((key, label, part_color(key, label)))
     return dict(
         view=v,
-        recipes={k: RECIPES[k]["label"] for k in TRAINING_RECIPES},
+        recipes={k: RECIPES[k].get("menu", RECIPES[k]["label"]) for k in TRAINING_RECIPES},
         other_rows=other_rows,
         stops=S_STOPS,
         b_stops=B_STOPS,

@@ -453,6 +453,34 @@ def test_a_scrolling_tables_caption_stays_in_its_box(laid_out):
     assert {"c9-mn-table", "c9-act-eq1"} <= set(seen), seen
 
 
+# Each choice of each menu on the page, measured in the menu's own font, against the room the closed menu
+# gives its text (its width less padding and Chromium's arrow, 20 px).
+MENU_CHOICES = """() => [...document.querySelectorAll('select')].filter((s) => s.getClientRects().length)
+  .flatMap((s) => [...s.options].map((o) => {
+    const cs = getComputedStyle(s), probe = document.createElement('span');
+    Object.assign(probe.style, {fontFamily: cs.fontFamily, fontSize: cs.fontSize, fontWeight: cs.fontWeight,
+      whiteSpace: 'pre', position: 'absolute', visibility: 'hidden'});
+    probe.textContent = o.textContent;
+    document.body.append(probe);
+    const width = probe.getBoundingClientRect().width;
+    probe.remove();
+    return {menu: s.name, choice: o.textContent, width: Math.round(width),
+            room: Math.round(s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20)};
+  }))"""
+
+
+@at("phone")
+def test_a_closed_menu_shows_its_whole_choice(laid_out):
+    """At 390 px lesson 1's menu read 「ZeRO 论文（16 字节）：2Ψ + 2Ψ + KΨ，K =」 and lesson 5's
+    「Transformer Engine MXFP8（块缩放，Blackw」: a closed menu cuts its text where the box ends."""
+    seen = []
+    for path, page in laid_out.each():
+        for c in page.evaluate(MENU_CHOICES):
+            seen.append(c["menu"])
+            assert c["width"] <= c["room"], (path, c)
+    assert {"convention", "recipe", "rule", "model", "preset"} <= set(seen), seen
+
+
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():
