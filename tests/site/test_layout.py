@@ -481,6 +481,43 @@ def test_a_closed_menu_shows_its_whole_choice(laid_out):
     assert {"convention", "recipe", "rule", "model", "preset"} <= set(seen), seen
 
 
+# Elements whose own text holds Chinese and that are drawn slanted.
+SLANTED_CHINESE = r"""() => [...document.querySelectorAll('body *')].filter((el) =>
+  [...el.childNodes].some((n) => n.nodeType === 3 && /[\u4e00-\u9fff]/.test(n.textContent))
+  && getComputedStyle(el).fontStyle !== 'normal').map((el) => el.tagName + ': ' + el.textContent.slice(0, 20))"""
+
+
+@at("desktop")
+def test_no_chinese_text_is_slanted(laid_out):
+    """Material sets figure captions in italic, which slanted every widget's caption, and a Chinese title in
+    *…* was slanted too: Chinese has no italic; titles take 《》."""
+    slanted = {path: found for path, page in laid_out.each() if (found := page.evaluate(SLANTED_CHINESE))}
+    assert slanted == {}
+
+
+# Each widget table's row headers (the pinned column): the width their text gets, in characters of their font.
+ROW_HEADS = """() => [...document.querySelectorAll('.c9-widget table tr > th:first-child[scope=row]')]
+  .filter((th) => th.getClientRects().length).map((th) => {
+    const cs = getComputedStyle(th);
+    const width = th.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    return {table: th.closest('table').className, head: th.textContent.slice(0, 12),
+            chars: Math.round(10 * width / parseFloat(cs.fontSize)) / 10};
+  })"""
+
+
+@at("phone")
+def test_a_pinned_row_header_holds_five_characters_a_line(laid_out):
+    """At 390 px 「每个数几位」 ran to three lines (每个 / 数几 / 位) and a recipe name to five."""
+    narrow, seen = [], set()
+    for path, page in laid_out.each():
+        for h in page.evaluate(ROW_HEADS):
+            seen.add(h["table"].split()[0])
+            if h["chars"] < 5:
+                narrow.append((path, h))
+    assert narrow == []
+    assert {"c9-ledger-bars", "c9-mn-table", "c9-bl-table"} <= seen, seen
+
+
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():

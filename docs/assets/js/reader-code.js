@@ -22,7 +22,7 @@ async function codeEditor(textarea, { onChange, onRun = null }) {
     { tag: tags.keyword, color: hl("keyword") },
     { tag: [tags.number, tags.bool, tags.null], color: hl("number") },
     { tag: tags.string, color: hl("string") },
-    { tag: tags.comment, color: hl("comment"), fontStyle: "italic" },
+    { tag: tags.comment, color: hl("comment") }, // upright: the comments are Chinese, which has no italic
     { tag: [tags.function(tags.variableName), tags.definition(tags.variableName)], color: hl("function") },
     { tag: [tags.operator, tags.punctuation], color: hl("operator") },
   ]);
