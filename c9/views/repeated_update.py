@@ -320,7 +320,9 @@ def view(params: dict | None = None) -> dict:
         "layout": {
             "height": 340,
             "margin": {"l": 10, "r": 18, "t": 20, "b": 50},  # r: half of the last tick, "1,000"
-            "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True},
+            # a step is whole: under 10 steps Plotly's own ticks fall on halves (0, 0.5, 1)
+            "xaxis": {"title": {"text": "步数 k"}, "fixedrange": True, "automargin": True}
+            | ({"dtick": 1} if idx[-1] < 10 else {}),
             "yaxis": {"title": {"text": "w"}, "automargin": True, "fixedrange": True, "tickformat": ",.6~g"},
             # at the foot of the figure, below the x-axis title at any width (not a fraction of the plot)
             "legend": {

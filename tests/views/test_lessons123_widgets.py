@@ -597,3 +597,10 @@ def test_the_convention_menu_names_the_bar_it_changes():
     assert bottom == "HF 文档口径：18 字节/参数"
     label = re.search(r'<label class="c9-field">([^<]*)\n<select name="convention">', LEDGER_HTML).group(1)
     assert label == "口径（图中最下面那根条）"
+
+
+@pytest.mark.parametrize("steps, dtick", [(1, 1), (3, 1), (9, 1), (10, None), (1000, None)])
+def test_the_step_axis_never_marks_half_a_step(steps, dtick):
+    """Reader check: with 步数 = 1 the axis read 0, 0.5, 1. Plotly's own ticks are whole from 10 steps on."""
+    xaxis = repeated_update.view({"steps": steps})["figure"]["layout"]["xaxis"]
+    assert xaxis.get("dtick") == dtick
