@@ -102,9 +102,14 @@ def parse(v, what: str = "数值") -> Fraction | float:
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
+        if e10 > 0:
+            raise InputError(
+                f"{what}太大了（量级超过 10⁴⁰⁰），这里的每种格式都只能把它存成无穷大：请换一个量级在 10⁴⁰⁰ 以内的数",
+                "too_big",
+            )
         raise InputError(
-            f"{what}的量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：这里的每种格式里它只会是 0 或无穷大",
-            "too_big" if e10 > 0 else "too_small",
+            f"{what}太小了（量级小于 10⁻⁴⁰⁰），这里的每种格式都只能把它存成 0：请换一个量级在 10⁻⁴⁰⁰ 以上的数",
+            "too_small",
         )
     return x
 

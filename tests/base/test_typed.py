@@ -177,7 +177,7 @@ def test_whitespace_around_a_number_is_ignored(text):
 def test_a_huge_exponent_is_out_of_range_not_unreadable(text):
     with pytest.raises(InputError) as e:
         typed.parse(text)
-    assert str(e.value) == "too_big" and "量级超出" in e.value.message_zh
+    assert str(e.value) == "too_big" and "太大了（量级超过 10⁴⁰⁰）" in e.value.message_zh
     with pytest.raises(InputError, match="要在 1 到 5 之间"):
         typed.integer(text, "次数", 1, 5)
     with pytest.raises(InputError) as e:
@@ -225,3 +225,15 @@ def test_joined_spaces_chinese_the_sites_way(head, tail, want):
 def test_joined_spaces_every_seam(parts, want):
     """Each seam follows the same rule, so a name set inside a sentence needs no helper of its own."""
     assert units.joined(*parts) == want
+
+
+def test_a_number_too_small_to_hold_says_so_and_what_to_do():
+    """Reader check: 「1e999」 was told 「量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：…只会是 0 或无穷大」, one message for both ends,
+    which named the result and then refused it without saying what to type instead."""
+    with pytest.raises(InputError) as e:
+        typed.parse("1e-999")
+    assert str(e.value) == "too_small"
+    assert "太小了（量级小于 10⁻⁴⁰⁰）" in e.value.message_zh and "存成 0" in e.value.message_zh
+    with pytest.raises(InputError) as e:
+        typed.parse("-1e999")
+    assert "存成无穷大" in e.value.message_zh and "请换一个" in e.value.message_zh
