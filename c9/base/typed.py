@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 import unicodedata
 from decimal import Decimal
 from fractions import Fraction
@@ -102,16 +103,28 @@ def parse(v, what: str = "数值") -> Fraction | float:
     if x == 0:
         return math.copysign(0.0, sign)
     if abs(e10) > MAX_EXPONENT:
-        if e10 > 0:
-            raise InputError(
-                f"{what}太大了（量级超过 10⁴⁰⁰），这里的每种格式都只能把它存成无穷大：请换一个量级在 10⁴⁰⁰ 以内的数",
-                "too_big",
-            )
-        raise InputError(
-            f"{what}太小了（量级小于 10⁻⁴⁰⁰），这里的每种格式都只能把它存成 0：请换一个量级在 10⁻⁴⁰⁰ 以上的数",
-            "too_small",
-        )
+        raise _beyond(what, e10 > 0)
     return x
+
+
+def _beyond(what: str, big: bool) -> InputError:
+    """The refusal of a number past 10^±MAX_EXPONENT, with the smaller input that already shows the same thing:
+    every value is stored as FP32 first (the course's rule), where it is already ∞ or 0."""
+    from c9.base import units
+
+    if big:
+        top = units.sci(struct.unpack("<f", bytes.fromhex("ffff7f7f"))[0], 2)  # FP32's largest finite value
+        return InputError(
+            f"{what}太大了：量级超过 10⁴⁰⁰ 的数这里不收。其实超过 FP32 上限（约 {top}）的数，"
+            "先存成 FP32 就已经是无穷大：要看溢出，填 1e39 就够了",
+            "too_big",
+        )
+    half = units.sci(2.0**-150, 1)  # half FP32's smallest subnormal: below it FP32 rounds to 0
+    return InputError(
+        f"{what}太小了：量级小于 10⁻⁴⁰⁰ 的数这里不收。其实绝对值小于约 {half} 的数，"
+        "先存成 FP32 就已经是 0：要看下溢，填 1e-46 就够了",
+        "too_small",
+    )
 
 
 def _exact(t: str) -> tuple[Fraction | None, int | None]:

@@ -31,7 +31,7 @@ from c9.core import blockscale as B
 from c9.core import quant_configs
 from c9.core.formats import CodecInputError, get_format
 from c9.views import fp32_first
-from c9.views.params import FP32_RANGE, ascii_text, integer, integer_if_read, with_defaults, within_fp32
+from c9.views.params import ascii_text, fp32_numbers, integer, integer_if_read, with_defaults, within_fp32
 
 WIDGET = "block-lab"
 
@@ -166,14 +166,6 @@ def describe_tensor(p: dict, outlier_cols: list[int] | None = None) -> str:
     return f"当前张量：种子 {p['seed']}，{channels}{tok}{size}；其余数的绝对值在 0.001 到约 3 之间。"
 
 
-def _too_big(token: str) -> bool:
-    try:
-        typed.parse(token)
-    except InputError as e:
-        return str(e) == "too_big"
-    return False
-
-
 def parse_tensor(text) -> list[list]:
     """A tensor typed by the reader: rows on separate lines (or separated by ';' or "]"), numbers
     separated by commas, "、" or spaces; brackets are ignored. Each number is read exactly
@@ -187,15 +179,8 @@ def parse_tensor(text) -> list[list]:
     for line in body.splitlines():
         if not typed.tokens(line):
             continue
-        try:
-            row = typed.numbers(line, f"第 {len(rows) + 1} 行的")
-        except InputError as e:  # 1e999: beyond FP32, as 1e300 is (said alike), not "beyond 10⁴⁰⁰"
-            if str(e) != "too_big":
-                raise
-            i, tok = next((i, t) for i, t in enumerate(typed.tokens(line)) if _too_big(t))
-            raise InputError(
-                f"第 {len(rows) + 1} 行第 {i + 1} 列「{typed.quote(tok)}」超出了 {FP32_RANGE}"
-            ) from None
+        n = len(rows) + 1
+        row = fp32_numbers(line, lambda i, n=n: f"第 {n} 行第 {i + 1} 列", f"第 {n} 行的")
         # NaN and ±∞ pass: the MX schemes say what their block becomes (the others, that they do not quantise)
         within_fp32(
             line, [v if _finite(v) else 0 for v in row], lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列"

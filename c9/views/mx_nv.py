@@ -15,7 +15,7 @@ from c9.base.errors import InputError
 from c9.core import blockscale as B
 from c9.core import formats as F
 from c9.views import fp32_first
-from c9.views.params import with_defaults, within_fp32
+from c9.views.params import fp32_numbers, with_defaults, within_fp32
 
 WIDGET = "mx-nv"
 MAX_VALUES = 16
@@ -29,7 +29,7 @@ def parse_block(text) -> list:
     exactly by :mod:`c9.base.typed` (a float when the float is exact, else a Fraction)."""
     if not isinstance(text, str) or not typed.tokens(text):
         raise InputError("块是空的：至少输入一个数")
-    vals = typed.numbers(text)
+    vals = fp32_numbers(text, lambda i: f"第 {i + 1} 个数")
     for v in vals:
         if v != v:
             raise InputError("块里有 NaN：只能量化有限数")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from c9.base import typed
 from c9.base.errors import InputError
 from c9.base.typed import ascii_text, brief, integer, quote, shown, tokens  # noqa: F401  (the typed-number rules live in c9/base/typed.py)
 from c9.core.models import model_keys
@@ -64,6 +65,27 @@ def sixteen_bit_format(name, allowed: list[str]) -> str:
 
 
 FP32_RANGE = "FP32 的范围（±3.4×10³⁸）"
+
+
+def fp32_numbers(text: str, where, label: str = "") -> list:
+    """:func:`c9.base.typed.numbers` of ``text``, where a number past 10⁴⁰⁰ (1e999) is refused as beyond FP32,
+    as 1e300 is (:func:`within_fp32`), not as beyond the parser's bound. ``where(i)`` names the i-th number;
+    ``label`` is what typed's own messages call the list."""
+    try:
+        return typed.numbers(text, label) if label else typed.numbers(text)
+    except InputError as e:
+        if str(e) != "too_big":
+            raise
+        i, tok = next((i, t) for i, t in enumerate(tokens(text)) if _too_big(t))
+        raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}") from None
+
+
+def _too_big(token: str) -> bool:
+    try:
+        typed.parse(token)
+    except InputError as e:
+        return str(e) == "too_big"
+    return False
 
 
 def within_fp32(text: str, values: list, where) -> None:

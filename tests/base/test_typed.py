@@ -177,7 +177,7 @@ def test_whitespace_around_a_number_is_ignored(text):
 def test_a_huge_exponent_is_out_of_range_not_unreadable(text):
     with pytest.raises(InputError) as e:
         typed.parse(text)
-    assert str(e.value) == "too_big" and "太大了（量级超过 10⁴⁰⁰）" in e.value.message_zh
+    assert str(e.value) == "too_big" and "太大了：量级超过 10⁴⁰⁰ 的数这里不收" in e.value.message_zh
     with pytest.raises(InputError, match="要在 1 到 5 之间"):
         typed.integer(text, "次数", 1, 5)
     with pytest.raises(InputError) as e:
@@ -227,13 +227,19 @@ def test_joined_spaces_every_seam(parts, want):
     assert units.joined(*parts) == want
 
 
-def test_a_number_too_small_to_hold_says_so_and_what_to_do():
-    """Reader check: 「1e999」 was told 「量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：…只会是 0 或无穷大」, one message for both ends,
-    which named the result and then refused it without saying what to type instead."""
+def test_a_number_past_the_bound_says_which_end_and_what_shows_the_same():
+    """Reader checks: 「1e999」 was told 「量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰：…只会是 0 或无穷大」, one message for both
+    ends that refused without saying what to type; then 「请换一个量级在 10⁴⁰⁰ 以内的数」 suggested 1e399 would
+    show something else. The inputs it offers instead are checked against FP32 here."""
+    import numpy as np
+
     with pytest.raises(InputError) as e:
         typed.parse("1e-999")
-    assert str(e.value) == "too_small"
-    assert "太小了（量级小于 10⁻⁴⁰⁰）" in e.value.message_zh and "存成 0" in e.value.message_zh
+    assert str(e.value) == "too_small" and "先存成 FP32 就已经是 0" in e.value.message_zh
+    assert "约 7×10⁻⁴⁶" in e.value.message_zh and np.float32(1e-46) == 0 and np.float32(7.1e-46) > 0
     with pytest.raises(InputError) as e:
         typed.parse("-1e999")
-    assert "存成无穷大" in e.value.message_zh and "请换一个" in e.value.message_zh
+    assert str(e.value) == "too_big" and "先存成 FP32 就已经是无穷大" in e.value.message_zh
+    assert "约 3.4×10³⁸" in e.value.message_zh
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float32(1e39)) and np.float32(3.4e38) < np.inf

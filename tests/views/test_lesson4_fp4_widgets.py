@@ -730,3 +730,12 @@ def test_block_lab_numbers_beyond_fp32_are_refused_alike(token):
     with pytest.raises(InputError) as e:
         block_lab.parse_tensor(f"1, {token}")
     assert e.value.message_zh == f"第 1 行第 2 列「{token}」超出了 FP32 的范围（±3.4×10³⁸）"
+
+
+@pytest.mark.parametrize("token", ["1e999", "1e300", "-1e500"])
+def test_mx_nv_numbers_beyond_fp32_are_refused_alike(token):
+    """Reader check: the MX/NV box told 1e999 「量级超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰」 while the block lab beside it said
+    「超出了 FP32 的范围」; both go through one reader now (params.fp32_numbers)."""
+    with pytest.raises(InputError) as e:
+        mx_nv.parse_block(f"1, {token}")
+    assert e.value.message_zh == f"第 2 个数「{token}」超出了 FP32 的范围（±3.4×10³⁸）"

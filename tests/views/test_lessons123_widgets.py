@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT
 
 from c9.base import palette, typed
+from c9.base.errors import InputError
 from c9.figures import lessons123 as lessons123_figures
 from c9.views import api, bit_flipper, loss_scale, repeated_update
 from c9.views import ledger as ledger_chart
@@ -604,3 +605,13 @@ def test_the_step_axis_never_marks_half_a_step(steps, dtick):
     """Reader check: with 步数 = 1 the axis read 0, 0.5, 1. Plotly's own ticks are whole from 10 steps on."""
     xaxis = repeated_update.view({"steps": steps})["figure"]["layout"]["xaxis"]
     assert xaxis.get("dtick") == dtick
+
+
+@pytest.mark.parametrize("box, text", [("w0", "1e999"), ("delta", "1e-999"), ("delta", "-1e999")])
+def test_a_number_past_the_parsers_bound_is_told_the_boxs_own_range(box, text):
+    """Reader check: 1e999 in w₀ was told 「请换一个量级在 10⁴⁰⁰ 以内的数」, which 1e399 meets and the box
+    refuses all the same; it now gets the range 1e39 gets."""
+    with pytest.raises(InputError) as e:
+        repeated_update.view({box: text})
+    assert "的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间" in e.value.message_zh
+    assert f"收到的是「{text}」" in e.value.message_zh
