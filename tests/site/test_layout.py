@@ -518,6 +518,26 @@ def test_a_pinned_row_header_holds_five_characters_a_line(laid_out):
     assert {"c9-ledger-bars", "c9-mn-table", "c9-bl-table"} <= seen, seen
 
 
+# The collapsed borders on either side of each pinned cell of a widget table, in px: the cell's own left and
+# right and its neighbour's left.
+PINNED_SIDES = """() => [...document.querySelectorAll('.c9-widget table tr > :first-child')]
+  .filter((c) => getComputedStyle(c).position === 'sticky' && getComputedStyle(c.closest('table')).borderCollapse === 'collapse')
+  .map((c) => ({table: c.closest('table').className, cell: c.textContent.slice(0, 8),
+    sides: [getComputedStyle(c).borderLeftWidth, getComputedStyle(c).borderRightWidth,
+            c.nextElementSibling ? getComputedStyle(c.nextElementSibling).borderLeftWidth : '0px']}))
+  .filter((c) => c.sides.some((w) => w !== '0px'))"""
+
+
+@at("phone")
+def test_nothing_scrolled_shows_beside_a_pinned_cell(laid_out):
+    """Reader checks at 390 px: scrolled sideways, the MX/NV table showed a red 「0」 left of 「0.05」 and a
+    character right of 「每个数几位」. Half of a collapsed border lies outside the pinned cell and is not covered
+    by it, so the columns scrolled under it show through; a pinned cell has no side borders (its rule on the
+    right is its own shadow)."""
+    found = {path: c for path, page in laid_out.each() if (c := page.evaluate(PINNED_SIDES))}
+    assert found == {}
+
+
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():
