@@ -180,11 +180,13 @@ def parse_tensor(text) -> list[list]:
         if not typed.tokens(line):
             continue
         n = len(rows) + 1
-        row = fp32_numbers(line, lambda i, n=n: f"第 {n} 行第 {i + 1} 列", f"第 {n} 行的")
+
+        def where(i, n=n):
+            return f"第 {n} 行第 {i + 1} 列"
+
+        row = fp32_numbers(line, where, f"第 {n} 行的")
         # NaN and ±∞ pass: the MX schemes say what their block becomes (the others, that they do not quantise)
-        within_fp32(
-            line, [v if _finite(v) else 0 for v in row], lambda i: f"第 {len(rows) + 1} 行第 {i + 1} 列"
-        )
+        within_fp32(line, [v if _finite(v) else 0 for v in row], where)
         rows.append([typed.value(v) for v in row])
         if len(rows) > MAX_TYPED_ROWS:
             break

@@ -72,7 +72,7 @@ def fp32_numbers(text: str, where, label: str = "") -> list:
     as 1e300 is (:func:`within_fp32`), not as beyond the parser's bound. ``where(i)`` names the i-th number;
     ``label`` is what typed's own messages call the list."""
     try:
-        return typed.numbers(text, label) if label else typed.numbers(text)
+        return typed.numbers(text, label)
     except InputError as e:
         if str(e) != "too_big":
             raise

@@ -73,18 +73,20 @@ def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
 
 
 def _finite(text, name: str, lo: float, hi: float) -> Fraction:
-    # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
-    outside = InputError(
-        f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间，收到的是{typed.shown(text)}"
-    )
+    def outside() -> InputError:  # worded only when refused: this runs on every slider step
+        return InputError(
+            f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间，收到的是{typed.shown(text)}"
+        )
+
     try:
         x = typed.finite(text, name)
     except InputError as e:  # 1e999 is outside these bounds too: said alike, not as past the parser's 10⁴⁰⁰
         if str(e) in ("too_big", "too_small"):
-            raise outside from None
+            raise outside() from None
         raise
+    # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
-        raise outside
+        raise outside()
     return x
 
 
