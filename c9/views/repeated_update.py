@@ -72,10 +72,14 @@ def run(fmt: str, w0, delta, steps: int, with_copy: bool = True) -> dict:
     return {"low": low, "master": master, "copy": copy, "low_delta": low_d, "master_delta": m_d}
 
 
-def _finite(text, name: str, lo: float, hi: float) -> Fraction:
+def _finite(text, name: str, lo: float, hi: float, zero_ok: bool) -> Fraction:
+    """``text`` as an exact number whose absolute value is in lo…hi, or 0 if ``zero_ok``."""
+
     def outside() -> InputError:  # worded only when refused: this runs on every slider step
+        zero = "（也可以是 0）" if zero_ok else ""
         return InputError(
-            f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间，收到的是{typed.shown(text)}"
+            f"{name}的绝对值要在 {units.sci(Fraction(str(lo)))} 到 {units.number(hi)} 之间{zero}，"
+            f"收到的是{typed.shown(text)}"
         )
 
     try:
@@ -85,6 +89,8 @@ def _finite(text, name: str, lo: float, hi: float) -> Fraction:
             raise outside() from None
         raise
     # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
+    if x == 0 and not zero_ok:
+        raise InputError(f"{name}不能是 0")
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
         raise outside()
     return x
@@ -237,10 +243,8 @@ def view(params: dict | None = None) -> dict:
     # the seed is read by stochastic rounding only: round-to-nearest and Kahan never block on it
     seed = integer_if_read(p["seed"], "随机种子", 0, 10**6, p["method"] == "stochastic", DEFAULTS["seed"])
     fmt = sixteen_bit_format(p["fmt"], LOW_FORMATS)
-    w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6)
-    delta = _finite(p["delta"], "每步加的 Δ ", 1e-30, 1e6)
-    if delta == 0:
-        raise InputError("每步加的 Δ 不能是 0")
+    w0 = _finite(p["w0"], "初值 w₀ ", 1e-30, 1e6, zero_ok=True)
+    delta = _finite(p["delta"], "每步加的 Δ ", 1e-30, 1e6, zero_ok=False)
     steps = integer(p["steps"], "步数", 1, STEPS_MAX)
     r = run(fmt, w0, delta, steps, with_copy=False)
     exact_end = w0 + steps * delta

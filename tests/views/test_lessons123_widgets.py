@@ -615,3 +615,17 @@ def test_a_number_past_the_parsers_bound_is_told_the_boxs_own_range(box, text):
         repeated_update.view({box: text})
     assert "的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间" in e.value.message_zh
     assert f"收到的是「{text}」" in e.value.message_zh
+
+
+def test_the_start_values_range_says_that_zero_is_allowed():
+    """Reader check: w₀ = 1e-50 was told 「绝对值要在 1×10⁻³⁰ 到 1,000,000 之间」, yet w₀ = 0 is taken; Δ = 0 is not."""
+    with pytest.raises(InputError) as e:
+        repeated_update.view({"w0": "1e-50"})
+    assert (
+        e.value.message_zh
+        == "初值 w₀ 的绝对值要在 1×10⁻³⁰ 到 1,000,000 之间（也可以是 0），收到的是「1e-50」"
+    )
+    assert repeated_update.view({"w0": "0"})["summary"]
+    with pytest.raises(InputError) as e:
+        repeated_update.view({"delta": "-0"})
+    assert e.value.message_zh == "每步加的 Δ 不能是 0"
