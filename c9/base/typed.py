@@ -198,23 +198,23 @@ def tokens(line: str) -> list[str]:
 LIST_RULE = "数之间用逗号、顿号或空格分开，所以「1,5」是 1 和 5 两个数；小数点用「.」"
 
 
-def numbers(text: str, what: str = "") -> list:
+def numbers(text: str, what: str = "", where=None) -> list:
     """A typed list ("0.3, -1.2、2.7；0.05") as :func:`parse` values. ``what`` prefixes messages
-    ("第 2 行"). Raises InputError naming the token it cannot read, or an empty item ("1,,2", "1, 2,")."""
+    ("第 2 行的"); ``where(i)``, if given, names the i-th number in messages about it ("第 2 行第 3 列").
+    Raises InputError naming the token it cannot read, or an empty item ("1,,2", "1, 2,")."""
     items = re.split(f"[{SEPARATORS}]", ascii_text(text).replace("[", " ").replace("]", " "))
     if len(items) > 1 and any(not item.strip() for item in items):
         raise InputError(
             f"{what.removesuffix('的')}有一项是空的（两个逗号之间、或开头结尾的逗号旁边没有数）：{LIST_RULE}"
         )
     out = []
-    for tok in tokens(text):
+    for i, tok in enumerate(tokens(text)):
+        name = f"{where(i) if where else what}「{quote(tok)}」"
         try:
-            out.append(parse(tok, f"{what}「{quote(tok)}」"))
+            out.append(parse(tok, name))
         except InputError as e:
             if str(e) == "unreadable":
-                raise InputError(
-                    f"{what}「{quote(tok)}」不是数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」"
-                ) from None
+                raise InputError(f"{name}不是数字：请输入十进制数，例如「0.1」「-3.5」「1e-8」") from None
             raise
     return out
 

@@ -45,18 +45,21 @@ ROWS, COLS = 64, 256  # tokens × channels of the generated tensor (a 128×128 b
 # 64 px of margins, so Plotly draws it at the height its box holds (at 220 px it grew to 253 once drawn)
 HEAT_HEIGHT = 260
 SCHEMES = ("per_tensor_e4m3", "deepseek_1x128", "deepseek_128x128", "mxfp8_e4m3", "mxfp4", "nvfp4")
+# A no-break space after 每 keeps 「每 128×128」 on one line in the table's narrow pinned column.
 SCHEME_LABELS = {
     "per_tensor_e4m3": "整张量一个缩放",
-    "deepseek_1x128": "每 1×128 一个缩放",
-    "deepseek_128x128": "每 128×128 一个缩放",
-    "mxfp8_e4m3": "MXFP8：每 1×32 一个 2 的幂",
-    "mxfp4": "MXFP4：每 1×32 一个 2 的幂",
-    "nvfp4": "NVFP4：每 1×16 一个 E4M3，外加整张量一个 FP32",
+    "deepseek_1x128": "每 1×128 一个缩放",
+    "deepseek_128x128": "每 128×128 一个缩放",
+    "mxfp8_e4m3": "MXFP8：每 1×32 一个 2 的幂",
+    "mxfp4": "MXFP4：每 1×32 一个 2 的幂",
+    "nvfp4": "NVFP4：每 1×16 一个 E4M3，外加整张量一个 FP32",
 }
 PRESETS = ("all", "deepseek-v3")
 MAGNITUDES = (100, 1000, 10000)
 MAX_CHANNELS = 8
 MAX_TYPED_ROWS, MAX_TYPED_COLS = 64, 512
+# The lab takes ±∞ as typed; a finite number past FP32's range is refused with the way to get one.
+INFINITY_INSTEAD = "：要看块里有无穷大时会怎样，请直接写 inf 或 -inf"
 DEFAULT_TYPED = "1000, 0, 0\n0.01, 0.02, 0.5"
 DEFAULTS = {
     "source": "generated",
@@ -184,9 +187,9 @@ def parse_tensor(text) -> list[list]:
         def where(i, n=n):
             return f"第 {n} 行第 {i + 1} 列"
 
-        row = fp32_numbers(line, where, f"第 {n} 行的")
+        row = fp32_numbers(line, where, f"第 {n} 行的", INFINITY_INSTEAD)
         # NaN and ±∞ pass: the MX schemes say what their block becomes (the others, that they do not quantise)
-        within_fp32(line, [v if _finite(v) else 0 for v in row], where)
+        within_fp32(line, [v if _finite(v) else 0 for v in row], where, INFINITY_INSTEAD)
         rows.append([typed.value(v) for v in row])
         if len(rows) > MAX_TYPED_ROWS:
             break

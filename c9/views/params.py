@@ -64,20 +64,25 @@ def sixteen_bit_format(name, allowed: list[str]) -> str:
     return fmt
 
 
-FP32_RANGE = "FP32 的范围（±3.4×10³⁸）"
+def _fp32_range() -> str:
+    """「FP32 的范围（±3.4×10³⁸）」, the bound computed from FP32's largest finite value."""
+    from c9.base import units
+    from c9.core.formats import get_format  # here, as in sixteen_bit_format
+
+    return f"FP32 的范围（±{units.sci(get_format('float32').max, 2)}）"
 
 
-def fp32_numbers(text: str, where, label: str = "") -> list:
+def fp32_numbers(text: str, where, label: str = "", beyond: str = "") -> list:
     """:func:`c9.base.typed.numbers` of ``text``, where a number past 10⁴⁰⁰ (1e999) is refused as beyond FP32,
     as 1e300 is (:func:`within_fp32`), not as beyond the parser's bound. ``where(i)`` names the i-th number;
-    ``label`` is what typed's own messages call the list."""
+    ``label`` is what typed's own messages call the list; ``beyond`` ends the refusal (what to type instead)."""
     try:
-        return typed.numbers(text, label)
+        return typed.numbers(text, label, where)
     except InputError as e:
         if str(e) != "too_big":
             raise
         i, tok = next((i, t) for i, t in enumerate(tokens(text)) if _too_big(t))
-        raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}") from None
+        raise InputError(f"{where(i)}「{quote(tok)}」超出了 {_fp32_range()}{beyond}") from None
 
 
 def _too_big(token: str) -> bool:
@@ -88,9 +93,10 @@ def _too_big(token: str) -> bool:
     return False
 
 
-def within_fp32(text: str, values: list, where) -> None:
+def within_fp32(text: str, values: list, where, beyond: str = "") -> None:
     """Refuse a typed number beyond FP32's range, quoting it as typed: ``values`` are
-    :func:`c9.base.typed.numbers` of ``text``; ``where(i)`` names the i-th number ("第 2 行第 1 列")."""
+    :func:`c9.base.typed.numbers` of ``text``; ``where(i)`` names the i-th number ("第 2 行第 1 列");
+    ``beyond`` ends the refusal of a finite number past the range."""
     from c9.core.formats import get_format  # here, as in sixteen_bit_format
 
     top = get_format("float32").max
@@ -98,7 +104,7 @@ def within_fp32(text: str, values: list, where) -> None:
         if isinstance(v, float) and math.isinf(v):  # an infinity is not a number too large: say which it is
             sign = "正" if v > 0 else "负"
             raise InputError(
-                f"{where(i)}「{quote(tok)}」是{sign}无穷大：这里只量化有限数，且要在 {FP32_RANGE}之内"
+                f"{where(i)}「{quote(tok)}」是{sign}无穷大：这里只量化有限数，且要在 {_fp32_range()}之内"
             )
         if v == v and abs(v) > top:
-            raise InputError(f"{where(i)}「{quote(tok)}」超出了 {FP32_RANGE}")
+            raise InputError(f"{where(i)}「{quote(tok)}」超出了 {_fp32_range()}{beyond}")

@@ -295,9 +295,10 @@ def test_generator_is_seeded_and_describes_its_outliers():
     "params,message",
     [
         ({"source": "typed", "text": ""}, "张量是空的"),
-        ({"source": "typed", "text": "1, abc"}, "「abc」不是数字"),
+        # A number is named by its row and column, as a number past FP32's range is (it was 「第 1 行的」).
+        ({"source": "typed", "text": "1, abc"}, "第 1 行第 2 列「abc」不是数字"),
         ({"source": "typed", "text": "1, 2\n3"}, "各行长度不一"),
-        ({"source": "typed", "text": "1, nan, abc"}, "「abc」不是数字"),
+        ({"source": "typed", "text": "1, 2, 3\n1, nan, abc"}, "第 2 行第 3 列「abc」不是数字"),
         ({"source": "typed", "text": "inf, 1e39"}, "FP32"),
         ({"source": "typed", "text": "1e39"}, "FP32"),
         ({"source": "typed", "text": "\n".join(["1"] * 65)}, "张量太大"),
@@ -365,7 +366,7 @@ def test_block_lab_one_nan_block():
     v = out["view"]
     assert v["nan_blocks"] == [[0, 0]]
     assert v["summary"].startswith(
-        "MXFP4：每 1×32 一个 2 的幂：这一块里有 NaN 或无穷大，按 OCP MX 规范整块的缩放因子记作 NaN"
+        "MXFP4：每\u00a01×32 一个 2 的幂：这一块里有 NaN 或无穷大，按 OCP MX 规范整块的缩放因子记作 NaN"
     )
 
 
@@ -538,7 +539,7 @@ def test_default_block_zeroes_0_05_in_both():
     [
         ("", "块是空的"),
         ("  ,  ", "块是空的"),
-        ("0.3, x", "「x」不是数字"),
+        ("0.3, x", "第 2 个数「x」不是数字"),
         ("nan", "NaN"),
         ("inf, 1", "第 1 个数「inf」是正无穷大：这里只量化有限数"),  # not 「超出了 FP32 的范围」
         ("1, -Infinity", "第 2 个数「-Infinity」是负无穷大"),
@@ -623,7 +624,7 @@ def test_a_number_beyond_fp32_is_quoted_as_typed(text, where):
     range in reader notation. MX/NV said 「1.00000e+400」: a reformatted value, not the input."""
     with pytest.raises(Exception) as e:
         block_lab.view({"source": "typed", "text": text})
-    assert e.value.message_zh == f"{where}超出了 FP32 的范围（±3.4×10³⁸）"
+    assert e.value.message_zh == f"{where}超出了 FP32 的范围（±3.4×10³⁸）{block_lab.INFINITY_INSTEAD}"
     with pytest.raises(Exception) as e:
         mx_nv.view({"text": text.replace("\n", ", ")})
     assert (
@@ -726,10 +727,14 @@ def test_block_lab_a_nan_block_is_not_counted_as_the_whole_tensor(scheme):
 
 @pytest.mark.parametrize("token", ["1e999", "1e300", "-1e500"])
 def test_block_lab_numbers_beyond_fp32_are_refused_alike(token):
-    """Reader check: 1e999 was 「超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰」 while 1e300 was 「超出了 FP32 的范围」."""
+    """Reader check: 1e999 was 「超出了 10⁻⁴⁰⁰ 到 10⁴⁰⁰」 while 1e300 was 「超出了 FP32 的范围」. The lab takes
+    ±∞ (lesson 4 says so), so a later check: the refusal says to type inf for an infinity."""
     with pytest.raises(InputError) as e:
         block_lab.parse_tensor(f"1, {token}")
-    assert e.value.message_zh == f"第 1 行第 2 列「{token}」超出了 FP32 的范围（±3.4×10³⁸）"
+    assert e.value.message_zh == (
+        f"第 1 行第 2 列「{token}」超出了 FP32 的范围（±3.4×10³⁸）：要看块里有无穷大时会怎样，请直接写 inf 或 -inf"
+    )
+    assert block_lab.parse_tensor("1, -inf")[0][1] == float("-inf")
 
 
 @pytest.mark.parametrize("token", ["1e999", "1e300", "-1e500"])
