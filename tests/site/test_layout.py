@@ -500,8 +500,18 @@ ROW_HEADS = """() => [...document.querySelectorAll('.c9-widget table tr > th:fir
   .filter((th) => th.getClientRects().length).map((th) => {
     const cs = getComputedStyle(th);
     const width = th.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    // The header's text line by line, as drawn: each character goes to the line at its top.
+    const lines = new Map(), walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT), range = document.createRange();
+    for (let node; (node = walk.nextNode());) {
+      for (let i = 0; i < node.length; i++) {
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect) { const top = Math.round(rect.top); lines.set(top, (lines.get(top) || '') + node.data[i]); }
+      }
+    }
     return {table: th.closest('table').className, head: th.textContent.slice(0, 12),
-            chars: Math.round(10 * width / parseFloat(cs.fontSize)) / 10};
+            chars: Math.round(10 * width / parseFloat(cs.fontSize)) / 10,
+            lines: [...lines.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t.trim()).filter(Boolean)};
   })"""
 
 
@@ -516,6 +526,20 @@ def test_a_pinned_row_header_holds_five_characters_a_line(laid_out):
                 narrow.append((path, h))
     assert narrow == []
     assert {"c9-ledger-bars", "c9-mn-table", "c9-bl-table"} <= seen, seen
+
+
+@at("phone")
+def test_no_row_header_leaves_one_character_on_a_line(laid_out):
+    """At 390 px the block lab's 「每 128×128 一个缩放」 broke as 每 / 128×128 / 一个缩放, lesson 1's recipe as
+    「纯 BF16 + / AdamW，随机舍 / 入」, lesson 5's rows as 「dropout 掩 / 码」. (A header of one character, 「V」,
+    is one line.)"""
+    lone = [
+        (path, h["head"], h["lines"])
+        for path, page in laid_out.each()
+        for h in page.evaluate(ROW_HEADS)
+        if len(h["lines"]) > 1 and any(len(line) == 1 for line in h["lines"])
+    ]
+    assert lone == [], "\n".join(map(str, lone))
 
 
 # The collapsed borders on either side of each pinned cell of a widget table, in px: the cell's own left and
@@ -536,6 +560,53 @@ def test_nothing_scrolled_shows_beside_a_pinned_cell(laid_out):
     right is its own shadow)."""
     found = {path: c for path, page in laid_out.each() if (c := page.evaluate(PINNED_SIDES))}
     assert found == {}
+
+
+# For each widget table with a pinned first column: each row's rule, in CSS px from the table's top, and the x
+# of a point just inside the pinned cell and inside its neighbour (their left padding: no text there).
+ROW_RULES = """(t) => {
+  const box = t.getBoundingClientRect(), rows = [...t.querySelectorAll('tr')]
+    .filter((r) => r.cells.length > 1 && r.cells[1].getClientRects().length);
+  return rows.slice(1).map((r) => {
+    const [pin, next] = [r.cells[0].getBoundingClientRect(), r.cells[1].getBoundingClientRect()];
+    return {row: r.cells[0].textContent.trim().slice(0, 10), y: next.top - box.top,
+            xs: [pin.left - box.left + 3, next.left - box.left + 3]};
+  });
+}"""
+
+
+def test_a_pinned_columns_rules_are_its_rows_rules(laid_out):
+    """Reader checks at 390 px: the pinned column's rules between rows were doubled on some rows and missing on
+    every other row of lesson 5's memory table, and off its row's rule by a pixel elsewhere. Read from the
+    screen: at each row's rule, the pixel just inside the pinned cell matches the one just inside its
+    neighbour (both a rule, drawn once)."""
+    from png_pixels import grey
+
+    scale = 2 if laid_out.name == "phone" else 1
+    off, checked, lines = [], 0, 0
+    for path, page in laid_out.each():
+        tables = page.locator(".c9-widget table:not(.c9-pt-grid)")
+        for i in range(tables.count()):
+            t = tables.nth(i)
+            if (
+                not t.is_visible()
+                or t.evaluate("(t) => getComputedStyle(t.rows[0].cells[0]).position") != "sticky"
+            ):
+                continue
+            t.scroll_into_view_if_needed()
+            png = t.screenshot(animations="disabled")
+            px, height = grey(png), int.from_bytes(png[20:24], "big")
+            for r in t.evaluate(ROW_RULES):
+                assert (r["y"] + 2.5) * scale <= height, (path, r, height)
+                # the column of pixels from a pixel above the rule to 2.5 px below it, just inside the pinned cell
+                # and just inside its neighbour: one rule, drawn once and in line, reads the same in both
+                ys = range(max(0, round((r["y"] - 1) * scale)), round((r["y"] + 2.5) * scale))
+                pin, nb = ([round(px(round(x * scale), y)) for y in ys] for x in r["xs"])
+                checked, lines = checked + 1, lines + (max(nb) - min(nb) > 8)
+                if any(abs(a - b) > 8 for a, b in zip(pin, nb)):
+                    off.append((path, r["row"], pin, nb))
+    assert checked > 40 and lines > checked / 2, (checked, lines)  # the rules are seen at all
+    assert off == [], "\n".join(map(str, off))
 
 
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
