@@ -634,6 +634,23 @@ def test_a_pinned_columns_rules_are_its_rows_rules(laid_out):
     assert off == [], "\n".join(map(str, off))
 
 
+# Each ruled widget table whose last row shown has no rule under it.
+OPEN_BOTTOMS = """() => [...document.querySelectorAll('.c9-widget table:not(.c9-pt-grid)')]
+  .filter((t) => t.getClientRects().length).flatMap((t) => {
+    const rows = [...t.rows].filter((r) => r.getClientRects().length && r.cells.length);
+    const last = rows.at(-1)?.cells[0];
+    if (!last || getComputedStyle(last).borderTopWidth === '0px') return [];  // an unruled table
+    return getComputedStyle(last).borderBottomWidth === '0px' ? [t.className] : [];
+  })"""
+
+
+def test_the_last_row_shown_closes_the_table(laid_out):
+    """Reader check: lesson 5's parts table hides 6 of its 14 rows by default, and the bottom rule belonged to
+    the last row, hidden: the table's frame was open at the bottom."""
+    found = {path: t for path, page in laid_out.each() if (t := page.evaluate(OPEN_BOTTOMS))}
+    assert found == {}
+
+
 def test_every_trace_of_every_build_time_view_is_drawn(laid_out):
     seen = []
     for path, page in laid_out.each():
