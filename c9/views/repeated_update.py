@@ -88,9 +88,9 @@ def _finite(text, name: str, lo: float, hi: float, zero_ok: bool) -> Fraction:
         if str(e) in ("too_big", "too_small"):
             raise outside() from None
         raise
-    # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if x == 0 and not zero_ok:
         raise InputError(f"{name}不能是 0")
+    # The bounds as exact decimals (10⁻³⁰, not the float nearest it), so the limit the message names is allowed.
     if not Fraction(str(lo)) <= abs(x) <= Fraction(str(hi)) and x != 0:
         raise outside()
     return x
