@@ -207,8 +207,13 @@ TOOLS_TABLE = """() => {
   const cap = t.querySelector('caption').getBoundingClientRect();
   const rows = [...t.querySelectorAll('tbody tr')].map((r) => {
     const [name, split, gb, gib] = [...r.cells].map((c) => c.getBoundingClientRect());
+    const [gbCell, gibCell] = [r.cells[2], r.cells[3]];
+    const shown = (el, part) => getComputedStyle(el, part).content.replace(/^"|"$/g, '');
     return { height: r.getBoundingClientRect().height, splitWidth: split.width,
-      right: Math.max(name.right, split.right, gb.right, gib.right) };
+      right: Math.max(name.right, split.right, gb.right, gib.right),
+      gbLine: shown(gbCell, '::before') + gbCell.textContent,
+      gibLine: shown(gibCell, '::before') + gibCell.textContent + shown(gibCell, '::after'),
+      sameLine: Math.abs(gb.top - gib.top) < 2 };
   });
   return { scrolls: t.scrollWidth > t.clientWidth + 1, capRight: cap.right, capHeight: cap.height,
     width: innerWidth, rows };
@@ -225,6 +230,9 @@ def test_the_other_tools_table_reads_on_a_phone_without_scrolling(phone, site_se
         assert r["splitWidth"] > t["width"] / 2 and r["height"] < 160, (
             t
         )  # the split on wide lines, not a column
+        # with the head row hidden the figures say what they are: 「模型状态：444.5 GB（414.0 GiB）」
+        assert re.fullmatch(r"模型状态：[\d,.]+ GB", r["gbLine"]), r
+        assert re.fullmatch(r"（[\d,.]+ GiB）", r["gibLine"]) and r["sameLine"], r
 
 
 # Per shown row of the memory bar's parts table: the top of each cell's first line of text (its text nodes'
