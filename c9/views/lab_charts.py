@@ -163,7 +163,7 @@ def page_context(chart: str = "table") -> dict:
         )
     elif chart == "loss":
         ctx["figure"] = _runs_chart(d, "loss", "训练 loss（每步，同一批数据）", "交叉熵 loss", False)
-        ctx["columns"] = ["精度", "第 1 步", "最后一步", "验证集 loss"]
+        ctx["columns"] = ["精度", "第\u00a01\u00a0步", "最后一步", "验证集 loss"]  # no break: 「第 1 / 步」
         ctx["rows"] = [
             [
                 runs[n]["label"],
