@@ -267,7 +267,7 @@ def _gpt2(r: _Reader, family: str, name: str) -> Architecture:
     h = r.int("n_embd", limit=LIMITS["h"])
     a = r.int("n_head", limit=LIMITS["a"])
     if h % a:
-        raise InputError(f"「n_embd」= {h} 不能被「n_head」= {a} 整除")
+        raise InputError(f"「n_embd」= {units.number(h)} 不能被「n_head」= {units.number(a)} 整除")
     inner = r.d.get("n_inner")
     return Architecture(
         family=family,
@@ -438,16 +438,18 @@ def _heads(r: _Reader, h: int, a: int, head_dim_key: bool = True) -> tuple[int, 
     ``head_dim_key`` (Qwen2VLAttention: hidden_size // num_heads whatever the config says) always h // a."""
     kv = a if r.d.get("num_key_value_heads") is None else r.int("num_key_value_heads", limit=LIMITS["a"])
     if kv > a:
-        raise InputError(f"{r.key('num_key_value_heads')}= {kv} 不能多于{r.key('num_attention_heads')}= {a}")
+        raise InputError(
+            f"{r.key('num_key_value_heads')}= {units.number(kv)} 不能多于{r.key('num_attention_heads')}= {units.number(a)}"
+        )
     if a % kv:
         raise InputError(
-            f"{r.key('num_attention_heads')}= {a} 不能被{r.key('num_key_value_heads')}= {kv} 整除"
+            f"{r.key('num_attention_heads')}= {units.number(a)} 不能被{r.key('num_key_value_heads')}= {units.number(kv)} 整除"
         )
     if head_dim_key and r.d.get("head_dim") is not None:
         return kv, r.int("head_dim", limit=LIMITS["head_dim"])
     if h % a:
         raise InputError(
-            f"{r.key('hidden_size')}= {h} 不能被{r.key('num_attention_heads')}= {a} 整除，又没有给{r.key('head_dim')}"
+            f"{r.key('hidden_size')}= {units.number(h)} 不能被{r.key('num_attention_heads')}= {units.number(a)} 整除，又没有给{r.key('head_dim')}"
         )
     return kv, h // a
 
@@ -609,7 +611,7 @@ def lab_architecture(cfg: dict) -> Architecture:
     r = _Reader(cfg)
     h, a = r.int("d_model", limit=LIMITS["h"]), r.int("n_heads", limit=LIMITS["a"])
     if h % a:
-        raise InputError(f"「d_model」= {h} 不能被「n_heads」= {a} 整除")
+        raise InputError(f"「d_model」= {units.number(h)} 不能被「n_heads」= {units.number(a)} 整除")
     return Architecture(
         family="lab",
         h=h,

@@ -49,6 +49,7 @@ from fractions import Fraction
 from itertools import chain
 from operator import truediv
 
+from c9.base.units import number
 from c9.core import formats as F
 from c9.core.formats import CodecInputError
 
@@ -298,7 +299,7 @@ def _check_tensor(tensor, check_range: bool = True, nonfinite: bool = False):
         if len(row) != width:
             raise CodecInputError(
                 f"ragged rows: row {i} has {len(row)} entries, row 0 has {width}",
-                f"各行长度不一：第 {i + 1} 行有 {len(row)} 个数，第 1 行有 {width} 个",
+                f"各行长度不一：第 {number(i + 1)} 行有 {number(len(row))} 个数，第 1 行有 {number(width)} 个",
                 "ragged_rows",
             )
         for j, v in enumerate(row):

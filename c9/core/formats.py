@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from c9.base.units import exact_decimal
+from c9.base.typed import shown
+from c9.base.units import exact_decimal, number
 
 __all__ = [
     "CodecInputError",
@@ -374,13 +375,14 @@ def _check_code(f: Format, code) -> int:
     if isinstance(code, bool) or not isinstance(code, int):
         raise CodecInputError(
             f"{f.name} code must be an int, got {type(code).__name__} {code!r}",
-            f"{f.label} 的编码必须是整数，收到的是 {code!r}",
+            f"{f.label} 的编码必须是整数，收到的是{shown(code)}",
             "non_numeric",
         )
     if not 0 <= code < f.n_codes:
         raise CodecInputError(
             f"{f.name} code {code} is out of range: a {f.bits}-bit code lies in 0 … {f.n_codes - 1}",
-            f"{f.label} 的编码 {code} 超出范围：{f.bits} 位编码只能是 0 … {f.n_codes - 1}",
+            f"{f.label} 的编码 {number(code)} 超出范围：{f.bits} 位编码只能是 0 … {number(f.n_codes - 1)}"
+            f"（十六进制 0 … {f.n_codes - 1:X}）",
             "code_out_of_range",
         )
     return code
@@ -417,7 +419,7 @@ def code_points(fmt) -> tuple[float, ...]:
         if f.bits > 16:
             raise CodecInputError(
                 f"{f.name} has {f.n_codes} codes; code_points lists formats of at most 16 bits",
-                f"{f.label} 有 {f.n_codes} 个编码，太多，无法逐一列出",
+                f"{f.label} 有 {number(f.n_codes)} 个编码，太多，无法逐一列出",
                 "too_many_codes",
             )
         t = _TABLES[f.name] = tuple(_decode_compute(f, c) for c in range(f.n_codes))
@@ -458,7 +460,7 @@ def decode_exact(fmt, code: int) -> Fraction:
     if math.isinf(v) or math.isnan(v):
         raise CodecInputError(
             f"{get_format(fmt).name} code {code:#x} is {v}, not a finite number",
-            f"编码 {code:#x} 是 {v}，不是有限数",
+            f"编码 {code:X}（十六进制）是{'非数 NaN' if math.isnan(v) else '无穷大'}，不是有限数",
             "not_finite",
         )
     return Fraction(v)
@@ -477,7 +479,7 @@ def _saturating(f: Format, overflow) -> bool:
     raise CodecInputError(
         f"overflow must be 'default' or 'saturate' (format default for {f.name}: "
         f"{f.default_overflow!r}), got {overflow!r}",
-        f"溢出模式只能是 'default' 或 'saturate'，收到的是 {overflow!r}",
+        f"溢出模式只能是「default」或「saturate」，收到的是{shown(overflow)}",
         "bad_overflow_mode",
     )
 
@@ -548,7 +550,7 @@ def round_magnitude(f: Format, neg: bool, n: int, d: int, shift: int, saturate: 
 def _non_numeric(x, where: str = "") -> CodecInputError:
     return CodecInputError(
         f"not a number{where}: {x!r} (expected int, float or fractions.Fraction)",
-        f"不是数字{where}:{x!r}",
+        f"不是数字{where}：{shown(x)}",
         "non_numeric",
     )
 
@@ -1029,7 +1031,7 @@ def _to_fraction(x, what: str = "") -> Fraction:
         if not math.isfinite(x):
             raise CodecInputError(
                 f"expected a finite number{what}, got {x!r}",
-                f"需要有限数{what}，收到的是 {x!r}",
+                f"需要有限数{what}，收到的是{shown(x)}",
                 "not_finite",
             )
     return Fraction(x)

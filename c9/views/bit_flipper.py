@@ -335,11 +335,9 @@ def view(params: dict | None = None) -> dict:
                 code = F.parse_code(src, ascii_text(code))
             elif isinstance(code, bool) or not isinstance(code, int):
                 raise InputError("编码要是整数或十六进制文本")
-            if not 0 <= code < src.n_codes:
-                raise InputError(f"{short_name(src)} 的编码要在 0 到 0x{src.n_codes - 1:X} 之间")
+            v = F.decode(src, code)  # a code out of range gets the codec's message
         except F.CodecInputError as e:
             raise InputError(e.message_zh) from None
-        v = F.decode(src, code)
         x = v if (v != v or math.isinf(v) or v == 0) else F.decode_exact(src, code)
     rows = []
     asides = {}  # the summary's word on a row that two roundings moved

@@ -128,3 +128,40 @@ def test_a_seed_the_view_does_not_read_blocks_nothing(seed):
             method,
             answer,
         )
+
+
+@pytest.mark.parametrize(
+    "fmts, code, message",
+    [
+        ("float16,float32", "-1", "FP16 的编码 −1 超出范围：16 位编码只能是 0 … 65,535（十六进制 0 … FFFF）"),
+        (
+            "float32,float16",
+            "-1",
+            "FP32 的编码 −1 超出范围：32 位编码只能是 0 … 4,294,967,295（十六进制 0 … FFFFFFFF）",
+        ),
+        ("e4m3fn,float16", "-1", "E4M3 的编码 −1 超出范围：8 位编码只能是 0 … 255（十六进制 0 … FF）"),
+        (
+            "float16,float32",
+            70000,
+            "FP16 的编码 70,000 超出范围：16 位编码只能是 0 … 65,535（十六进制 0 … FFFF）",
+        ),
+    ],
+)
+def test_a_code_out_of_range_reads_in_reader_notation(fmts, code, message):
+    """A reader check typed −1 in lesson 2's hex box: 「FP16 的编码 -1 超出范围：… 0 … 65535」 had an ASCII
+    minus and no separators, where every other message writes 「−1」 and 「65,535」."""
+    source = fmts.split(",")[0]
+    assert ask("bit-flipper", formats=fmts, source=source, code=code) == {"ok": False, "error": message}
+
+
+def test_a_config_that_does_not_divide_names_its_sizes_in_reader_notation():
+    """「「hidden_size」= 4097 不能被…」 while the same box wrote 「−4,096」 and 「131,072」."""
+    cfg = {"model_type": "llama", "hidden_size": 40970, "num_hidden_layers": 2, "num_attention_heads": 4096}
+    cfg |= {"intermediate_size": 11008, "vocab_size": 32000}
+    assert ask("memory-bar", config=json.dumps(cfg))["error"] == (
+        "「hidden_size」= 40,970 不能被「num_attention_heads」= 4,096 整除，又没有给「head_dim」"
+    )
+    cfg |= {"hidden_size": 40960, "num_key_value_heads": 3000}
+    assert ask("memory-bar", config=json.dumps(cfg))["error"] == (
+        "「num_attention_heads」= 4,096 不能被「num_key_value_heads」= 3,000 整除"
+    )

@@ -73,7 +73,10 @@ def reader_notation(message: str) -> list[str]:
 
     bare = QUOTED.sub("「」", message)
     found = [f"{name}：{m.group()}" for name, rule in NOTATION for m in rule.finditer(bare)]
-    return found + [f"一长串数字：{m.group()[:40]}" for m in re.finditer(r"\d{30,}", bare)]
+    found += [f"一长串数字：{m.group()[:40]}" for m in re.finditer(r"\d{30,}", bare)]
+    # 「65535」 for 「65,535」 (a hex code such as 40490FDB is no integer: letters or a point beside it)
+    unseparated = re.finditer(r"(?<![\dA-Fa-fxX.,])\d{5,29}(?![\dA-Fa-f.,])", bare)
+    return found + [f"没有千位分隔符：{m.group()}" for m in unseparated]
 
 
 def test_the_notation_check_catches_the_qa_examples():
@@ -87,6 +90,11 @@ def test_the_notation_check_catches_the_qa_examples():
     )  # quoted: judged as the reader's text …
     assert reader_notation("参数量要在 10^8 到 10^12 之间，收到的是约 1e+20")
     assert not reader_notation("第 1 行第 1 列「1e400」超出了 FP32 的范围（±3.4×10³⁸）")
+    assert reader_notation("FP16 的编码 -1 超出范围：16 位编码只能是 0 … 65535") == [
+        "半角减号当负号（应写 −）：-",
+        "没有千位分隔符：65535",
+    ]
+    assert not reader_notation("编码 40490FDB（十六进制）；0.00001；65,535；「65535」")
 
 
 def test_the_check_catches_english_and_lets_quoted_input_and_format_names_through():
@@ -114,6 +122,9 @@ TRICKY = st.sampled_from(
         "-0",
         "0",
         "1",
+        "-1",
+        "65536",
+        "4294967296",
         "1e999",
         "1e-999",
         "1e-330",
@@ -162,6 +173,8 @@ TRICKY = st.sampled_from(
         '{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100}',
         '{"model_type": "llama"}',
         '{"model_type": "bert"}',
+        '{"model_type": "llama", "hidden_size": 40970, "num_attention_heads": 32, "num_hidden_layers": 2,'
+        ' "intermediate_size": 11008, "vocab_size": 32000}',
         '{"model_type": "gpt2", "n_embd": 1e400}',
         "{",
         "h100-80gb",
