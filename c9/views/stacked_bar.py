@@ -42,17 +42,14 @@ def nice_ticks(top: float, most: int = 6) -> list[float]:
 COMPACT_FROM = (
     10**6
 )  # from here tick labels read 2×10⁹, 4×10⁹, …: "2,000,000,000" overlapped its neighbours at 390 px
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def tick_texts(ticks: list[float]) -> list[str]:
-    """The tick labels: grouped digits ("1,500"), or, once the axis reaches COMPACT_FROM, multiples of the
-    step's power of ten, one exponent for the whole axis ("0", "2×10⁹", "4×10⁹", …, "10×10⁹")."""
+    """The tick labels: grouped digits ("1,500"), or, once the axis reaches COMPACT_FROM, each value in
+    scientific notation as the site writes it ("0", "2×10⁹", …, "8×10⁹", "1×10¹⁰"; not "10×10⁹")."""
     if ticks[-1] < COMPACT_FROM:
         return [units.number(v, 0 if v == int(v) else 1 if v * 10 == int(v * 10) else 2) for v in ticks]
-    e = math.floor(math.log10(ticks[1]) + 1e-12)
-    power = "10" + str(e).translate(_SUPERSCRIPT)
-    return ["0" if v == 0 else f"{round(v / 10**e)}×{power}" for v in ticks]
+    return [units.sci(v) for v in ticks]
 
 
 def longest(rows: list[dict]) -> float:
@@ -98,11 +95,15 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
     tiles = {pattern_id(s["pattern"]): s["pattern"] for r in rows for s in r["segments"] if s.get("pattern")}
     if tiles:
         out.append(f"<defs>{''.join(pattern_def(t) for t in tiles.values())}</defs>")
-    for v, text in zip(ticks, tick_texts(ticks)):
+    texts = tick_texts(ticks)
+    for v, text in zip(ticks, texts):
         out.append(
             f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>'
         )
-        out.append(f'<text class="c9-bar-tick" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
+        # The last label ends at its line rather than centred on it: centred, 「1×10¹⁰」 (and even 「800」 on
+        # a phone) ran past the chart's right edge and was cut.
+        end = " c9-bar-tick-end" if v == ticks[-1] and len(text) > 1 else ""
+        out.append(f'<text class="c9-bar-tick{end}" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
     out.append(f'<text class="c9-bar-title" x="50%" y="{plot_bottom + 38}">{escape(axis_title)}</text>')
     y = TOP
     for r in rows:

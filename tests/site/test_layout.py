@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import evaluate_within, new_page, reading_context, scroll_through
+from conftest import evaluate_within, new_page, python_view, reading_context, scroll_through
 from test_charts_drawn import CHART_DRAWN, CHART_HEIGHTS, MARKS, TRACES
 from test_figure_provenance import EDGE_FIGURES, TOOLTIP_COLOURS
 from test_fonts import FONT_STACKS, ON_SCREEN, SCRIPTS, WRAP_SCRIPTS, _faces, _shown
@@ -565,6 +565,33 @@ def test_no_row_header_leaves_one_character_on_a_line(laid_out):
         if len(h["lines"]) > 1 and any(len(line) == 1 for line in h["lines"])
     ]
     assert lone == [], "\n".join(map(str, lone))
+
+
+# Each text of a bar chart that leaves its <svg>, by how many px.
+BAR_TEXT_OUT = """() => [...document.querySelectorAll('svg.c9-bar-svg')].filter((svg) => svg.getClientRects().length)
+  .flatMap((svg) => { const box = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('text')].map((t) => { const r = t.getBoundingClientRect();
+      return {text: t.textContent, out: Math.max(box.left - r.left, r.right - box.right)}; })
+    .filter((t) => t.out > 0.25); })"""
+
+
+# The memory bar's chart swapped for the one Python draws for other controls (put back after).
+SWAP_BAR = """(svg) => { const old = document.querySelector('[data-widget="memory-bar"] svg.c9-bar-svg');
+  const html = old.outerHTML; old.outerHTML = svg; return html; }"""
+
+
+def test_a_bar_charts_labels_stay_inside_it(laid_out):
+    """A reader check: on lesson 5 at 390 px the axis's last label, 「800」, ran 0.7 px past the chart's right
+    edge, and at s = 1,048,576, b = 1,024 「10×10⁹」 ran 13.5 px past it (3.9 px at 1280 px) and read 「10×1」."""
+    out = {path: found for path, page in laid_out.each() if (found := page.evaluate(BAR_TEXT_OUT))}
+    page = laid_out.page("lesson-5/")
+    page.bring_to_front()
+    for s, b in [(1048576, 1024), (131072, 8), (64, 2)]:
+        before = page.evaluate(SWAP_BAR, python_view("memory-bar", s=s, b=b)["chart"])
+        if found := page.evaluate(BAR_TEXT_OUT):
+            out[f"s = {s}, b = {b}"] = found
+        page.evaluate(SWAP_BAR, before)
+    assert out == {}
 
 
 # Every block of text drawn (a table's head row kept for screen readers only is a 1 px box): its own text,

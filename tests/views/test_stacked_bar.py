@@ -75,13 +75,15 @@ def test_two_rows_a_line_a_zero_segment_and_escaped_labels():
     [
         (800, ["0", "200", "400", "600", "800"]),
         (80_000, ["0", "20,000", "40,000", "60,000", "80,000"]),
-        (8.66e9, ["0", "2×10⁹", "4×10⁹", "6×10⁹", "8×10⁹", "10×10⁹"]),
-        (1.2e7, ["0", "2×10⁶", "4×10⁶", "6×10⁶", "8×10⁶", "10×10⁶", "12×10⁶"]),
+        (8.66e9, ["0", "2×10⁹", "4×10⁹", "6×10⁹", "8×10⁹", "1×10¹⁰"]),
+        (1.2e7, ["0", "2×10⁶", "4×10⁶", "6×10⁶", "8×10⁶", "1×10⁷", "1.2×10⁷"]),
+        (2.4e10, ["0", "5×10⁹", "1×10¹⁰", "1.5×10¹⁰", "2×10¹⁰", "2.5×10¹⁰"]),
     ],
 )
 def test_tick_labels_stay_short_on_a_huge_axis(top, texts):
     """At s = 1,048,576 and b = 1,024 the axis reaches 10¹⁰ GB: "2,000,000,000" overlapped its neighbours
-    on a 390 px phone; from 10⁶ the labels share one power of ten."""
+    on a 390 px phone; from 10⁶ the labels are in scientific notation, each as the site writes it (a reader
+    check read 「10×10⁹」 beside 「8×10⁹」 as a slip)."""
     assert stacked_bar.tick_texts(stacked_bar.nice_ticks(top)) == texts
 
 
@@ -89,5 +91,5 @@ def test_tick_labels_stay_short_on_a_huge_axis(top, texts):
 def test_tick_labels_are_short_and_read_back_as_their_values(top):
     ticks = stacked_bar.nice_ticks(top)
     texts = stacked_bar.tick_texts(ticks)
-    assert max(map(len, texts)) <= 7
+    assert max(map(len, texts)) <= 8
     assert [tick_value(t) for t in texts] == pytest.approx(ticks, rel=1e-9)
