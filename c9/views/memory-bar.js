@@ -177,6 +177,20 @@ export default function mount(root) {
     if (!configAsked) result.hidden = true; // what it said is about an earlier state
     send(params());
   };
+  // From a typed value between two stops (1,000), the keys go to the stops on either side of it. The knob
+  // rests on the nearer one (1,024), from which → would skip to 1,536 and End, at the last stop, do nothing.
+  const KEY_TO = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, Home: -Infinity, End: Infinity };
+  for (const sl of sliders) {
+    sl.range.addEventListener("keydown", (e) => {
+      const v = Number(sl.box.value), to = KEY_TO[e.key];
+      if (to === undefined || !inRange(sl, v) || sl.stops.includes(v)) return;
+      const i = to === Infinity ? sl.stops.length - 1 : to === -Infinity ? 0
+        : to > 0 ? sl.stops.findIndex((x) => x > v) : sl.stops.findLastIndex((x) => x < v);
+      e.preventDefault();
+      sl.range.value = i;
+      sl.range.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
   const boxes = new Set([...sliders.map((sl) => sl.box), configBox, fileInput]);
   form.addEventListener("input", (e) => { if (!boxes.has(e.target)) onInput(e); });
   // Typed values are sent once committed. A number box holding what it cannot read (1e400) reports "",

@@ -123,6 +123,22 @@ def test_memory_bar_is_recomputed_by_python_in_the_page(browser, site_server):
         python_view(s=1000, b=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
     )
     expect(box).to_have_value("1000")
+    # The keys move from a typed value between two stops to the stop on either side of it. The knob rests on
+    # the nearer stop, 1,024: → went past it to 1,536, and End did nothing where 1,024 was the last stop.
+    s_slider.focus()
+    s_slider.press("ArrowRight")
+    expect(box).to_have_value("1024")
+    box.fill("1000")
+    box.press("Enter")
+    expect(summary).to_have_text(
+        python_view(s=1000, b=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
+    )
+    s_slider.focus()
+    s_slider.press("ArrowLeft")
+    expect(box).to_have_value("768")
+    expect(summary).to_have_text(
+        python_view(s=768, b=2, mode="full_recompute")["summary"], timeout=PYTHON_TIMEOUT
+    )
 
     # Instant navigation away and back: the widget mounts again and Python answers at once.
     page.locator("nav.md-nav--primary a", has_text="章导读").first.click()
