@@ -502,6 +502,11 @@ def page_context() -> dict:
         b_stops=B_STOPS,
         modes=MODES,
         cards=shown_cards,
+        # the cards' sources, each named once with the cards it gives ({"url", "title", "cards": [label]})
+        card_sources=[
+            {"url": url, "title": title, "cards": [c["label"] for c in cards() if c["url"] == url]}
+            for url, title in dict.fromkeys((c["url"], c["url_title"]) for c in cards())
+        ],
         lab_label=lab_label(),
         model_menu=model_menu(lab_label()),
         config_max=CONFIG_MAX,

@@ -8,6 +8,7 @@ import re
 import zipfile
 
 import pytest
+from conftest import ROOT
 
 import build_numbers
 
@@ -244,3 +245,17 @@ def test_markdown_tables_come_wrapped_so_materials_script_leaves_them(built_site
 
 def html_count(site, path, needle):
     return (site / path).read_text(encoding="utf-8").count(needle)
+
+
+def test_the_cards_sources_are_named_links(built_site):
+    """The memory bar's note linked six times 「出处」, four of them to one page: six 26 × 19 px links with one
+    name for different places. Each source is now one link named for what it is, after the cards it gives."""
+    html = (built_site / "lesson-5" / "index.html").read_text(encoding="utf-8")
+    note = re.search(r'<p class="c9-note">卡的显存.*?</p>', html).group()
+    links = re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>', note)
+    cards = json.loads((ROOT / "anchor-model.json").read_text(encoding="utf-8"))["cards"]["list"]
+    assert sorted(links) == sorted({(c["url"], c["url_title"]) for c in cards})
+    assert len({text for _, text in links}) == len(links) >= 2
+    for c in cards:  # each card named once, before the link to its source
+        assert note.count(c["label"]) == 1
+        assert note.index(c["label"]) < note.index(f'href="{c["url"]}"')
