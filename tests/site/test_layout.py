@@ -457,6 +457,39 @@ def test_a_scrolling_tables_caption_stays_in_its_box(laid_out):
     assert {"c9-mn-table", "c9-act-eq1"} <= set(seen), seen
 
 
+# Each box with a scroll cue, scrolled to its end and back: how far its top moved on the page, in px, and its
+# caption's height before and at the end.
+CUE_JUMPS = """async () => {
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const out = [];
+  for (const cue of document.querySelectorAll('.c9-scroll-cue:not([hidden])')) {
+    const box = cue.nextElementSibling, caption = box.querySelector('caption');
+    const at = () => [box.getBoundingClientRect().top + scrollY, caption ? caption.getBoundingClientRect().height : 0];
+    const [top, cap] = at();
+    box.scrollLeft = box.scrollWidth;
+    await frames();
+    const [endTop, endCap] = at();
+    box.scrollLeft = 0;
+    await frames();
+    out.push({table: box.querySelector('table')?.className || box.className, moved: endTop - top, caption: [cap, endCap]});
+  }
+  return out;
+}"""
+
+
+@at("phone")
+def test_a_table_scrolled_to_its_end_stays_where_it_is(laid_out):
+    """At 390 px the MX/NV table jumped 23 px up when scrolled to its end: its cue went from 「还有 3 列在右边…」
+    on two lines to one line, and its caption, no longer kept clear of the fade, from two lines to one."""
+    seen, moved = [], []
+    for path, page in laid_out.each():
+        for t in evaluate_within(page, CUE_JUMPS):
+            seen.append(t["table"])
+            if abs(t["moved"]) > 0.5 or abs(t["caption"][0] - t["caption"][1]) > 0.5:
+                moved.append((path, t))
+    assert len(seen) >= 5 and moved == [], moved
+
+
 # Each widget table, or the box it scrolls in, that is wider than the room it has.
 SCROLLING_TABLES = """() => [...document.querySelectorAll('.c9-widget table')].filter((t) => t.getClientRects().length)
   .flatMap((t) => {

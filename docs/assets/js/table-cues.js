@@ -3,6 +3,7 @@
 // The scrolling box is the table itself or the nearest wrapper that scrolls sideways (Material's
 // .md-typeset__scrollwrap, a widget's .c9-*-scroll). Its first column stays pinned (course.css).
 const cueText = (hidden) => `表格比这里宽：还有 ${hidden} 列在右边，左右滑动查看（第一列固定不动）`;
+const CUE_AT_END = "表格比这里宽：左右滑动查看（第一列固定不动）";
 function scrollerOf(table) {
   for (let el = table; el && el.tagName !== "ARTICLE"; el = el.parentElement) {
     if (/(auto|scroll)/.test(getComputedStyle(el).overflowX)) return el;
@@ -30,8 +31,14 @@ function writeCue({ box, hidden, more, atEnd }) {
     const caption = box.querySelector("caption")?.textContent.trim();
     box.setAttribute("aria-label", caption ? `${caption}（可左右滑动）` : "可左右滑动的表格");
   }
-  if (more) box.c9Cue.textContent = hidden ? cueText(hidden) : "表格比这里宽：左右滑动查看（第一列固定不动）";
+  // Both wordings stay in the cue, one of them invisible, so the cue is as tall as the longer one: at 390 px
+  // the table below jumped 23 px when the cue went from two lines to one at the scroll's end.
+  const [counted, plain] = box.c9Cue.children;
+  if (more && hidden) counted.textContent = cueText(hidden);
+  counted.classList.toggle("c9-cue-off", !hidden);
+  plain.classList.toggle("c9-cue-off", Boolean(hidden));
   box.classList.toggle("c9-more-right", more && !atEnd);
+  box.classList.toggle("c9-scrolls", more); // its caption keeps clear of the fade at either end (course.css)
 }
 const updateCues = (boxes) => boxes.map(measureCue).forEach(writeCue);
 // The observer's first report for each box comes after the page's next layout, all boxes in one call.
@@ -43,6 +50,7 @@ function addCue(table) {
   if (!box || box.c9Cue) return;
   box.c9Cue = Object.assign(document.createElement("p"), { className: "c9-scroll-cue", hidden: true });
   box.c9Cue.setAttribute("aria-hidden", "true"); // the table itself is there for screen readers
+  box.c9Cue.append(document.createElement("span"), Object.assign(document.createElement("span"), { textContent: CUE_AT_END }));
   box.before(box.c9Cue);
   box.addEventListener("scroll", () => updateCues([box]), { passive: true });
   if (cueSizes) cueSizes.observe(box);
