@@ -457,6 +457,21 @@ def test_a_scrolling_tables_caption_stays_in_its_box(laid_out):
     assert {"c9-mn-table", "c9-act-eq1"} <= set(seen), seen
 
 
+# Each field a reader types into whose text is under 16 px: a phone's browser zooms the page into it.
+SMALL_FIELDS = """() => [...document.querySelectorAll(
+    'article :is(input:not([type=radio], [type=checkbox], [type=range], [type=file], [type=hidden]), select, textarea)')]
+  .filter((e) => parseFloat(getComputedStyle(e).fontSize) < 16)
+  .map((e) => `${e.closest('[data-widget]')?.dataset.widget} ${e.name}: ${getComputedStyle(e).fontSize}`)"""
+
+
+@at("phone")
+def test_a_field_reads_at_16px_so_a_phone_does_not_zoom(laid_out):
+    """The bit flipper's and the repeated update's boxes were 13.3 px (a field's default) and the config box
+    15 px: tapping one zooms a phone's page, which the reader then has to undo."""
+    small = {path: found for path, page in laid_out.each() if (found := page.evaluate(SMALL_FIELDS))}
+    assert small == {}
+
+
 # Each box with a scroll cue, scrolled to its end and back: how far its top moved on the page, in px, and its
 # caption's height before and at the end.
 CUE_JUMPS = """async () => {
