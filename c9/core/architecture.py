@@ -491,9 +491,8 @@ def _decoder(r: _Reader, family: str, name: str, wrapper: str = "") -> Architect
         moe, mtp = _deepseek_moe(r, L)
         if mtp:
             left_out += (
-                f"配置里的 num_nextn_predict_layers = {mtp}（多词元预测 MTP 模块）不在这里：transformers 的"
-                "模型类不构建它，检查点里的这部分权重加载时被忽略；DeepSeek 公布的总数 685B 含 MTP 的 14B，"
-                "主模型是 671B",
+                f"配置里的 num_nextn_predict_layers = {units.number(mtp)}（多词元预测 MTP 模块）不在这里："
+                "transformers 的模型类不构建它，检查点里的这部分权重加载时被忽略",
             )
     elif family == "mixtral":  # every layer is MoE; experts are SwiGLU MLPs of intermediate_size
         moe = dict(

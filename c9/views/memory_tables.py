@@ -6,19 +6,41 @@ model's own tensors (c9/core/model_activations.py). Row data first, then the sam
 
 from __future__ import annotations
 
+from functools import cache
 from html import escape
 
 from c9.base import units
 from c9.core import activations as eq1
+from c9.core.architecture import parse_config
 from c9.core.model_activations import EQ1_TERMS, HF, saved_bytes, tensors, text_only, unmodelled
-from c9.core.models import Model
-from c9.core.param_count import SOURCE, breakdown
+from c9.core.models import Model, load_facts
+from c9.core.param_count import SOURCE, breakdown, param_total
 
 PRECISION = "bf16"  # the own-tensor count: activations in BF16 on a GPU, as the bar's BF16 recipe trains
 
 
 def _shape_text(shape: list[int]) -> str:
     return " × ".join(units.number(n) for n in shape)
+
+
+@cache
+def _makers_totals() -> dict[int, dict]:
+    """A count → what the model's maker publishes beside it, for each stored config whose maker gives more
+    than the count covers (anchor-model.json: pasted_configs.*.published_params: DeepSeek-V3's MTP module).
+    A pasted config of exactly that size is told the maker's figures."""
+    return {
+        param_total(parse_config(c["config"])): c["published_params"]
+        for k, c in load_facts()["pasted_configs"].items()
+        if k != "about" and c.get("published_params")
+    }
+
+
+def _makers_note(total: int) -> str:
+    p = _makers_totals().get(total)
+    if p is None:
+        return ""
+    b = {k: f"{units.number(p[k] / 10**9)}B" for k in ("total", "mtp", "main")}
+    return f"{p['by']} 公布的总数 {b['total']} 含 MTP 的 {b['mtp']}，主模型是 {b['main']}。"
 
 
 def param_table(m: Model) -> dict | None:
@@ -56,7 +78,7 @@ def param_table(m: Model) -> dict | None:
         "total_count": total,
         "check": check,
         "active": active,
-        "left_out": "".join(t + "。" for t in m.arch.left_out),
+        "left_out": "".join(t + "。" for t in m.arch.left_out) + _makers_note(total),
         "source": SOURCE,
     }
 

@@ -330,7 +330,11 @@ def test_pasted_families_count_their_own_tensors_only_where_measured():
     vl = ask(config=json.dumps(pasted["llava-1.5-7b"]))["view"]
     assert "视觉部分" in vl["detail"]["params_note"] and "只数语言模型" in vl["detail"]["params_note"]
     ds = ask(config=json.dumps(pasted["deepseek-v3"]), s=4096, b=1, mode="flash")["view"]
-    assert "685B" in ds["detail"]["params_note"] and "共享专家" in ds["detail"]["params_note"]
+    assert "共享专家" in ds["detail"]["params_note"]
+    # DeepSeek's own totals, from anchor-model.json, for a config of DeepSeek-V3's size and no other
+    assert "DeepSeek 公布的总数 685B 含 MTP 的 14B，主模型是 671B。" in ds["detail"]["params_note"]
+    smaller = json.loads(json.dumps(pasted["deepseek-v3"])) | {"num_hidden_layers": 60}
+    assert "公布的总数" not in ask(config=json.dumps(smaller))["view"]["detail"]["params_note"]
     # DeepSeek-V3's own tensors (lab/activation_check.py measures them on two tiny models of its structure)
     arch = parse_config(pasted["deepseek-v3"])
     ts = tensors(arch, 4096, 1, "flash")
