@@ -200,7 +200,8 @@ def _code_check(bits: int):
         if isinstance(v, bool) or not isinstance(v, int):
             return f"返回值应当是一个整数（码字），你的函数返回了 {repr_short(v)}。"
         if not 0 <= v < 1 << bits:
-            return f"返回值应当在 0 到 {(1 << bits) - 1} 之间（{bits} 位码字），你的函数返回了 {v}。"
+            got = units.number(v) if abs(v) < 10**15 else units.sci(v)
+            return f"返回值应当在 0 到 {units.number((1 << bits) - 1)} 之间（{bits} 位码字），你的函数返回了 {got}。"
         return None
 
     return valid
@@ -620,14 +621,21 @@ _FP16_REST = (
 )
 _FP16_ENDS = "    if a == 0:\n        return sign\n    if a == math.inf:\n        return sign | 0x7C00\n"
 
+_F16 = formats.get_format("fp16")
+_F16_MAX = units.number(_F16.max)  # 65,504
+_F16_OVER = units.number(_F16.max + formats.ulp(_F16, _F16.max) / 2)  # 65,520: halfway to the next step
+_F16_CODES = units.number(_F16.n_codes - 1)  # 65,535
+
 FP16 = Exercise(
     id="fp16-encode",
     title="从位开始写 FP16 编码器",
     function="encode_fp16",
     statement=(
-        "写函数 encode_fp16(x)：x 是一个已经是 FP32 的 Python 浮点数，返回它的 FP16 码字（0 到 65535 的整数），"
+        "写函数 encode_fp16(x)：x 是一个已经是 FP32 的 Python 浮点数，"
+        f"返回它的 FP16 码字（0 到 {_F16_CODES} 的整数），"
         "符号 1 位、指数 5 位（偏置 15）、尾数 10 位。就近舍入，正好落在两个可表示数中间时取尾数末位为偶数的那个；"
-        "指数位为 0 的次正规数要照常编码；舍入之后超过 65504 的数编成同号的无穷大；−0 保留符号位；NaN 返回一个 NaN 码字。"
+        f"指数位为 0 的次正规数要照常编码；舍入之后超过 {_F16_MAX} 的数编成同号的无穷大；−0 保留符号位；"
+        "NaN 返回一个 NaN 码字。"
     ),
     stub=(
         "import math\n"
@@ -663,8 +671,9 @@ FP16 = Exercise(
         "普通的数": "先核对拼法：符号在最高位，指数加上偏置 15 放在中间 5 位，尾数去掉开头的 1 以后占低 10 位。",
         "恰好一半的平局": "正好在两个码字中间时，选尾数最低位是 0 的那个；尾数全 1 时进位会进到指数里。",
         "次正规数的边界": "指数位为 0 时没有隐含的 1，相邻两个数都差 2⁻²⁴；最小正数的一半本身是平局，取偶后是 0。",
-        "最大的有限数": "65504 的码字是 0x7BFF；比它大、但不到 65520 的数仍然舍回 65504。",
-        "溢出": "从 65520 起（它是 65504 与下一个格点的正中间，而 65504 的末位是奇数），舍入结果就是无穷大 0x7C00。",
+        "最大的有限数": f"{_F16_MAX} 的码字是 0x7BFF；比它大、但不到 {_F16_OVER} 的数仍然舍回 {_F16_MAX}。",
+        "溢出": f"从 {_F16_OVER} 起（它是 {_F16_MAX} 与下一个格点的正中间，而 {_F16_MAX} 的末位是奇数），"
+        "舍入结果就是无穷大 0x7C00。",
         "无穷大": "±∞ 的码字是指数全 1、尾数全 0：0x7C00 和 0xFC00。",
         "负零": "−0.0 的码字是 0x8000：用 math.copysign(1.0, x) 才看得出它的符号，x < 0 不成立。",
         "NaN": "NaN 是唯一不等于自己的数，拿这一点就能认出它；它的码字是指数全 1、尾数不为 0，比如 0x7E00。",
@@ -700,7 +709,7 @@ FP16 = Exercise(
                 "    if a >= 65520:\n        return sign | 0x7BFF\n"
                 + _FP16_REST.format(steps="round(a / 2.0 ** (e - 10))")
             ),
-            "溢出时你停在了 65504：那是饱和模式。FP16 按 IEEE 754 的默认规则，舍入后超出最大值就成为无穷大 0x7C00，"
+            f"溢出时你停在了 {_F16_MAX}：那是饱和模式。FP16 按 IEEE 754 的默认规则，舍入后超出最大值就成为无穷大 0x7C00，"
             "±∞ 本身也照样编成无穷大。",
         ),
         Mistake(
@@ -866,7 +875,7 @@ def _codes_valid(n: int, bits: int, what: str):
             return f"第二项应当是 {n} 个码字组成的列表，你的函数给了 {repr_short(codes)}。"
         for q in codes:
             if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < 1 << bits:
-                return f"每个码字都应当是 0 到 {(1 << bits) - 1} 之间的整数，你的函数给了 {repr_short(q)}。"
+                return f"每个码字都应当是 0 到 {units.number((1 << bits) - 1)} 之间的整数，你的函数给了 {repr_short(q)}。"
         return None
 
     return valid

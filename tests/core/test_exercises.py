@@ -293,7 +293,9 @@ def test_a_missing_function_and_a_wrong_type_are_named():
     out = E.check(E.E4M3, "def encode_e4m3(x):\n    return 1.5\n")
     assert "整数" in out.message and not out.passed
     out = E.check(E.BF16, "def bf16_from_fp32_bits(bits):\n    return bits\n")
-    assert "0 到 65535" in out.message
+    assert "0 到 65,535" in out.message
+    out = E.check(E.FP16, "def encode_fp16(x):\n    return -1\n")
+    assert "返回值应当在 0 到 65,535 之间（16 位码字），你的函数返回了 −1。" in out.message
 
 
 def test_any_nan_code_is_a_nan_and_nothing_else_is():

@@ -459,15 +459,15 @@ def test_a_scrolling_tables_caption_stays_in_its_box(laid_out):
 
 # Each field a reader types into whose text is under 16 px: a phone's browser zooms the page into it.
 SMALL_FIELDS = """() => [...document.querySelectorAll(
-    'article :is(input:not([type=radio], [type=checkbox], [type=range], [type=file], [type=hidden]), select, textarea)')]
+    'article :is(input:not([type=radio], [type=checkbox], [type=range], [type=file], [type=hidden]), select, textarea, [contenteditable=true])')]
   .filter((e) => parseFloat(getComputedStyle(e).fontSize) < 16)
   .map((e) => `${e.closest('[data-widget]')?.dataset.widget} ${e.name}: ${getComputedStyle(e).fontSize}`)"""
 
 
 @at("phone")
 def test_a_field_reads_at_16px_so_a_phone_does_not_zoom(laid_out):
-    """The bit flipper's and the repeated update's boxes were 13.3 px (a field's default) and the config box
-    15 px: tapping one zooms a phone's page, which the reader then has to undo."""
+    """The bit flipper's and the repeated update's boxes were 13.3 px (a field's default), the config box
+    15 px and the code editors 13.6 px: tapping one zooms a phone's page, which the reader then has to undo."""
     small = {path: found for path, page in laid_out.each() if (found := page.evaluate(SMALL_FIELDS))}
     assert small == {}
 
