@@ -18,7 +18,11 @@ from c9.base import units
 from c9.base.palette import var
 from c9.views.svg_pattern import pattern_def, pattern_id
 
-PAD_LEFT, PAD_RIGHT = 2.0, 3.0  # % of the width kept free so the end tick labels fit
+# % of the width kept free so the end tick labels, centred on their lines, fit: half of 「1.5×10¹⁰」 on the
+# narrowest chart (3 % let the last label run 13 px past a phone's chart)
+PAD_LEFT, PAD_RIGHT = 2.0, 9.0
+NARROWEST = 300  # px: the chart on a 360 px phone
+CHAR = 7.5  # px: at most, a character of a tick label (13 px text)
 ROW_LABEL, BAR, GAP = 18, 34, 10  # px
 AXIS = 48  # px below the last bar: ticks, their labels, the axis title
 TOP = 22  # px above the first bar: the reference line's label
@@ -52,6 +56,18 @@ def tick_texts(ticks: list[float]) -> list[str]:
     return [units.sci(v) for v in ticks]
 
 
+def axis_ticks(top: float) -> tuple[list[float], list[str]]:
+    """The ticks and their labels for an axis up to ``top``: as many as leave a gap between neighbouring labels
+    on the narrowest chart (seven, 「50,000」 next to 「60,000」, ran together on a phone)."""
+    for most in (6, 5, 4, 3, 2):
+        ticks = nice_ticks(top, most)
+        texts = tick_texts(ticks)
+        room = NARROWEST * (100 - PAD_LEFT - PAD_RIGHT) / 100 / (len(ticks) - 1)
+        if max(map(len, texts)) * CHAR + 6 <= room:
+            break
+    return ticks, texts
+
+
 def longest(rows: list[dict]) -> float:
     """The longest bar's total, in axis units."""
     return max(sum(s["value"] for s in r["segments"]) for r in rows)
@@ -76,7 +92,7 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
     """
     scaled = to_scale(rows, line)
     top_value = max(longest(rows), line["value"] if line and scaled else 0)
-    ticks = nice_ticks(top_value)
+    ticks, texts = axis_ticks(top_value)
     span = ticks[-1]
 
     def x(v: float) -> float:  # % of the width
@@ -95,15 +111,11 @@ def svg(rows: list[dict], axis_title: str, line: dict | None = None, label: str 
     tiles = {pattern_id(s["pattern"]): s["pattern"] for r in rows for s in r["segments"] if s.get("pattern")}
     if tiles:
         out.append(f"<defs>{''.join(pattern_def(t) for t in tiles.values())}</defs>")
-    texts = tick_texts(ticks)
     for v, text in zip(ticks, texts):
         out.append(
             f'<line class="c9-bar-grid" x1="{x(v):.4f}%" x2="{x(v):.4f}%" y1="{TOP}" y2="{plot_bottom}"/>'
         )
-        # The last label ends at its line rather than centred on it: centred, 「1×10¹⁰」 (and even 「800」 on
-        # a phone) ran past the chart's right edge and was cut.
-        end = " c9-bar-tick-end" if v == ticks[-1] and len(text) > 1 else ""
-        out.append(f'<text class="c9-bar-tick{end}" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
+        out.append(f'<text class="c9-bar-tick" x="{x(v):.4f}%" y="{plot_bottom + 16}">{text}</text>')
     out.append(f'<text class="c9-bar-title" x="50%" y="{plot_bottom + 38}">{escape(axis_title)}</text>')
     y = TOP
     for r in rows:

@@ -615,12 +615,17 @@ def test_no_row_header_leaves_one_character_on_a_line(laid_out):
     assert lone == [], "\n".join(map(str, lone))
 
 
-# Each text of a bar chart that leaves its <svg>, by how many px.
+# Each text of a bar chart that leaves its <svg>, by how many px, and each tick label less than 4 px from the
+# next one.
 BAR_TEXT_OUT = """() => [...document.querySelectorAll('svg.c9-bar-svg')].filter((svg) => svg.getClientRects().length)
   .flatMap((svg) => { const box = svg.getBoundingClientRect();
-    return [...svg.querySelectorAll('text')].map((t) => { const r = t.getBoundingClientRect();
+    const out = [...svg.querySelectorAll('text')].map((t) => { const r = t.getBoundingClientRect();
       return {text: t.textContent, out: Math.max(box.left - r.left, r.right - box.right)}; })
-    .filter((t) => t.out > 0.25); })"""
+      .filter((t) => t.out > 0.25);
+    const ticks = [...svg.querySelectorAll('text.c9-bar-tick')].map((t) => t.getBoundingClientRect());
+    const near = ticks.slice(1).map((r, i) => ({text: svg.querySelectorAll('text.c9-bar-tick')[i + 1].textContent,
+      gap: r.left - ticks[i].right})).filter((t) => t.gap < 4);
+    return [...out, ...near]; })"""
 
 
 # The memory bar's chart swapped for the one Python draws for other controls (put back after).
@@ -630,11 +635,12 @@ SWAP_BAR = """(svg) => { const old = document.querySelector('[data-widget="memor
 
 def test_a_bar_charts_labels_stay_inside_it(laid_out):
     """A reader check: on lesson 5 at 390 px the axis's last label, 「800」, ran 0.7 px past the chart's right
-    edge, and at s = 1,048,576, b = 1,024 「10×10⁹」 ran 13.5 px past it (3.9 px at 1280 px) and read 「10×1」."""
+    edge, and at s = 1,048,576, b = 1,024 「10×10⁹」 ran 13.5 px past it (3.9 px at 1280 px) and read 「10×1」.
+    The next: ended at its line, the last label ran into its neighbour (「50,00060,000」 at s = 2,048)."""
     out = {path: found for path, page in laid_out.each() if (found := page.evaluate(BAR_TEXT_OUT))}
     page = laid_out.page("lesson-5/")
     page.bring_to_front()
-    for s, b in [(1048576, 1024), (131072, 8), (64, 2)]:
+    for s, b in [(1048576, 1024), (131072, 8), (64, 2), (2048, 1024), (32768, 1024), (1048576, 3)]:
         before = page.evaluate(SWAP_BAR, python_view("memory-bar", s=s, b=b)["chart"])
         if found := page.evaluate(BAR_TEXT_OUT):
             out[f"s = {s}, b = {b}"] = found
