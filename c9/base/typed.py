@@ -88,7 +88,8 @@ def parse(v, what: str = "数值") -> Fraction | float:
     if bare == "nan":
         return math.copysign(math.nan, sign)
     if "," in t:
-        if not _THOUSANDS.fullmatch(t):
+        # grouped digits, alone or before "× 2ⁿ" (the bit flipper writes "1,048,575 × 2⁻¹⁴⁹" and reads it back)
+        if not _THOUSANDS.fullmatch(re.split(r"(?:×|x|\*)2(?:\^|\*\*)", t)[0]):
             raise InputError(
                 f"{what}「{quote(v)}」里的逗号不是千位分隔符：小数点请用「.」（例如 1.5），"
                 f"千位请三位一组（例如 8,192）"

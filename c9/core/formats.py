@@ -956,6 +956,9 @@ def parse_code(fmt, text: str) -> int:
     if not isinstance(text, str):
         raise _non_numeric(text)
     t = text.strip().lower().replace("_", "").replace(" ", "")
+    # A minus is read, so that −1 is told it is below 0 rather than that it has too many digits.
+    negative = t[:1] in ("-", "−")
+    t = t[1:] if negative else t
     try:
         if t.startswith("0b") or (t and set(t) <= set("01.") and "." in t):
             digits = t[2:] if t.startswith("0b") else t.replace(".", "")
@@ -970,6 +973,8 @@ def parse_code(fmt, text: str) -> int:
             if not digits or len(digits) > (f.bits + 3) // 4:
                 raise ValueError
             code = int(digits, 16)
+        if set(t) & set("+-−"):  # one leading minus only: int() would take another sign
+            raise ValueError
     except ValueError:
         raise CodecInputError(
             f"cannot read {text!r} as a {f.bits}-bit {f.name} code (use hex 0x.. with at most "
@@ -978,7 +983,7 @@ def parse_code(fmt, text: str) -> int:
             f"二进制写成 0b… 最多 {f.bits} 位",
             "bad_code_text",
         ) from None
-    return _check_code(f, code)
+    return _check_code(f, -code if negative else code)
 
 
 # --------------------------------------------------------------------------- neighbours

@@ -112,13 +112,13 @@ def exact_short(fmt: F.Format, code: int) -> str:
 
 
 def pow2_odd(fr: Fraction) -> str:
-    """A dyadic rational as odd integer × a power of two: "2⁻²⁴", "−3 × 2⁻¹³¹", "16777215 × 2¹⁰⁴"."""
+    """A dyadic rational as odd integer × a power of two: "2⁻²⁴", "−3 × 2⁻¹³¹", "16,777,215 × 2¹⁰⁴"."""
     n, d = abs(fr.numerator), fr.denominator
     e = -(d.bit_length() - 1)
     tz = (n & -n).bit_length() - 1
     n, e = n >> tz, e + tz
     sign = "−" if fr < 0 else ""
-    return sign + (f"{n} × " if n != 1 else "") + units.superscript_powers(f"2^{e}")
+    return sign + (f"{units.number(n)} × " if n != 1 else "") + units.superscript_powers(f"2^{e}")
 
 
 def _exact_text(fmt: F.Format, code: int) -> str:

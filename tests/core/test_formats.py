@@ -472,3 +472,7 @@ def test_parse_code():
     assert F.parse_code("fp16", "3C00") == 0x3C00  # a bare code is hex, as the field says
     assert F.parse_code("E4M3", "7e") == 0x7E
     assert F.parse_code("fp16", "10") == 0x10
+    assert F.parse_code("fp16", "-0") == 0  # a minus is read (−1 is out of range); a second sign is not
+    for text in ("--1", "+1", "0x-1", "0d-5", "-"):
+        with pytest.raises(F.CodecInputError, match="cannot read"):
+            F.parse_code("fp16", text)

@@ -140,6 +140,8 @@ def test_a_seed_the_view_does_not_read_blocks_nothing(seed):
             "FP32 的编码 −1 超出范围：32 位编码只能是 0 … 4,294,967,295（十六进制 0 … FFFFFFFF）",
         ),
         ("e4m3fn,float16", "-1", "E4M3 的编码 −1 超出范围：8 位编码只能是 0 … 255（十六进制 0 … FF）"),
+        # a 4-bit box said 「十六进制最多 1 位」 to −1: the minus counted as a digit
+        ("float4_e2m1fn,float16", "-1", "E2M1 的编码 −1 超出范围：4 位编码只能是 0 … 15（十六进制 0 … F）"),
         (
             "float16,float32",
             70000,

@@ -198,8 +198,9 @@ def test_tiny_values_and_e8m0_codes_read_exactly():
     assert (row["value_text"], row["down"], row["up"]) == ("128", "64", "256")
 
 
-# four or more digits in a row before any decimal point, not the odd integer of "16777215 × 2⁴⁰" (kept so it types back)
-UNGROUPED = re.compile(r"(?<![\d.,])\d{4,}(?!\d| × 2)")
+# four or more digits in a row before any decimal point: the odd integer of "1,048,575 × 2⁻¹⁴⁹" too (a reader
+# check found 「1048575 × 2⁻¹⁴⁹」); grouped, it still types back
+UNGROUPED = re.compile(r"(?<![\d.,])\d{4,}(?!\d)")
 
 
 @pytest.mark.parametrize(
@@ -352,3 +353,10 @@ def test_every_chart_axis_groups_thousands(params):
     views += [widget_module(n).view() for n in WIDGETS if hasattr(widget_module(n), "view")]
     formats = [f for v in views for f in _axis_formats(v)]
     assert formats and all(f.startswith(",") for f in formats), formats
+
+
+def test_a_power_of_two_form_is_grouped_and_types_back():
+    row = bit_flipper.view({"formats": "float32", "source": "float32", "code": "FFFFF"})["rows"][0]
+    assert (row["value_text"], row["down"]) == ("1,048,575 × 2⁻¹⁴⁹", "524,287 × 2⁻¹⁴⁸")
+    back = bit_flipper.view({"formats": "float32", "value": row["value_text"]})["rows"][0]
+    assert back["code"] == row["code"] and back["value_text"] == row["value_text"]
