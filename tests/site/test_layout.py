@@ -664,7 +664,7 @@ BLOCK_LINES = """(sel) => [...document.querySelectorAll(sel)]
     }
     return [...lines.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t.trim()).filter(Boolean);
   }).filter((lines) => lines.length > 1)"""
-LONE = re.compile(r"[\u4e00-\u9fff][）」』，。；：？！、]*")
+LONE = re.compile(r"[（「『]?[\u4e00-\u9fff][）」』，。；：？！、]*")
 
 
 def test_no_text_leaves_one_chinese_character_on_a_line(laid_out):
