@@ -650,7 +650,10 @@ def test_a_bar_charts_labels_stay_inside_it(laid_out):
 
 # Every block of text drawn (a table's head row kept for screen readers only is a 1 px box): its own text,
 # line by line; text inside a nested block of these kinds counts for that block.
-TEXT_BLOCKS = "article :is(p, li, dd, th, td, caption, figcaption, summary, label, legend)"
+TEXT_BLOCKS = (
+    "article :is(p, li, dd, th, td, caption, figcaption, summary, label, legend, h1, h2, h3, h4),"
+    " .md-nav--secondary .md-nav__link"
+)
 BLOCK_LINES = """(sel) => [...document.querySelectorAll(sel)]
   .filter((el) => !el.closest('thead') || el.closest('thead').getBoundingClientRect().height > 1).map((el) => {
     const lines = new Map(), walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), range = document.createRange();
@@ -670,7 +673,8 @@ LONE = re.compile(r"[（「『]?[\u4e00-\u9fff][）」』，。；：？！、]*
 def test_no_text_leaves_one_chinese_character_on_a_line(laid_out):
     """At 390 px 96 lines held one character and its punctuation: paragraphs ending 「…怎 / 样？」, the
     config fold 「…从文件读 / 入」, the block lab's column head 每个 / 数几 / 位, the lab's 「第 1 / 步」 and
-    「Mixtral / （混合专 / 家）」, the index's 「…随 s² / 涨；」 (a mid line, before a long word)."""
+    「Mixtral / （混合专 / 家）」, the index's 「…随 s² / 涨；」 (a mid line, before a long word). Then headings
+    (「…的编解码 / 器」) and the table of contents (「…都留 / 着」)."""
     lone = [
         (path, lines)
         for path, page in laid_out.each()
