@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from c9.base import units
 from c9.base.reader_code import ReaderError, failure, load
+from c9.base.typed import brief
 from c9.core import activations, blockscale, formats
 from c9.core.ledger import model_states
 
@@ -200,8 +201,7 @@ def _code_check(bits: int):
         if isinstance(v, bool) or not isinstance(v, int):
             return f"返回值应当是一个整数（码字），你的函数返回了 {repr_short(v)}。"
         if not 0 <= v < 1 << bits:
-            got = units.number(v) if abs(v) < 10**15 else units.sci(v)
-            return f"返回值应当在 0 到 {units.number((1 << bits) - 1)} 之间（{bits} 位码字），你的函数返回了 {got}。"
+            return f"返回值应当在 0 到 {units.number((1 << bits) - 1)} 之间（{bits} 位码字），你的函数返回了 {brief(v)}。"
         return None
 
     return valid

@@ -486,6 +486,10 @@ def page_context() -> dict:
     from c9.views.nearby import model_menu
 
     shown_cards = [{k: c[k] for k in ("key", "label", "url")} for c in cards()]  # what the page shows of each
+    card_sources = {}  # each source named once, with the cards it gives
+    for c in cards():
+        source = card_sources.setdefault(c["url"], {"url": c["url"], "title": c["url_title"], "cards": []})
+        source["cards"].append(c["label"])
     v = view()
     shown = {s["key"] for s in v["segments"]}
     other_rows = []  # every other recipe's parts, as hidden rows memory-bar.js shows when the recipe changes
@@ -502,11 +506,7 @@ def page_context() -> dict:
         b_stops=B_STOPS,
         modes=MODES,
         cards=shown_cards,
-        # the cards' sources, each named once with the cards it gives ({"url", "title", "cards": [label]})
-        card_sources=[
-            {"url": url, "title": title, "cards": [c["label"] for c in cards() if c["url"] == url]}
-            for url, title in dict.fromkeys((c["url"], c["url_title"]) for c in cards())
-        ],
+        card_sources=list(card_sources.values()),
         lab_label=lab_label(),
         model_menu=model_menu(lab_label()),
         config_max=CONFIG_MAX,
