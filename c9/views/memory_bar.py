@@ -489,7 +489,7 @@ def page_context() -> dict:
     card_sources = {}  # each source named once, with the cards it gives
     for c in cards():
         source = card_sources.setdefault(c["url"], {"url": c["url"], "title": c["url_title"], "cards": []})
-        source["cards"].append(c["label"])
+        source["cards"].append(c["label"].replace(" GB", "\u00a0GB"))  # 「48 / GB」 split across lines
     v = view()
     shown = {s["key"] for s in v["segments"]}
     other_rows = []  # every other recipe's parts, as hidden rows memory-bar.js shows when the recipe changes

@@ -256,6 +256,7 @@ def test_the_cards_sources_are_named_links(built_site):
     cards = json.loads((ROOT / "anchor-model.json").read_text(encoding="utf-8"))["cards"]["list"]
     assert sorted(links) == sorted({(c["url"], c["url_title"]) for c in cards})
     assert len({text for _, text in links}) == len(links) >= 2
-    for c in cards:  # each card named once, before the link to its source
-        assert note.count(c["label"]) == 1
-        assert note.index(c["label"]) < note.index(f'href="{c["url"]}"')
+    for c in cards:  # each card named once, before the link to its source, its size on one line (「48 GB」)
+        label = c["label"].replace(" GB", "\u00a0GB")
+        assert note.count(label) == 1
+        assert note.index(label) < note.index(f'href="{c["url"]}"')
